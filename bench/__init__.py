@@ -1,0 +1,1 @@
+"""Veil's benchmarks: `python -m bench` runs them all; `python -m bench.NAME` runs one."""

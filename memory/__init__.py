@@ -1,0 +1,1 @@
+"""Veil memory package."""

@@ -1,0 +1,107 @@
+"""The session's placeholder map: one placeholder per distinct real value, for the whole session.
+
+Numbering never restarts: a placeholder handed out once keeps pointing at the same value for
+the life of the session (and after a restart, through `to_dict`/`from_dict`).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+
+# <PERSON_1>, <PHONE_12>: the closing ">" makes <PERSON_1> unable to match inside <PERSON_12>.
+PLACEHOLDER_RE = re.compile(r"<([A-Z][A-Z_]*?)_(\d+)>")
+
+
+def normalize_value(value: str) -> str:
+    """Key under which two spellings of one value are the same value ("Karthik" == "karthik")."""
+    return " ".join(value.split()).casefold()
+
+
+@dataclass
+class EntityMap:
+    """Bidirectional placeholder <-> real value map, persisted with the session."""
+
+    _placeholders: dict[tuple[str, str], str] = field(default_factory=dict)
+    _values: dict[str, str] = field(default_factory=dict)
+    _types: dict[str, str] = field(default_factory=dict)
+    _counters: dict[str, int] = field(default_factory=dict)
+
+    def placeholder_for(self, entity_type: str, value: str, key: str | None = None) -> str:
+        """Return the placeholder of `value`, minting the next number for its type if new.
+
+        `key` lets a caller that knows better (a phone number in E.164, a first name linked
+        to a full name) decide which values are the same one.
+        """
+        if not re.fullmatch(r"[A-Z][A-Z_]*", entity_type):
+            raise ValueError(f"entity type must be UPPER_SNAKE, got {entity_type!r}")
+        lookup = (entity_type, key if key is not None else normalize_value(value))
+        found = self._placeholders.get(lookup)
+        if found is not None:
+            return found
+        number = self._counters.get(entity_type, 0) + 1
+        self._counters[entity_type] = number
+        placeholder = f"<{entity_type}_{number}>"
+        self._placeholders[lookup] = placeholder
+        self._values[placeholder] = value
+        self._types[placeholder] = entity_type
+        return placeholder
+
+    def find(self, entity_type: str, key: str) -> str | None:
+        """Placeholder already given to `key` (a normalised value), if any."""
+        return self._placeholders.get((entity_type, key))
+
+    def value_of(self, placeholder: str) -> str | None:
+        """Real value behind a placeholder, or None for one this session never made."""
+        return self._values.get(placeholder)
+
+    def type_of(self, placeholder: str) -> str | None:
+        """Entity type of a placeholder this session made."""
+        return self._types.get(placeholder)
+
+    def items(self) -> Iterator[tuple[str, str]]:
+        """(placeholder, real value) pairs in the order they were made."""
+        return iter(self._values.items())
+
+    def raw_values(self) -> list[str]:
+        """Every real value the map holds: what must never reach a model."""
+        return list(self._values.values())
+
+    def restore(self, text: str) -> str:
+        """Put real values back for every placeholder this session made; others stay as is."""
+
+        def swap(match: re.Match[str]) -> str:
+            return self._values.get(match.group(0), match.group(0))
+
+        return PLACEHOLDER_RE.sub(swap, text)
+
+    def __len__(self) -> int:
+        return len(self._values)
+
+    def to_dict(self) -> dict[str, object]:
+        """JSON-ready form for persistence with the session."""
+        return {
+            "entries": [
+                {"placeholder": p, "type": self._types[p], "value": v, "key": k[1]}
+                for k, p in self._placeholders.items()
+                for v in [self._values[p]]
+            ],
+            "counters": dict(self._counters),
+        }
+
+    @classmethod
+    def from_dict(cls, data: dict[str, object]) -> EntityMap:
+        """Rebuild a map saved by `to_dict`, numbering included."""
+        restored = cls()
+        entries = data.get("entries", [])
+        counters = data.get("counters", {})
+        if not isinstance(entries, list) or not isinstance(counters, dict):
+            raise ValueError("entity map data must have a list of entries and a counters dict")
+        for entry in entries:
+            placeholder = entry["placeholder"]
+            restored._placeholders[(entry["type"], entry["key"])] = placeholder
+            restored._values[placeholder] = entry["value"]
+            restored._types[placeholder] = entry["type"]
+        restored._counters = {str(k): int(v) for k, v in counters.items()}
+        return restored

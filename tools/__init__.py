@@ -1,0 +1,1 @@
+"""Veil tools package."""

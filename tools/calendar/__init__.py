@@ -1,0 +1,1 @@
+"""Calendar domain: time understanding, .ics in and out, conflicts and free slots."""

@@ -1,0 +1,13 @@
+"""Errors raised by Veil's tools."""
+
+
+class ToolError(Exception):
+    """Base class for every error raised by a tool."""
+
+
+class TimeParseError(ToolError):
+    """The time parser could not run (bad zone, bad anchor time)."""
+
+
+class IcsError(ToolError):
+    """An .ics file that cannot be imported; the message is one line saying why."""
