@@ -1,6 +1,11 @@
 # Two commands are the contract: `make run` and `make test`. Both share one venv,
 # re-installed only when pyproject.toml changes (the stamp file).
 PYTHON ?= python3.11
+# llama.cpp compiles from source. A native build (-march=native) picked up AMX/AVX-512 paths
+# that crash on prompt batches inside this VM, so build the portable AVX2 set instead;
+# override LLAMA_CMAKE_ARGS for other CPUs.
+LLAMA_CMAKE_ARGS ?= -DGGML_NATIVE=OFF -DGGML_AVX=ON -DGGML_AVX2=ON -DGGML_FMA=ON -DGGML_F16C=ON \
+	-DGGML_AVX512=OFF -DGGML_AMX_TILE=OFF -DGGML_AMX_INT8=OFF -DGGML_AMX_BF16=OFF
 VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
@@ -13,6 +18,7 @@ $(STAMP): pyproject.toml
 	# The CPU build of torch first: resolved later through sentence-transformers it
 	# would pull several GB of CUDA packages.
 	$(BIN)/pip install "torch==2.13.0"
+	CMAKE_ARGS="$(LLAMA_CMAKE_ARGS)" $(BIN)/pip install "llama-cpp-python==0.3.36"
 	$(BIN)/pip install -e ".[test]"
 	touch $(STAMP)
 

@@ -1,0 +1,64 @@
+"""The audit log: one JSON object per model call, holding exactly what the model was sent.
+
+It is how a user checks Veil's promise ("What the model saw"), so it records the screened
+prompt — the text that actually left the gateway — never the raw input.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+from collections.abc import Iterator
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+
+@dataclass(frozen=True)
+class AuditRecord:
+    """One model call as it crossed the boundary."""
+
+    time: str
+    backend: str
+    model: str
+    purpose: str
+    prompt: str
+    messages: list[dict[str, str]]
+    schema_name: str | None
+    output: str
+    prompt_tokens: int
+    completion_tokens: int
+    ms: float
+    first_token_ms: float | None
+    reredacted: list[str] = field(default_factory=list)
+    session: str | None = None
+    error: str | None = None
+
+
+class AuditLog:
+    """Append-only JSONL file; each line is flushed so a crash keeps every earlier call."""
+
+    def __init__(self, path: str | Path) -> None:
+        self.path = Path(path)
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        self._lock = threading.Lock()
+
+    def write(self, record: AuditRecord) -> None:
+        """Append one record."""
+        line = json.dumps(asdict(record), ensure_ascii=False)
+        with self._lock, self.path.open("a", encoding="utf-8") as handle:
+            handle.write(line + "\n")
+            handle.flush()
+
+    def read(self, *, session: str | None = None) -> Iterator[dict[str, Any]]:
+        """Records in order, optionally of one session; a torn last line is skipped."""
+        if not self.path.exists():
+            return
+        with self.path.open(encoding="utf-8") as handle:
+            for line in handle:
+                try:
+                    record = json.loads(line)
+                except json.JSONDecodeError:
+                    continue
+                if session is None or record.get("session") == session:
+                    yield record

@@ -1,0 +1,115 @@
+"""llama.cpp in-process: the embedded SmolLM2 GGUF, or any GGUF chat model by path."""
+
+from __future__ import annotations
+
+import logging
+import os
+import threading
+from collections.abc import Iterator, Sequence
+from pathlib import Path
+from typing import Any
+
+from agent.errors import ModelError
+from agent.model import Chunk, GenerationOptions, Message, Usage
+
+logger = logging.getLogger(__name__)
+
+GGUF_MAGIC = b"GGUF"
+
+
+def check_gguf(path: Path) -> None:
+    """Fail with a fix-it message before llama.cpp prints a wall of C logs."""
+    if not path.is_file():
+        raise ModelError(
+            f"Model file not found at {path}; pass --model PATH.gguf or set VEIL_MODEL"
+        )
+    with path.open("rb") as handle:
+        if handle.read(4) != GGUF_MAGIC:
+            raise ModelError(f"{path} is not a GGUF model file (bad header); pass a .gguf file")
+
+
+class LlamaCppModel:
+    """A GGUF chat model run by llama-cpp-python, loaded on first use.
+
+    llama.cpp contexts are not thread-safe, so one lock serialises generations: the web
+    app's queue sits in front of it and the CLI never runs two at once anyway.
+    """
+
+    backend = "llama.cpp"
+    supports_schema = True
+
+    def __init__(
+        self,
+        path: Path,
+        *,
+        n_ctx: int = 4096,
+        n_threads: int | None = None,
+        lora_path: str | Path | None = None,
+    ) -> None:
+        check_gguf(path)
+        if lora_path is not None and not Path(lora_path).is_file():
+            raise ModelError(f"Adapter file not found at {lora_path}; pass --no-adapter")
+        self.path = path
+        self.model_id = path.stem
+        self.n_ctx = n_ctx
+        self.n_threads = n_threads or max(1, os.cpu_count() or 1)
+        self.lora_path = str(lora_path) if lora_path else None
+        self._llama: Any = None
+        self._lock = threading.Lock()
+        self.load_seconds: float | None = None
+
+    def load(self) -> Any:
+        """Build the llama.cpp context once; later calls return it."""
+        if self._llama is None:
+            import time
+
+            from llama_cpp import Llama
+
+            started = time.perf_counter()
+            try:
+                self._llama = Llama(
+                    model_path=str(self.path),
+                    n_ctx=self.n_ctx,
+                    n_threads=self.n_threads,
+                    lora_path=self.lora_path,
+                    verbose=False,
+                )
+            except (ValueError, RuntimeError) as error:
+                raise ModelError(
+                    f"llama.cpp could not load {self.path} ({error}); the file may be corrupt "
+                    "or not a chat model: pass another --model"
+                ) from error
+            self.load_seconds = time.perf_counter() - started
+            logger.info("loaded %s in %.2f s", self.path.name, self.load_seconds)
+        return self._llama
+
+    def check(self) -> None:
+        """Loading is the only real check that a GGUF file is a usable chat model."""
+        with self._lock:
+            self.load()
+
+    def generate(
+        self, messages: Sequence[Message], *, options: GenerationOptions
+    ) -> Iterator[Chunk]:
+        """Stream text pieces, then a `Usage`; the lock is held for the whole stream."""
+        with self._lock:
+            llama = self.load()
+            kwargs: dict[str, Any] = {
+                "messages": [m.to_dict() for m in messages],
+                "max_tokens": options.max_tokens,
+                "temperature": options.temperature,
+                "seed": options.seed,
+                "stop": options.stop or None,
+                "stream": True,
+            }
+            if options.json_schema is not None:
+                kwargs["response_format"] = {"type": "json_object", "schema": options.json_schema}
+            prompt_text = "".join(m.content for m in messages)
+            prompt_tokens = len(llama.tokenize(prompt_text.encode("utf-8"), add_bos=False))
+            completion_tokens = 0
+            for chunk in llama.create_chat_completion(**kwargs):
+                piece = chunk["choices"][0]["delta"].get("content")
+                if piece:
+                    completion_tokens += 1
+                    yield piece
+            yield Usage(prompt_tokens, completion_tokens)

@@ -1,0 +1,72 @@
+"""The turn bundle: the one contract between a turn and every front-end (DESIGN.md)."""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+from typing import Any, Literal
+
+
+@dataclass
+class BundleEvent:
+    """An event as the user sees it: real names, local wall times with their offset."""
+
+    title: str
+    start: str
+    end: str
+    all_day: bool
+    location: str
+    attendees: list[str]
+    status: Literal["created", "proposed", "blocked"]
+    conflicts: list[dict[str, Any]] = field(default_factory=list)
+
+
+@dataclass
+class BundleFile:
+    """A file the turn produced: an .ics, an .eml, or a mailto URL."""
+
+    type: Literal["ics", "eml", "mailto"]
+    path: str | None
+    url: str | None
+    label: str
+
+
+@dataclass
+class PlanItem:
+    """One planned step: which tool, with which (redacted) arguments, and why."""
+
+    tool: str
+    args: dict[str, Any]
+    purpose: str
+
+
+@dataclass
+class StepOutcome:
+    """How a planned step ended."""
+
+    tool: str
+    status: Literal["ok", "failed", "blocked"]
+    attempts: int
+    detail: str
+
+
+@dataclass
+class TurnBundle:
+    """Everything one turn produced."""
+
+    reply: str
+    question: str | None = None
+    events: list[BundleEvent] = field(default_factory=list)
+    files: list[BundleFile] = field(default_factory=list)
+    plan: list[PlanItem] = field(default_factory=list)
+    steps: list[StepOutcome] = field(default_factory=list)
+
+    def to_dict(self) -> dict[str, Any]:
+        """Exactly the keys of DESIGN.md's contract, in its order."""
+        return {
+            "reply": self.reply,
+            "question": self.question,
+            "events": [asdict(e) for e in self.events],
+            "files": [asdict(f) for f in self.files],
+            "plan": [asdict(p) for p in self.plan],
+            "steps": [asdict(s) for s in self.steps],
+        }

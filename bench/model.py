@@ -1,0 +1,55 @@
+"""Embedded model on this machine: load time, first-token latency, tokens per second."""
+
+from __future__ import annotations
+
+from agent.backends import embedded_model_path
+from agent.backends.llama_cpp import LlamaCppModel
+from agent.gateway import ModelGateway
+from agent.intent import INTENT_SCHEMA
+from agent.model import GenerationOptions, Message
+from bench.common import median, write_table
+from privacy import EntityMap, PrivacyGuard
+
+PROMPT = [
+    Message("system", "You are a helpful assistant. Answer briefly."),
+    Message("user", "<PERSON_1> asked for lunch next Thursday at 1 at Blue Bottle. Draft a reply."),
+]
+
+
+def main(repeat: int = 5) -> None:
+    """Measure and write bench/results/model.md."""
+    path = embedded_model_path()
+    models = [LlamaCppModel(path, n_ctx=4096) for _ in range(3)]
+    loads = []
+    for model in models:
+        model.load()
+        loads.append(model.load_seconds or 0.0)
+    gateway = ModelGateway(models[-1])
+    guard = PrivacyGuard(EntityMap())
+    rows = []
+    for label, options in (
+        ("free text, 64 tokens", GenerationOptions(max_tokens=64)),
+        ("JSON schema (intent)", GenerationOptions(max_tokens=64, json_schema=INTENT_SCHEMA)),
+    ):
+        firsts, rates = [], []
+        for _ in range(repeat):
+            done = gateway.complete(PROMPT, guard=guard, purpose="bench", options=options)
+            decode_s = (done.ms - (done.first_token_ms or 0.0)) / 1000
+            firsts.append(done.first_token_ms or 0.0)
+            if done.completion_tokens > 1 and decode_s > 0:
+                rates.append((done.completion_tokens - 1) / decode_s)
+        rows.append([label, f"{median(firsts):.0f} ms", f"{median(rates):.1f} tokens/s"])
+    write_table(
+        "model",
+        "Embedded model (SmolLM2-135M-Instruct Q4_1, llama.cpp in-process)",
+        ["measure", "first token", "decode speed"],
+        [["load (median of 3)", f"{median(loads):.2f} s", "—"], *rows],
+        [
+            f"Median of {repeat} generations each; prompt of {sum(len(m.content) for m in PROMPT)} "
+            "characters; temperature 0."
+        ],
+    )
+
+
+if __name__ == "__main__":
+    main()

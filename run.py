@@ -1,0 +1,149 @@
+"""Veil's command line: parse flags and environment, then hand over to the real entry points.
+
+python run.py                     start the chat page on http://127.0.0.1:5000
+python run.py ask [...] "request" one turn; --json prints the turn bundle
+python run.py redact [--json] FILE|-
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import logging
+import os
+import sys
+from pathlib import Path
+
+# Nothing may reach for the network: set before any library that reads them is imported.
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+os.environ.setdefault("TLDEXTRACT_PUBLIC_SUFFIX_LIST_URLS", "")
+
+
+def _add_model_flags(parser: argparse.ArgumentParser) -> None:
+    group = parser.add_mutually_exclusive_group()
+    group.add_argument("--model", help="path of a GGUF chat model (env VEIL_MODEL)")
+    group.add_argument("--llm-url", help="OpenAI-compatible server URL (env VEIL_LLM_URL)")
+    group.add_argument("--no-llm", action="store_true", help="rule-based only, no model")
+    parser.add_argument("--data-dir", help="where Veil keeps its data (env VEIL_DATA_DIR)")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The command line of DESIGN.md."""
+    parser = argparse.ArgumentParser(prog="run.py", description="Veil, a private offline assistant")
+    sub = parser.add_subparsers(dest="command")
+
+    serve = sub.add_parser("serve", help="start the chat page (the default)")
+    _add_model_flags(serve)
+    serve.add_argument("--host", default="127.0.0.1", help="bind address (default loopback)")
+    serve.add_argument("--port", type=int, default=5000)
+
+    ask = sub.add_parser("ask", help="run one turn")
+    _add_model_flags(ask)
+    ask.add_argument("request", help="what you want, e.g. 'lunch with karthik next thu at 1'")
+    ask.add_argument("--now", help="ISO 8601 time of the turn (default: the clock)")
+    ask.add_argument("--tz", help="IANA zone (default: this machine's)")
+    ask.add_argument("--calendar", help="your calendar as an .ics file")
+    ask.add_argument("--thread", help="a file holding the pasted thread")
+    ask.add_argument("--audit", help="JSONL file that receives every model call")
+    ask.add_argument("--json", action="store_true", help="print the turn bundle as JSON")
+
+    redact = sub.add_parser("redact", help="run the privacy layer alone")
+    redact.add_argument("file", help="a text file, or - for standard input")
+    redact.add_argument("--json", action="store_true", help="print spans as JSON")
+    return parser
+
+
+def _model_choice(args: argparse.Namespace) -> dict[str, object]:
+    if args.no_llm:
+        return {"no_llm": True}
+    if args.model:
+        return {"model_path": args.model}
+    if args.llm_url:
+        return {"llm_url": args.llm_url}
+    return {"model_path": os.environ.get("VEIL_MODEL"), "llm_url": os.environ.get("VEIL_LLM_URL")}
+
+
+def _data_dir(args: argparse.Namespace) -> Path:
+    from memory.paths import default_data_dir
+
+    chosen = args.data_dir or os.environ.get("VEIL_DATA_DIR")
+    return Path(chosen) if chosen else default_data_dir()
+
+
+def _read_text(name: str) -> str:
+    if name == "-":
+        return sys.stdin.read()
+    return Path(name).read_text(encoding="utf-8", errors="replace")
+
+
+def serve(args: argparse.Namespace) -> None:
+    """Start the chat page on loopback (or where --host says, with a warning)."""
+    from web import create_app
+
+    if args.host not in ("127.0.0.1", "localhost", "::1"):
+        logging.getLogger("veil").warning(
+            "binding %s exposes your calendar and drafts to the network", args.host
+        )
+    config = {
+        "DATA_DIR": str(_data_dir(args)),
+        **{k.upper(): v for k, v in _model_choice(args).items()},
+    }
+    create_app(config).run(host=args.host, port=args.port, threaded=True)
+
+
+def ask(args: argparse.Namespace) -> None:
+    """One turn from the command line."""
+    from agent.assistant import Turn, build_assistant, local_zone_name, parse_now, parse_zone
+
+    tz = args.tz or os.environ.get("TZ") or local_zone_name()
+    now = parse_now(args.now, parse_zone(tz))
+    assistant = build_assistant(
+        audit_path=args.audit, data_dir=_data_dir(args), **_model_choice(args)
+    )
+    assistant.gateway.check()
+    thread = _read_text(args.thread) if args.thread else ""
+    calendar = Path(args.calendar).read_bytes() if args.calendar else None
+    bundle = assistant.ask(
+        Turn(request=args.request, thread=thread, now=now, tz=tz), calendar=calendar
+    )
+    if args.json:
+        print(json.dumps(bundle.to_dict(), ensure_ascii=False, indent=2))
+    else:
+        print(bundle.reply)
+        if bundle.question:
+            print(bundle.question)
+
+
+def redact(args: argparse.Namespace) -> None:
+    """The privacy layer alone."""
+    from privacy.redactor import Redactor
+
+    result = Redactor().redact(_read_text(args.file))
+    print(json.dumps(result.to_dict(), ensure_ascii=False, indent=2) if args.json else result.text)
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Dispatch; known failures become one line on stderr and exit code 2."""
+    logging.basicConfig(level=os.environ.get("VEIL_LOG_LEVEL", "WARNING"))
+    args = build_parser().parse_args(argv)
+    command = args.command or "serve"
+    if args.command is None:
+        args = build_parser().parse_args(["serve", *(argv or sys.argv[1:])])
+    from agent.errors import AgentError
+    from memory.errors import StoreError
+    from privacy.errors import PrivacyError
+    from tools.errors import ToolError
+
+    try:
+        {"serve": serve, "ask": ask, "redact": redact}[command](args)
+    except (AgentError, ToolError, PrivacyError, StoreError, OSError, UnicodeError) as error:
+        print(f"veil: {error}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        return 130
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

