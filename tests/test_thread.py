@@ -1,0 +1,157 @@
+"""Thread splitting: speaker labels, metadata stamps and e-mail headers in every pasted style."""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+
+from privacy.thread import ThreadLine, split_thread
+
+
+def _first(text: str) -> ThreadLine:
+    return split_thread(text)[0]
+
+
+# (line, kind, speaker, stamp, body)
+LINES = [
+    ("Sarah: are we still on?", "message", "Sarah", None, "are we still on?"),
+    ("[10:02] Priya Patel: hi all", "message", "Priya Patel", "10:02", "hi all"),
+    ("[Mon 23:50] tom: late again", "message", "tom", "Mon 23:50", "late again"),
+    ("[Tue 3:14 PM] Tom: see you", "message", "Tom", "Tue 3:14 PM", "see you"),
+    ("12/03/26, 10:02 - Priya: lunch?", "message", "Priya", "12/03/26, 10:02", "lunch?"),
+    ("12.03.26, 10:02 - Jürgen Weiß: Hallo", "message", "Jürgen Weiß", "12.03.26, 10:02", "Hallo"),
+    ("[12/03/2026, 10:02:11] Priya: ok", "message", "Priya", "12/03/2026, 10:02:11", "ok"),
+    ("\u200e[12/03/2026, 10:02:11] ~ Ana Lima: oi", "message", "Ana Lima", "12/03/2026, 10:02:11",
+     "oi"),
+    ("12/03/26, 10:03 - Messages are end-to-end encrypted.", "message", None, "12/03/26, 10:03",
+     "Messages are end-to-end encrypted."),
+    ("[10:02] +44 7700 900123: who is this", "message", "+44 7700 900123", "10:02",
+     "who is this"),
+    ("10:02 Ana: hola", "message", "Ana", "10:02", "hola"),
+    ("Mon 23:50 - María José: ¿mañana?", "message", "María José", "Mon 23:50", "¿mañana?"),
+    ("Nguyễn Văn An: chào", "message", "Nguyễn Văn An", None, "chào"),
+    # plainly not chat labels
+    ("John 3:16 says it all", "text", None, None, "John 3:16 says it all"),
+    ("Note: bring cake", "text", None, None, "Note: bring cake"),
+    ("Date: Friday at 3", "text", None, None, "Date: Friday at 3"),
+    ("Action items: book room", "text", None, None, "Action items: book room"),
+    ("[10:02] the plan is: go", "message", None, "10:02", "the plan is: go"),
+    ("see https://example.com/x", "text", None, None, "see https://example.com/x"),
+    ("Meet at 10:30 tomorrow", "text", None, None, "Meet at 10:30 tomorrow"),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(("line", "kind", "speaker", "stamp", "body"), LINES)
+def test_line_styles(
+    line: str, kind: str, speaker: str | None, stamp: str | None, body: str
+) -> None:
+    got = _first(line)
+    assert (got.kind, got.speaker, got.stamp, line[got.body_start : got.body_end]) == (
+        kind, speaker, stamp, body,
+    )  # fmt: skip
+    if speaker is not None:
+        assert line[got.speaker_start : got.speaker_end] == speaker
+    if stamp is not None:
+        assert line[got.stamp_start : got.stamp_end] == stamp
+
+
+def test_lowercase_label_needs_a_chat_around_it() -> None:
+    alone = split_thread("so: what now")
+    chat = split_thread("tom: hi\nana: hey\ntom: lunch?")
+    assert alone[0].kind == "text"
+    assert [line.speaker for line in chat] == ["tom", "ana", "tom"]
+
+
+@pytest.mark.parametrize(
+    ("thread", "speaker", "stamp"),
+    [
+        ("Priya Patel  10:02 AM\nare we on?", "Priya Patel", "10:02 AM"),
+        ("Tom Baker\n10:05 AM\nsure", "Tom Baker", "10:05 AM"),
+        ("Tom Baker\nToday at 10:05 AM\nsure", "Tom Baker", "10:05 AM"),
+        ("Priya Patel [10:02 AM]\nhello", "Priya Patel", "10:02 AM"),
+        ("Priya Patel, [12.03.2026 10:02]\nhello", "Priya Patel", "12.03.2026 10:02"),
+        ("John 3:16\nfor God so loved", None, None),
+        ("Lunch 12:30\nat Blue Bottle", None, None),
+    ],
+)
+def test_slack_and_imessage_copies(thread: str, speaker: str | None, stamp: str | None) -> None:
+    lines = split_thread(thread)
+    assert (lines[0].speaker, lines[0].stamp) == (speaker, stamp)
+    if speaker is not None:
+        # the body lines after the label are continuation text, never another label
+        assert lines[0].body_start == lines[0].body_end
+        assert lines[-1].kind == "text"
+
+
+EMAIL = """From: Tom Baker <tom@x.com>
+Sent: Tue 3:14 PM
+To: "Lee, Ann" <ann@x.com>; Bob Ray <bob@y.org>
+Cc: carol@z.net
+Subject: lunch
+
+Hi Ann, lunch Friday?
+
+On Mon, Jun 3, 2024 at 10:00 AM Ann Lee <ann@x.com> wrote:
+> works for me"""
+
+
+def test_email_headers() -> None:
+    lines = split_thread(EMAIL)
+    headers = [line for line in lines if line.kind == "header"]
+    assert [h.field for h in headers] == ["from", "sent", "to", "cc", "subject", "wrote"]
+    assert headers[0].speaker == "Tom Baker"
+    assert headers[1].stamp == "Tue 3:14 PM"
+    assert [n[0] for n in headers[2].names] == ["Lee, Ann", "Bob Ray"]
+    assert all(EMAIL[s:e] == n for n, s, e in headers[2].names)
+    assert headers[3].speaker is None  # a bare address has no display name
+    assert EMAIL[headers[4].body_start : headers[4].body_end] == "lunch"
+    assert (headers[5].speaker, headers[5].stamp) == ("Ann Lee", "Mon, Jun 3, 2024 at 10:00 AM")
+    assert [line.kind for line in lines if line.kind != "header"] == ["text", "text"]
+
+
+@pytest.mark.parametrize(
+    ("line", "speaker", "stamp"),
+    [
+        ("Le lun. 3 juin 2024 à 10:00, Marie Dupont <marie@x.fr> a écrit :", "Marie Dupont",
+         "lun. 3 juin 2024 à 10:00"),
+        ("Am Mo., 3. Juni 2024 um 10:00 Uhr schrieb Jürgen Weiß <jw@x.de>:", "Jürgen Weiß",
+         "Mo., 3. Juni 2024 um 10:00 Uhr"),
+        ("El lun, 3 jun 2024 a las 10:00, Ana Ruiz (<ana@x.es>) escribió:", "Ana Ruiz",
+         "lun, 3 jun 2024 a las 10:00"),
+        ("Em seg., 3 de jun. de 2024 às 10:00, João Silva <js@x.pt> escreveu:", "João Silva",
+         "seg., 3 de jun. de 2024 às 10:00"),
+    ],
+)  # fmt: skip
+def test_reply_attribution_in_other_languages(line: str, speaker: str, stamp: str) -> None:
+    got = _first(line)
+    assert (got.kind, got.field, got.speaker, got.stamp) == ("header", "wrote", speaker, stamp)
+
+
+def test_localised_header_block() -> None:
+    lines = split_thread("Von: Jürgen Weiß <jw@x.de>\nGesendet: Montag, 3. Juni 2024 10:00\n"
+                         "An: Anna Berg <ab@x.de>\nBetreff: Termin")  # fmt: skip
+    assert [(line.field, line.speaker) for line in lines] == [
+        ("from", "Jürgen Weiß"), ("sent", None), ("to", "Anna Berg"), ("subject", None),
+    ]  # fmt: skip
+
+
+def test_offsets_survive_crlf_and_blank_lines() -> None:
+    text = "Sarah: hi\r\n\r\n[10:02] Priya: yo\r\nmore"
+    lines = split_thread(text)
+    assert [text[line.start : line.end] for line in lines] == [
+        "Sarah: hi", "[10:02] Priya: yo", "more",
+    ]  # fmt: skip
+
+
+@pytest.mark.parametrize("text", ["", "   \n\n", "\x00\xff\ufffd", "😀😀: 🎉", "שלום: מה נשמע"])
+def test_odd_input_does_not_crash(text: str) -> None:
+    split_thread(text)
+
+
+def test_megabyte_is_fast() -> None:
+    text = ("[10:02] Priya Patel: hi all, are we on " * 3 + "\n") * 8000 + "x" * 500_000
+    started = time.perf_counter()
+    lines = split_thread(text)
+    assert len(lines) == 8001
+    assert time.perf_counter() - started < 5
