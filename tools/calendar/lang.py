@@ -1,0 +1,215 @@
+"""Language-dependent pieces of time understanding: detection, locales, and Veil's word lists.
+
+Duckling knows the grammar of dates; these lists carry what it does not: which words make a
+time vague ("dinner", "soon"), which context moves a bare hour to the evening, which zone a
+"PT" means, and OCR slips in digits. They are patterns, not a list of test phrases.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+from pathlib import Path
+
+LANGUAGES = ("en", "de", "fr", "es", "pt")
+
+# Duckling's English locales; other countries get the US or the day-first British reading.
+_DUCKLING_EN_COUNTRIES = frozenset("AU BZ CA GB IE IN JM NZ PH TT US ZA".split())
+# Countries that write month first (4/6 = April 6); everywhere else writes the day first.
+_MONTH_FIRST_COUNTRIES = frozenset("US PR GU VI AS MP UM FM MH PW".split())
+
+
+@functools.cache
+def _zone_countries(zoneinfo_dir: str) -> dict[str, str]:
+    """IANA zone -> ISO country code from the zone.tab that ships with the zone database."""
+    countries: dict[str, str] = {}
+    table = Path(zoneinfo_dir) / "zone.tab"
+    if not table.exists():
+        return countries
+    for line in table.read_text(encoding="utf-8").splitlines():
+        if line and not line.startswith("#"):
+            fields = line.split("\t")
+            countries[fields[2]] = fields[0]
+    return countries
+
+
+def locale_for_zone(tz: str, zoneinfo_dir: str) -> str:
+    """The English locale for a zone: the zone's country decides 4/6 (month or day first)."""
+    country = _zone_countries(zoneinfo_dir).get(tz, "US")
+    if country in _DUCKLING_EN_COUNTRIES:
+        return f"en_{country}"
+    return "en_US" if country in _MONTH_FIRST_COUNTRIES else "en_GB"
+
+
+@functools.cache
+def _detector():  # -> lingua.LanguageDetector; lingua loads its models on first use (~1 s)
+    from lingua import Language, LanguageDetectorBuilder
+
+    return LanguageDetectorBuilder.from_languages(
+        Language.ENGLISH, Language.GERMAN, Language.FRENCH, Language.SPANISH, Language.PORTUGUESE
+    ).build()
+
+
+def detect_languages(text: str, default: str = "en") -> list[str]:
+    """Languages to parse `text` with, the likelier first; `default` is always among them.
+
+    Short chat lines ("à 14h", "tmrw at 3") are often too short for lingua to be sure;
+    parsing with two grammars and keeping the better-covered result beats a wrong guess.
+    """
+    if not re.search(r"[^\W\d_]", text):
+        return [default]
+    values = _detector().compute_language_confidence_values(text)
+    best = values[0].language.iso_code_639_1.name.lower()
+    order = [best, default] if values[0].value >= 0.6 else [default, best]
+    return list(dict.fromkeys(order))
+
+
+# --- OCR slips: "Ipm", "l0am", "1O:30" -> digits, keeping every offset unchanged -------------
+_OCR_TIME_RE = re.compile(
+    r"(?<![\w:.])(?:"
+    r"(?P<hm>[0-9IlO|]{1,2}[:.][0-9O]{2})(?=\s?(?:[ap]\.?m\b|\b|$))"
+    r"|(?P<h>[0-9IlO|]{1,2})(?=\s?[ap]\.?m\b)"
+    r")",
+    re.IGNORECASE,
+)
+_OCR_DIGITS = str.maketrans({"I": "1", "l": "1", "|": "1", "O": "0", "o": "0"})
+
+
+def fix_ocr_digits(text: str) -> str:
+    """Replace letters misread for digits inside time-shaped tokens; same length, same offsets."""
+
+    def repair(match: re.Match[str]) -> str:
+        token = match.group(0)
+        if match.group("h") is not None and not any(c.isdigit() for c in token):
+            # "Ipm"/"lpm" only: "Iam" is far more often "I am" than "1am".
+            following = text[match.end() : match.end() + 3].lstrip().lower()
+            return token.translate(_OCR_DIGITS) if following.startswith("p") else token
+        if not any(c.isdigit() for c in token):
+            return token
+        return token.translate(_OCR_DIGITS)
+
+    return _OCR_TIME_RE.sub(repair, text)
+
+
+# --- Clock-time evidence in a span ----------------------------------------------------------
+_NUMBER_WORDS = (
+    "one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve"
+    "|eins|zwei|drei|vier|fünf|sechs|sieben|acht|neun|zehn|elf|zwölf"
+    "|une|deux|trois|quatre|cinq|sept|huit|neuf|dix|onze|douze"
+    "|una|dos|tres|cuatro|cinco|seis|siete|ocho|nueve|diez|doce"
+    "|uma|duas|três|quatro|sete|oito|nove|dez|doze"
+)
+CLOCK_RE = re.compile(
+    r"\d{1,2}\s*[:.h]\s*\d{2}(?!\d)"  # 10:30, 10.30, 14h30
+    r"|\d{1,2}\s*(?:[ap]\.?\s?m\b\.?|h\b|hs\b|uhr\b|o'?clock)"  # 3pm, 14h, 15 Uhr
+    r"|\b(?:noon|midnight|midday|mittags?|mitternacht|midi|minuit|mediod[ií]a|medianoche"
+    r"|meio[- ]dia|meia[- ]noite)\b"
+    r"|\b(?:half|quarter)\s+(?:past|to|after|of|till)\b|\b(?:halb|viertel)\s+\w+"
+    r"|\b(?:et|y|e)\s+(?:demie|quart|media|meia|cuarto)\b|\bmoins\s+le\s+quart\b"
+    rf"|(?:\bat|@|\bum|\bgegen|\bà|\bvers|\ba\s+las?|\bàs|\bpelas?|\bby|\bfrom|\btill|\buntil)\s+"
+    rf"(?:\d{{1,2}}|{_NUMBER_WORDS})\b",
+    re.IGNORECASE,
+)
+# "in 2 hours", "in 30 minutes": a computed instant, specific to the minute.
+RELATIVE_CLOCK_RE = re.compile(
+    r"\b(?:in|within|dans|en|em|daqui\s+a)\s+(?:\d+|an?|one|half\s+an?)\s*"
+    r"(?:min(?:ute)?s?|hours?|hrs?|stunden?|minuten?|heures?|minutos?|horas?)\b",
+    re.IGNORECASE,
+)
+# A bare hour followed by a counted noun is a count: "at 5 people", "table for 4 guests".
+COUNT_AFTER_RE = re.compile(
+    r"\s*(?:people|persons?|ppl|guests?|pax|adults?|kids|children|of\s+us|of\s+them|seats?"
+    r"|tickets?|covers|players?|attendees|participants|members|personen|leute|gäste"
+    r"|personnes|invités|personas|invitados|pessoas|convidados)\b",
+    re.IGNORECASE,
+)
+# "John 3:16", "Psalm 23:4": a capitalised word right before a bare h:mm is a citation.
+CITATION_BEFORE_RE = re.compile(r"\b[A-Z][a-z]{2,}\.?\s+$")
+BARE_HOUR_RE = re.compile(r"(?:at|@|um|à|a\s+las?|às)?\s*\d{1,2}", re.IGNORECASE)
+BARE_HM_RE = re.compile(r"\d{1,2}:\d{2}")
+
+# Words before a bare h:mm that make it a time after all ("Lunch 12:30", "Friday 3:30").
+TIME_WORD_RE = re.compile(
+    r"\b(?:breakfast|brunch|lunch|dinner|supper|meeting|call|today|tomorrow|tonight|tmrw"
+    r"|mon|tue|wed|thu|fri|sat|sun)[a-z]*\.?\s+$",
+    re.IGNORECASE,
+)
+
+# --- Bare-hour context: evening words move 5..11 to pm, morning words keep them am ----------
+EVENING_RE = re.compile(
+    r"\b(?:evening|tonight|night|dinner|supper|drinks|party|abends?|heute\s+abend|nachts?"
+    r"|abendessen|soir|soirée|dîner|diner|noche|cena|noite|jantar)\b",
+    re.IGNORECASE,
+)
+MORNING_RE = re.compile(
+    r"\b(?:morning|breakfast|morgens|vormittags?|frühstück|matin|petit[- ]déjeuner"
+    r"|desayuno|manhã|café\s+da\s+manhã)\b",
+    re.IGNORECASE,
+)
+
+# --- Vague expressions: (pattern, label, kind). Kind "meal"/"part" keeps the canonical label;
+# "hedge" ("sometime", "soon") labels the whole merged phrase ("sometime next week").
+VAGUE_WORDS: tuple[tuple[str, str, str], ...] = (
+    (r"after\s+lunch|nach\s+dem\s+mittagessen|après\s+(?:le\s+)?déjeuner"
+     r"|después\s+de(?:l)?\s+(?:la\s+)?(?:comida|almuerzo)|depois\s+do\s+almoço", "after lunch",
+     "part"),
+    (r"after\s+work|nach\s+der\s+arbeit|après\s+le\s+travail|después\s+del\s+trabajo"
+     r"|depois\s+do\s+trabalho", "after work", "part"),
+    (r"end\s+of\s+(?:the\s+)?day|eod|cob", "end of day", "part"),
+    (r"breakfast|frühstück|petit[- ]déjeuner|desayuno|café\s+da\s+manhã", "breakfast", "meal"),
+    (r"brunch", "brunch", "meal"),
+    (r"lunch|mittagessen|déjeuner|almuerzo|almoço|comida", "lunch", "meal"),
+    (r"dinner|supper|abendessen|dîner|cena|jantar", "dinner", "meal"),
+    (r"morning|morgens|vormittags?|matin(?:ée)?|por\s+la\s+mañana|de\s+manhã|pela\s+manhã",
+     "morning", "part"),
+    (r"afternoon|nachmittags?|après-midi|por\s+la\s+tarde|à\s+tarde|de\s+tarde", "afternoon",
+     "part"),
+    (r"evening|tonight|abends?|heute\s+abend|soir(?:ée)?|por\s+la\s+noche|esta\s+noche"
+     r"|à\s+noite|de\s+noite|hoje\s+à\s+noite", "evening", "part"),
+    (r"weekend|wochenende|week-end|fin\s+de\s+semana|fim\s+de\s+semana", "weekend", "part"),
+    (r"some\s*time|at\s+some\s+point|irgendwann|un\s+de\s+ces\s+jours|algún\s+día"
+     r"|qualquer\s+dia|whenever", "sometime", "hedge"),
+    (r"soon|asap|later|shortly|bald|demnächst|später|bientôt|plus\s+tard|pronto"
+     r"|más\s+tarde|em\s+breve|mais\s+tarde", "soon", "hedge"),
+)  # fmt: skip
+VAGUE_RE = re.compile(
+    "|".join(rf"(?P<v{i}>\b(?:{pattern})\b)" for i, (pattern, _, _) in enumerate(VAGUE_WORDS)),
+    re.IGNORECASE,
+)
+# What may sit between a vague word and the date it qualifies: "dinner on friday".
+JOINER_RE = re.compile(
+    r"[\s,]*(?:(?:on|this|next|the|am|le|el|o|na|no|para|for|sometime)[\s,]+)*", re.IGNORECASE
+)
+
+# --- Zones Duckling does not read ("3pm PT"); the ones it does ("CET", "PST") it converts ---
+ZONE_AFTER_RE = re.compile(
+    r"\s*\(?\s*(?P<zone>PT|ET|CT|MT|Pacific|Eastern|Central|Mountain|UK|London|Berlin|Paris"
+    r"|New\s+York)(?:\s+time)?\b\)?"
+)
+ZONE_NAMES = {
+    "pt": "America/Los_Angeles", "pacific": "America/Los_Angeles",
+    "et": "America/New_York", "eastern": "America/New_York", "new york": "America/New_York",
+    "ct": "America/Chicago", "central": "America/Chicago",
+    "mt": "America/Denver", "mountain": "America/Denver",
+    "uk": "Europe/London", "london": "Europe/London",
+    "berlin": "Europe/Berlin", "paris": "Europe/Paris",
+}  # fmt: skip
+
+# Stamp words that say which way to look for the stamp's date (always the past).
+STAMP_WEEKDAY_RE = re.compile(
+    r"\b(?:mon|tue|wed|thu|fri|sat|sun|mo|di|mi|do|fr|sa|so|lun|mar|mer|jeu|ven|sam|dim|mié"
+    r"|jue|vie|sáb|dom|seg|ter|qua|qui|sex)[a-zé]*\.?(?![\w])",
+    re.IGNORECASE,
+)
+_MONTHS = (
+    r"(?:jan|feb|m[aä]r|apr|ma[iy]|jun|jul|aug|sep|o[ck]t|nov|de[cz]|janv|févr|fev|avr|mai|juin"
+    r"|juil|août|ene|abr|ago|dic|set|out)[a-zéû]*\.?"
+)
+STAMP_DATE_RE = re.compile(
+    rf"\d{{1,4}}[./-]\d{{1,2}}[./-]\d{{2,4}}|\d{{1,2}}/\d{{1,2}}(?!\d)"
+    rf"|\b(?:today|yesterday|heute|gestern|hier|ayer|hoje|ontem)\b"
+    rf"|\b{_MONTHS}\s+\d{{1,2}}\b|\b\d{{1,2}}\.?\s+{_MONTHS}",
+    re.IGNORECASE,
+)
+# A stamp with its year is taken as written, even when it lies in the future.
+STAMP_YEAR_RE = re.compile(r"\d{1,2}[./-]\d{1,2}[./-]\d{2,4}|\b\d{4}\b")

@@ -1,0 +1,423 @@
+"""Time understanding for scheduling: Duckling parses, Veil's layer decides what a phrase means.
+
+Duckling knows the grammar of dates in five languages. What it leaves to us, and what this
+module decides (every rule is tested in tests/test_times.py):
+
+* Anchor: `now` in the user's zone, DST-correct; a pasted message's relative dates anchor at
+  that message's stamp ("[Mon 23:50] tom: lunch tomorrow at 1" means Tuesday). Stamps are
+  metadata and never become mentions.
+* A bare hour (no am/pm) is a business hour: 1-6 is pm, 7-11 am, 12 noon ("tmrw at 3" is
+  15:00, where Duckling says 03:00); evening words ("dinner", "tonight") move 5-11 to pm.
+* "next Tuesday" follows Duckling: the Tuesday of next calendar week (weeks start on Monday).
+  Said on Friday to Sunday that is the coming Tuesday; said on Monday it is 8 days ahead.
+  "Tuesday" and "this Tuesday" are the coming one.
+* Interval ends are real ends: "2-3pm" ends at 15:00 (Duckling's exclusive grain end is
+  16:00). A day range ends at midnight after its last day ("Jun 3-5" ends Jun 6 00:00), which
+  is already the real end and the exclusive DTEND of an all-day event.
+* Zones Duckling reads ("15:00 CET") it converts; "3pm PT"/"ET"/"CT"/"MT" are converted here.
+* Numeric dates follow the locale (from the zone's country unless given): 4/6 is April 6 in
+  America/Chicago and 4 June in Europe/Dublin; ISO dates are unambiguous.
+* Vague times stay vague: parts of the day, meals without a time ("dinner friday"), weeks and
+  months, "sometime next week", "soon", open intervals ("after 5pm").
+* A number is not a time when it counts ("at 5 people") or cites ("John 3:16").
+"""
+
+from __future__ import annotations
+
+import functools
+import logging
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+from datetime import datetime, timedelta
+from importlib import resources
+from pathlib import Path
+from typing import Any, Literal
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
+
+from tools.calendar import lang
+from tools.errors import TimeParseError
+
+log = logging.getLogger(__name__)
+
+Kind = Literal["datetime", "date", "interval", "vague", "duration"]
+_SUBDAY = {
+    "second": timedelta(seconds=1),
+    "minute": timedelta(minutes=1),
+    "hour": timedelta(hours=1),
+}
+_LOCALE_RE = re.compile(r"[a-z]{2}_[A-Z]{2}")
+_DUCKLING_ZONE_RE = re.compile(r"\b[A-Z]{2,5}\b")
+
+
+@dataclass(frozen=True)
+class TimeMention:
+    """One time expression found in the user's input, resolved in the user's zone."""
+
+    text: str
+    start: int
+    end: int
+    kind: Kind
+    value: datetime | None
+    end_value: datetime | None
+    has_clock_time: bool
+    all_day: bool
+    vague: str | None
+    language: str
+    source: str
+    grain: str | None = None  # Duckling's grain of `value`: "minute", "hour", "day", "week" ...
+    duration: timedelta | None = None  # for kind "duration" ("for 90 minutes")
+
+
+def _zoneinfo_dir() -> str:
+    """The zone database Duckling reads: the system's, else the tzdata package's copy."""
+    system = Path("/usr/share/zoneinfo")
+    if (system / "zone.tab").exists():
+        return str(system)
+    packaged = Path(str(resources.files("tzdata") / "zoneinfo"))
+    if (packaged / "zone.tab").exists():
+        return str(packaged)
+    raise TimeParseError("No zone database found; install the tzdata package or tzdata (apt)")
+
+
+class _DucklingEngine:
+    """Duckling with its zone database and locales loaded once per process."""
+
+    def __init__(self) -> None:
+        import duckling
+
+        self._duckling = duckling
+        self.zoneinfo_dir = _zoneinfo_dir()
+        self._tzdb = duckling.load_time_zones(self.zoneinfo_dir)
+        self._dims = duckling.parse_dimensions(["time", "duration"])
+        self._locales: dict[tuple[str, str | None], Any] = {}
+
+    def _locale(self, language: str, locale: str | None) -> Any:
+        key = (language, locale)
+        if key not in self._locales:
+            default = self._duckling.default_locale_lang(
+                self._duckling.parse_lang(language.upper())
+            )
+            self._locales[key] = (
+                self._duckling.parse_locale(locale.upper(), default) if locale else default
+            )
+        return self._locales[key]
+
+    def parse(
+        self, text: str, *, tz: str, ref: datetime, language: str, locale: str | None
+    ) -> list[dict[str, Any]]:
+        """Duckling's entities for `text`, anchored at `ref` in `tz`."""
+        ref_time = self._duckling.parse_ref_time(self._tzdb, tz, int(ref.timestamp()))
+        context = self._duckling.Context(ref_time, self._locale(language, locale))
+        return self._duckling.parse(text, context, self._dims, False)
+
+
+@functools.cache
+def _engine() -> _DucklingEngine:
+    return _DucklingEngine()
+
+
+class TimeParser:
+    """Find and resolve the time expressions of one user's input, at `now` in zone `tz`."""
+
+    def __init__(self, *, tz: str, now: datetime, locale: str | None = None) -> None:
+        try:
+            self.zone = ZoneInfo(tz)
+        except (ZoneInfoNotFoundError, ValueError) as error:
+            raise TimeParseError(
+                f"Unknown time zone {tz!r}; use an IANA name like Europe/Berlin"
+            ) from error
+        if now.tzinfo is None:
+            raise TimeParseError(
+                "`now` has no zone; pass an aware datetime (e.g. --now with an offset)"
+            )
+        if locale is not None and not _LOCALE_RE.fullmatch(locale):
+            raise TimeParseError(f"Locale {locale!r} is not like en_US or en_IE")
+        self.tz = tz
+        self.now = now.astimezone(self.zone)
+        self._engine = _engine()
+        self.locale = locale or lang.locale_for_zone(tz, self._engine.zoneinfo_dir)
+
+    # ------------------------------------------------------------------ public API
+    def parse(
+        self,
+        text: str,
+        *,
+        source: str = "request",
+        sent_at: datetime | None = None,
+        language: str | None = None,
+    ) -> list[TimeMention]:
+        """Every time expression in `text`; relative ones anchor at `sent_at` when given."""
+        if language is not None and language not in lang.LANGUAGES:
+            raise TimeParseError(f"Language {language!r} is not one of {', '.join(lang.LANGUAGES)}")
+        if not text.strip():
+            return []
+        ref = (sent_at or self.now).astimezone(self.zone)
+        clean = lang.fix_ocr_digits(text)
+        candidates = [language] if language else lang.detect_languages(clean)
+        best: list[TimeMention] = []
+        best_cover = -1
+        for code in candidates:
+            mentions = self._parse_language(text, clean, code, ref, source)
+            cover = sum(m.end - m.start for m in mentions)
+            if cover > best_cover:
+                best, best_cover = mentions, cover
+        return best
+
+    def parse_input(self, request: str, thread: str = "", ocr: str = "") -> list[TimeMention]:
+        """Mentions in the whole user input; thread and OCR offsets are into their own text."""
+        mentions = self.parse(request, source="request")
+        for text, source in ((thread, "thread"), (ocr, "ocr")):
+            if text.strip():
+                mentions.extend(self._parse_thread(text, source))
+        return mentions
+
+    # ------------------------------------------------------------------ threads
+    def _parse_thread(self, text: str, source: str) -> list[TimeMention]:
+        """Parse each message body; its stamp (metadata only) anchors its relative dates."""
+        from privacy.thread import split_thread
+
+        mentions: list[TimeMention] = []
+        sent_at: datetime | None = None
+        for line in split_thread(text):
+            if line.stamp:
+                sent_at = self.stamp_time(line.stamp) or sent_at
+            if line.kind == "header" and line.field != "subject":
+                continue  # From/To/Sent/Date/"wrote" lines: addresses and stamps, no event times
+            body = text[line.body_start : line.body_end]
+            for mention in self.parse(body, source=source, sent_at=sent_at):
+                mentions.append(
+                    replace(
+                        mention,
+                        start=mention.start + line.body_start,
+                        end=mention.end + line.body_start,
+                    )
+                )
+        return mentions
+
+    def stamp_time(self, stamp: str) -> datetime | None:
+        """When a message was sent, from its stamp as written; always the past, never a mention."""
+        has_date = bool(lang.STAMP_DATE_RE.search(stamp))
+        has_weekday = not has_date and bool(lang.STAMP_WEEKDAY_RE.search(stamp))
+        # Duckling resolves forwards, so anchor one cycle back: the result is the latest past one.
+        ref = self.now if has_date else self.now - timedelta(days=7 if has_weekday else 1)
+        entities = [
+            e
+            for e in self._engine.parse(
+                stamp, tz=self.tz, ref=ref, language="en", locale=self.locale
+            )
+            if e["dim"] == "time" and e["value"]["type"] == "value"
+        ]
+        if not entities:
+            return None
+        value = entities[0]["value"]
+        candidates = [self._local(v["value"]) for v in value.get("values", [value]) if "value" in v]
+        clock = re.search(r"(\d{1,2})[:.](\d{2})\s*([ap])?", stamp, re.IGNORECASE)
+        if clock:  # a stamp's "10:02" is 24-hour unless it says am/pm
+            hour = int(clock.group(1)) % 12 + (12 if (clock.group(3) or "").lower() == "p" else 0)
+            if not clock.group(3):
+                hour = int(clock.group(1))
+            candidates = [c for c in candidates if c.hour == hour] or candidates
+        past = [c for c in candidates if c <= self.now]
+        sent = max(past) if past else candidates[0]
+        if sent > self.now and not lang.STAMP_YEAR_RE.search(stamp):
+            if has_date:
+                return sent.replace(year=sent.year - 1)
+            return sent - timedelta(days=7 if has_weekday else 1)
+        return sent
+
+    # ------------------------------------------------------------------ one language
+    def _parse_language(
+        self, text: str, clean: str, code: str, ref: datetime, source: str
+    ) -> list[TimeMention]:
+        entities = self._engine.parse(
+            clean, tz=self.tz, ref=ref, language=code, locale=self.locale if code == "en" else None
+        )
+        mentions: list[TimeMention] = []
+        time_spans = [(e["start"], e["end"]) for e in entities if e["dim"] == "time"]
+        for entity in entities:
+            if entity["dim"] == "time":
+                mention = self._time_mention(text, clean, entity, code, source)
+            elif not any(s < entity["end"] and entity["start"] < e for s, e in time_spans):
+                mention = self._duration_mention(text, entity, code, source)
+            else:
+                mention = None
+            if mention is not None:
+                mentions.append(mention)
+        return sorted(
+            self._attach_vague_words(text, clean, mentions, code, source), key=lambda m: m.start
+        )
+
+    def _duration_mention(
+        self, text: str, entity: dict[str, Any], code: str, source: str
+    ) -> TimeMention:
+        seconds = entity["value"]["normalized"]["value"]
+        return TimeMention(
+            text[entity["start"] : entity["end"]], entity["start"], entity["end"], "duration",
+            None, None, False, False, None, code, source,
+            grain=entity["value"].get("unit"), duration=timedelta(seconds=seconds),
+        )  # fmt: skip
+
+    def _local(self, iso: str) -> datetime:
+        return datetime.fromisoformat(iso).astimezone(self.zone)
+
+    def _time_mention(
+        self, text: str, clean: str, entity: dict[str, Any], code: str, source: str
+    ) -> TimeMention | None:
+        start, end = entity["start"], entity["end"]
+        span = clean[start:end]
+        value = entity["value"]
+        if value["type"] == "interval":
+            first = value.get("from") or value.get("to")
+        else:
+            first = value
+        grain = first["grain"]
+        if grain in _SUBDAY and self._is_not_a_time(clean, start, end):
+            return None
+        clock = bool(lang.CLOCK_RE.search(span) or lang.RELATIVE_CLOCK_RE.search(span))
+        context = clean[max(0, start - 30) : end + 20]
+        make = functools.partial(
+            TimeMention, text[start:end], start, end, language=code, source=source, grain=grain
+        )
+        if value["type"] == "value":
+            choices = [v for v in value.get("values", [value]) if v.get("type", "value") == "value"]
+            starts = [self._local(v["value"]) for v in choices] or [self._local(value["value"])]
+            if grain in _SUBDAY and clock:
+                when = self._business_hour(starts, span, context)
+                when, end = self._explicit_zone(clean, span, end, when)
+                return replace(
+                    make("datetime", when, None, True, False, None), end=end, text=text[start:end]
+                )
+            if grain == "day":
+                return make("date", starts[0], None, False, True, None)
+            return make("vague", starts[0], None, False, False, span.lower())
+        lower, upper = value.get("from"), value.get("to")
+        if lower is None or upper is None:  # "after 5pm", "before 3pm": a bound, not a start
+            return make("vague", self._local(first["value"]), None, False, False, span.lower())
+        if grain in _SUBDAY and clock:
+            pairs = [
+                (self._local(v["from"]["value"]), self._local(v["to"]["value"]))
+                for v in value.get("values", [value])
+                if "from" in v and "to" in v
+            ] or [(self._local(lower["value"]), self._local(upper["value"]))]
+            begin = self._business_hour([p[0] for p in pairs], span, context)
+            finish = next(
+                (p[1] for p in pairs if p[0] == begin), begin + (pairs[0][1] - pairs[0][0])
+            )
+            finish = (finish - _SUBDAY[upper["grain"]]).astimezone(self.zone)
+            shifted, end = self._explicit_zone(clean, span, end, begin)
+            finish = finish + (shifted - begin)
+            return replace(
+                make("interval", shifted, finish, True, False, None), end=end, text=text[start:end]
+            )
+        if grain == "day":
+            return make(
+                "interval",
+                self._local(lower["value"]),
+                self._local(upper["value"]),
+                False,
+                True,
+                None,
+            )
+        return make(
+            "vague",
+            self._local(lower["value"]),
+            self._local(upper["value"]),
+            False,
+            False,
+            span.lower(),
+        )
+
+    def _is_not_a_time(self, clean: str, start: int, end: int) -> bool:
+        """Counts ("at 5 people") and citations ("John 3:16") that Duckling reads as times."""
+        span = clean[start:end].strip()
+        if lang.BARE_HOUR_RE.fullmatch(span) and lang.COUNT_AFTER_RE.match(clean, end):
+            return True
+        before = clean[:start]
+        return bool(
+            lang.BARE_HM_RE.fullmatch(span)
+            and lang.CITATION_BEFORE_RE.search(before)
+            and not lang.TIME_WORD_RE.search(before)
+            and not re.match(r"\s*[ap]\.?m\b", clean[end:], re.IGNORECASE)
+        )
+
+    def _business_hour(self, starts: Sequence[datetime], span: str, context: str) -> datetime:
+        """The first reading, unless am/pm was left open: then the business-hour one."""
+        first = starts[0]
+        twin = [s for s in starts if s.hour == (first.hour + 12) % 24 and s.minute == first.minute]
+        if not twin:
+            return first
+        hour = first.hour % 12 or 12
+        if lang.EVENING_RE.search(context) and 5 <= hour <= 11:
+            pm = True
+        elif lang.MORNING_RE.search(context):
+            pm = hour == 12
+        else:
+            pm = 1 <= hour <= 6 or hour == 12
+        target = hour % 12 + (12 if pm else 0)
+        for candidate in starts:
+            if candidate.hour == target and candidate.minute == first.minute:
+                return candidate
+        wall = first.replace(tzinfo=None, hour=target)
+        return wall.replace(tzinfo=self.zone)
+
+    def _explicit_zone(
+        self, clean: str, span: str, end: int, when: datetime
+    ) -> tuple[datetime, int]:
+        """Convert a wall time followed by a zone Duckling does not know ("3pm PT")."""
+        match = lang.ZONE_AFTER_RE.match(clean, end)
+        if match is None or _DUCKLING_ZONE_RE.search(span.replace("AM", "").replace("PM", "")):
+            return when, end
+        zone = ZoneInfo(lang.ZONE_NAMES[match.group("zone").lower()])
+        there = when.replace(tzinfo=None).replace(tzinfo=zone)
+        return there.astimezone(self.zone), match.end()
+
+    # ------------------------------------------------------------------ vague words
+    def _attach_vague_words(
+        self, text: str, clean: str, mentions: list[TimeMention], code: str, source: str
+    ) -> list[TimeMention]:
+        """Meals, parts of day and hedges: absorbed by a clock time, else they make it vague."""
+        result = list(mentions)
+        for match in lang.VAGUE_RE.finditer(clean):
+            _, label, word_kind = lang.VAGUE_WORDS[int(str(match.lastgroup)[1:])]
+            start, end = match.span()
+            index = self._host(clean, result, start, end)
+            if index is None:
+                word = match.group(0).lower() if word_kind == "hedge" else label
+                result.append(
+                    TimeMention(
+                        text[start:end],
+                        start,
+                        end,
+                        "vague",
+                        None,
+                        None,
+                        False,
+                        False,
+                        word,
+                        code,
+                        source,
+                    )
+                )
+                continue
+            host = result[index]
+            if host.has_clock_time or host.kind == "duration":
+                continue  # "dinner at 7", "lunch tomorrow at 1": the clock time decides
+            lo, hi = min(start, host.start), max(end, host.end)
+            word = text[lo:hi].lower() if word_kind == "hedge" else label
+            result[index] = replace(
+                host, text=text[lo:hi], start=lo, end=hi, kind="vague", all_day=False, vague=word
+            )
+        return result
+
+    @staticmethod
+    def _host(clean: str, mentions: Sequence[TimeMention], start: int, end: int) -> int | None:
+        """The mention a vague word overlaps or qualifies ("dinner on friday", "friday dinner")."""
+        for index, mention in enumerate(mentions):
+            if start < mention.end and mention.start < end:
+                return index
+        for index, mention in enumerate(mentions):
+            gap = clean[end : mention.start] if end <= mention.start else clean[mention.end : start]
+            if len(gap) <= 20 and lang.JOINER_RE.fullmatch(gap):
+                return index
+        return None
