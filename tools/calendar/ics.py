@@ -1,0 +1,608 @@
+""".ics in and out (RFC 5545) on icalendar + recurring-ical-events.
+
+Import is defensive: calendars come from every client ever written and from fuzzers. A file either
+imports (with any single bad event listed in `refused` with a one-line reason) or raises IcsError
+with a one-line reason; nothing in here lets a parser traceback reach the user. Export keeps the
+wall time in its zone: DTSTART;TZID=Europe/Berlin:...T150000 plus a matching VTIMEZONE, never a
+silent conversion to UTC.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import itertools
+import logging
+import re
+import uuid
+import warnings
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field
+from datetime import UTC, date, datetime, timedelta, tzinfo
+from functools import lru_cache
+from typing import Any
+from zoneinfo import ZoneInfo, available_timezones
+
+import icalendar
+import recurring_ical_events
+import x_wr_timezone
+from icalendar.timezone.windows_to_olson import WINDOWS_TO_OLSON
+
+from tools.calendar.event import CalendarEvent, local_midnight, zone
+from tools.errors import IcsError
+
+log = logging.getLogger(__name__)
+
+MAX_ICS_BYTES = 20 * 1024 * 1024
+MAX_OCCURRENCES_PER_SERIES = 2_000
+MAX_EVENTS = 50_000
+PRODID = "-//Veil//Veil private assistant//EN"
+NO_TITLE = "(no title)"
+
+_MAGIC = (
+    (b"%PDF", "a PDF document"),
+    (b"PK\x03\x04", "a ZIP archive (or an Office document)"),
+    (b"\x89PNG", "a PNG image"),
+    (b"\xff\xd8\xff", "a JPEG image"),
+    (b"GIF8", "a GIF image"),
+    (b"BEGIN:VCARD", "a vCard (contact)"),
+)
+_ITEM_NAMES = ("VEVENT", "VTODO", "VJOURNAL")
+_PARSE_REASONS = (
+    ("content line could not be parsed", "a line is not of the form NAME:value"),
+    ("end encountered without", "BEGIN and END lines do not match"),
+    ("tzid not found", "a VTIMEZONE has no TZID"),
+    ("offset", "a UTC offset is out of range"),
+    ("datetime", "a date or time value is malformed"),
+    ("date", "a date or time value is malformed"),
+    ("month", "a date or time value is malformed"),
+    ("unsupported property", "a property name is malformed"),
+)
+
+
+@dataclass(frozen=True, slots=True)
+class Refused:
+    """One item of a calendar that was not imported, and why (one line)."""
+
+    item: str
+    reason: str
+
+
+@dataclass(slots=True)
+class IcsImport:
+    """The events of one file expanded within the window, and what was left out."""
+
+    events: list[CalendarEvent] = field(default_factory=list)
+    refused: list[Refused] = field(default_factory=list)
+
+
+def _one_line(text: str, limit: int = 120) -> str:
+    """Printable, single-line, bounded: safe to show whatever a broken file contained."""
+    cleaned = "".join(ch if ch.isprintable() else " " for ch in text)
+    cleaned = " ".join(cleaned.split())
+    return cleaned if len(cleaned) <= limit else cleaned[: limit - 1] + "…"
+
+
+def _sniff(data: bytes, max_bytes: int) -> bytes:
+    """Refuse what is clearly not an iCalendar file before the parser sees it."""
+    if not isinstance(data, bytes | bytearray):
+        raise TypeError(f"import_ics needs bytes, got {type(data).__name__}")
+    if len(data) > max_bytes:
+        raise IcsError(
+            f"the file is {len(data) / 1_048_576:.1f} MB, over the {max_bytes / 1_048_576:.0f} MB "
+            "limit; export a shorter date range"
+        )
+    body = bytes(data).removeprefix(b"\xef\xbb\xbf").lstrip()
+    if not body:
+        raise IcsError("the file is empty")
+    for magic, what in _MAGIC:
+        if body.startswith(magic):
+            raise IcsError(f"this is {what}, not an iCalendar (.ics) file")
+    if body[:1] in (b"[", b"{"):
+        raise IcsError("this is a jCal (JSON) calendar; export it as .ics (text/calendar)")
+    if b"\x00" in body[:4096]:
+        raise IcsError("this is a binary file, not an iCalendar (.ics) file")
+    if not body[:6].upper().startswith(b"BEGIN:"):
+        raise IcsError("not an iCalendar file: it does not start with BEGIN:VCALENDAR")
+    return body
+
+
+def _parse(body: bytes) -> list[icalendar.Component]:
+    """All VCALENDARs in the file, or IcsError with a readable reason.
+
+    Bare VEVENTs without a VCALENDAR around them (some scripts write those) are gathered into
+    one calendar rather than refused: their content is as good as a wrapped one's.
+    """
+    try:
+        components = icalendar.Calendar.from_ical(body, multiple=True)
+    except (ValueError, TypeError, KeyError, IndexError, AttributeError) as error:
+        # The parser's own message may quote binary garbage: classify it, log it, show a line.
+        log.info("ics parse failed: %s: %s", type(error).__name__, _one_line(str(error)))
+        message = str(error).lower()
+        reason = next((r for key, r in _PARSE_REASONS if key in message), "the parser rejected it")
+        raise IcsError(f"not valid iCalendar: {reason}") from None
+    calendars = [c for c in components if c.name == "VCALENDAR"]
+    loose = [c for c in components if c.name in _ITEM_NAMES]
+    if loose:
+        wrapper = icalendar.Calendar()
+        for component in components:
+            if component.name in _ITEM_NAMES or component.name == "VTIMEZONE":
+                wrapper.add_component(component)
+        calendars.append(wrapper)
+    if not calendars:
+        raise IcsError("no calendar events inside (no VCALENDAR or VEVENT)")
+    return calendars
+
+
+def _dt(prop: object) -> object:
+    """The value of a date/time property, or None when it is missing or unreadable."""
+    try:
+        return getattr(prop, "dt", None)
+    except icalendar.InvalidCalendar:
+        return None
+
+
+@lru_cache(maxsize=1)
+def _known_zones() -> frozenset[str]:
+    """Every IANA zone name this machine's tz database knows."""
+    return frozenset(available_timezones())
+
+
+@lru_cache(maxsize=1)
+def _zones_by_suffix() -> dict[str, list[str]]:
+    """IANA zones indexed by their last path part ("Berlin" -> ["Europe/Berlin"])."""
+    index: dict[str, list[str]] = {}
+    for name in _known_zones():
+        if "/" in name and not name.startswith(("Etc/", "SystemV/", "posix/", "right/")):
+            index.setdefault(name.rsplit("/", 1)[1].lower(), []).append(name)
+    return index
+
+
+def _same_rules(candidate: str, tz: tzinfo, around: datetime) -> bool:
+    """True when an IANA zone gives the file's offsets in all four seasons of that year."""
+    if candidate not in _known_zones():
+        return False
+    iana = ZoneInfo(candidate)
+    naive = around.replace(tzinfo=None)
+    probes = [naive.replace(month=month, day=15) for month in (1, 4, 7, 10)]
+    try:
+        return all(
+            p.replace(tzinfo=iana).utcoffset() == p.replace(tzinfo=tz).utcoffset() for p in probes
+        )
+    except (ValueError, OverflowError, TypeError):
+        return False
+
+
+def _iana_name(value: datetime, tzid: str | None) -> str | None:
+    """The IANA name for an aware time from a file: TZID, Windows name, vendor prefix, city."""
+    tz = value.tzinfo
+    if isinstance(tz, ZoneInfo) and tz.key != "UTC":
+        return tz.key
+    if tz is None or not tzid:
+        return None
+    return _iana_name_for(tz, tzid, value.replace(tzinfo=None, month=1, day=1, hour=12, minute=0))
+
+
+@lru_cache(maxsize=256)
+def _iana_name_for(tz: tzinfo, tzid: str, year_start: datetime) -> str | None:
+    """_iana_name for a private VTIMEZONE, cached per zone and year (series repeat them)."""
+    candidates = [tzid, WINDOWS_TO_OLSON.get(tzid.strip(), "")]
+    # "/mozilla.org/20050126_1/Europe/Berlin", "custom_America/New_York": a known zone at the end.
+    parts = re.split(r"[^A-Za-z0-9_+\-]+", tzid)
+    for start in range(len(parts)):
+        candidates.append("/".join(p for p in parts[start:] if p))
+    # Outlook's "(UTC+01:00) Amsterdam, Berlin, Bern, Rome": any city that is a zone name.
+    for word in re.findall(r"[A-Za-z][A-Za-z_ .'-]+", tzid):
+        candidates.extend(_zones_by_suffix().get(word.strip().replace(" ", "_").lower(), []))
+    for candidate in candidates:
+        if _same_rules(candidate, tz, year_start):
+            return candidate
+    return None
+
+
+def _as_event_time(value: date, tzid: str | None, user_tz: str) -> tuple[datetime, str]:
+    """A file's DTSTART/DTEND value as (aware time, IANA zone name) without moving the instant."""
+    if not isinstance(value, datetime):
+        return local_midnight(value, user_tz), user_tz
+    if value.tzinfo is None or value.utcoffset() is None:
+        # Floating time: "10:00 wherever you are" means the user's zone.
+        return value.replace(tzinfo=zone(user_tz)), user_tz
+    name = _iana_name(value, tzid)
+    if name is None:
+        # UTC or a private VTIMEZONE: keep the instant, show it in the user's zone.
+        name = user_tz
+    return value.astimezone(ZoneInfo(name)), name
+
+
+def _text(component: icalendar.Component, name: str) -> str:
+    """A text property as one plain string ('' when absent or repeated oddly)."""
+    value = component.get(name)
+    if isinstance(value, list):
+        value = value[0] if value else ""
+    return str(value or "").strip()
+
+
+def _attendees(component: icalendar.Component) -> list[str]:
+    """Attendees as people read them: the CN, else the e-mail address."""
+    raw = component.get("ATTENDEE") or []
+    people = []
+    for value in raw if isinstance(raw, list) else [raw]:
+        params = getattr(value, "params", {}) or {}
+        name = str(params.get("CN", "")).strip().strip('"')
+        address = re.sub(r"^mailto:", "", str(value), flags=re.IGNORECASE).strip()
+        person = name or address
+        if person and person not in people:
+            people.append(person)
+    return people
+
+
+def _alarm_minutes(component: icalendar.Component) -> int | None:
+    """Minutes before start of the first relative VALARM, if any."""
+    for alarm in component.walk("VALARM"):
+        trigger = alarm.get("TRIGGER")
+        offset = _dt(trigger)
+        if isinstance(offset, timedelta) and offset <= timedelta(0):
+            return int(-offset.total_seconds() // 60)
+    return None
+
+
+def _describe(component: icalendar.Component) -> str:
+    """A short label for a refused item: summary and start as written in the file."""
+    title = _one_line(_text(component, "SUMMARY"), 60) or NO_TITLE
+    when = _dt(component.get("DTSTART"))
+    shown = when.isoformat() if isinstance(when, date) else ""
+    return f"{component.name} '{title}'" + (f" at {shown}" if shown else "")
+
+
+def _check_event(component: icalendar.Component) -> str | None:
+    """Why this VEVENT cannot be imported, or None when it looks usable."""
+    start = component.get("DTSTART")
+    if start is None:
+        return "it has no start time (DTSTART)"
+    if isinstance(start, list):
+        return "it has more than one start time (DTSTART)"
+    start_value = _dt(start)
+    if not isinstance(start_value, date):
+        return "its start time (DTSTART) is not a valid date or date-time"
+    for name in ("DTEND", "DURATION", "RECURRENCE-ID"):
+        value = component.get(name)
+        if isinstance(value, list):
+            return f"it has more than one {name}"
+        if value is not None and not isinstance(_dt(value), date | timedelta):
+            return f"its {name} value is malformed"
+    end_value = _dt(component.get("DTEND"))
+    if end_value is not None and isinstance(start_value, datetime) != isinstance(
+        end_value, datetime
+    ):
+        return "its start and end mix a date with a date-time"
+    return None
+
+
+def _recurrence_key(value: date, user_tz: str) -> str:
+    """RECURRENCE-ID in a stable text form: UTC date-time, or the date for all-day series."""
+    if not isinstance(value, datetime):
+        return value.strftime("%Y%m%d")
+    if value.tzinfo is None:
+        value = value.replace(tzinfo=zone(user_tz))
+    return value.astimezone(UTC).strftime("%Y%m%dT%H%M%SZ")
+
+
+def _fallback_uid(component: icalendar.Component, source: str) -> str:
+    """A stable UID for an event the file left without one (same file, same UID)."""
+    digest = hashlib.sha256(
+        f"{source}|{_text(component, 'SUMMARY')}|{component.get('DTSTART')!r}".encode()
+    ).hexdigest()[:32]
+    return f"{digest}@import.veil.local"
+
+
+@dataclass(frozen=True, slots=True)
+class _Details:
+    """What an occurrence shares with the component it came from (read once per component)."""
+
+    cancelled: bool
+    title: str
+    location: str
+    description: str
+    attendees: list[str]
+    alarm_minutes: int | None
+    start_tzid: str | None
+    end_tzid: str | None
+
+    @classmethod
+    def of(cls, component: icalendar.Component) -> _Details:
+        """Read the descriptive properties of one VEVENT."""
+        tzids = [
+            getattr(component.get(name), "params", {}).get("TZID") for name in ("DTSTART", "DTEND")
+        ]
+        return cls(
+            cancelled=_text(component, "STATUS").upper() == "CANCELLED",
+            title=_text(component, "SUMMARY") or NO_TITLE,
+            location=_text(component, "LOCATION"),
+            description=_text(component, "DESCRIPTION"),
+            attendees=_attendees(component),
+            alarm_minutes=_alarm_minutes(component),
+            start_tzid=tzids[0],
+            end_tzid=tzids[1] or tzids[0],
+        )
+
+
+def _event_from(
+    occurrence: Any,
+    details: _Details,
+    *,
+    uid: str,
+    recurring: bool,
+    user_tz: str,
+    source: str,
+) -> CalendarEvent:
+    """One expanded occurrence as a CalendarEvent."""
+    start, tz = _as_event_time(occurrence.start, details.start_tzid, user_tz)
+    end_value = occurrence.end
+    all_day = not isinstance(occurrence.start, datetime)
+    if all_day:
+        end_day = end_value if isinstance(end_value, date) else occurrence.start
+        end_day = end_day.date() if isinstance(end_day, datetime) else end_day
+        end = local_midnight(max(end_day, occurrence.start + timedelta(days=1)), user_tz)
+    else:
+        end, _ = _as_event_time(end_value, details.end_tzid, user_tz)
+        end = max(end, start)
+    recurrence_id = None
+    if recurring:
+        ids = occurrence.recurrence_ids
+        recurrence_id = _recurrence_key(ids[0] if ids else occurrence.start, user_tz)
+    return CalendarEvent(
+        uid=uid,
+        title=details.title,
+        start=start,
+        end=end,
+        all_day=all_day,
+        tz=tz,
+        location=details.location,
+        description=details.description,
+        attendees=list(details.attendees),
+        source=source,
+        alarm_minutes=details.alarm_minutes,
+        recurrence_id=recurrence_id,
+    )
+
+
+def _series_groups(
+    calendar: icalendar.Component, source: str, refused: list[Refused]
+) -> Iterator[tuple[str, list[icalendar.Component]]]:
+    """Usable VEVENTs grouped by UID (a series and its moved occurrences share a UID)."""
+    groups: dict[str, list[icalendar.Component]] = {}
+    for component in calendar.subcomponents:
+        if component.name in ("VTODO", "VJOURNAL"):
+            refused.append(Refused(_describe(component), f"a {component.name} is not an event"))
+            continue
+        if component.name != "VEVENT":
+            continue
+        problem = _check_event(component)
+        if problem:
+            refused.append(Refused(_describe(component), problem))
+            continue
+        uid = _text(component, "UID") or _fallback_uid(component, source)
+        groups.setdefault(uid, []).append(component)
+    yield from groups.items()
+
+
+class _RepeatsTooOftenError(ValueError):
+    """A series with more occurrences in the window than the import allows."""
+
+
+def _why(components: list[icalendar.Component]) -> str:
+    """One-line reason for a series the expander could not handle."""
+    rules = [c.get("RRULE") for c in components if c.get("RRULE")]
+    if rules:
+        rule = rules[0][0] if isinstance(rules[0], list) else rules[0]
+        text = rule.to_ical().decode(errors="replace") if hasattr(rule, "to_ical") else rule
+        return f"its recurrence rule could not be expanded ({_one_line(str(text), 60)})"
+    return "its dates could not be expanded"
+
+
+def _expand_group(
+    timezones: list[icalendar.Component],
+    uid: str,
+    components: list[icalendar.Component],
+    *,
+    window: tuple[datetime, datetime],
+    user_tz: str,
+    source: str,
+    max_occurrences: int,
+) -> list[CalendarEvent]:
+    """Every occurrence of one UID inside the window; ValueError when it repeats too often."""
+    single = icalendar.Calendar()
+    for timezone in timezones:
+        single.add_component(timezone)
+    for component in components:
+        if not component.get("UID"):
+            component.add("UID", uid)
+        single.add_component(component)
+    recurring = len(components) > 1 or any(
+        c.get(name) for c in components for name in ("RRULE", "RDATE", "RECURRENCE-ID")
+    )
+    events = []
+    # Copying the component for every occurrence dominated the import time; the descriptive
+    # fields are the same for all occurrences generated from one component, so read them once.
+    details: dict[tuple[Any, ...], _Details] = {}
+    query = recurring_ical_events.of(single)
+    for series in query.series:
+        occurrences = itertools.islice(series.between(*window), max_occurrences + 1)
+        for count, occurrence in enumerate(occurrences, start=1):
+            if count > max_occurrences:
+                raise _RepeatsTooOftenError(
+                    f"it repeats more than {max_occurrences} times in the window"
+                )
+            key = tuple(occurrence.recurrence_ids)
+            if key not in details:
+                details[key] = _Details.of(occurrence.as_component(False))
+            if details[key].cancelled:
+                continue
+            events.append(
+                _event_from(
+                    occurrence,
+                    details[key],
+                    uid=uid,
+                    recurring=recurring,
+                    user_tz=user_tz,
+                    source=source,
+                )
+            )
+    return events
+
+
+def import_ics(
+    data: bytes,
+    *,
+    tz: str,
+    window_start: datetime,
+    window_end: datetime,
+    source: str,
+    max_bytes: int = MAX_ICS_BYTES,
+    max_occurrences_per_series: int = MAX_OCCURRENCES_PER_SERIES,
+    max_events: int = MAX_EVENTS,
+) -> IcsImport:
+    """Events of an .ics file within [window_start, window_end), recurring series expanded.
+
+    Args:
+        data: The raw file.
+        tz: The user's IANA zone: floating times and all-day dates are taken in it.
+        window_start: Aware start of the window; occurrences before it are not expanded.
+        window_end: Aware end of the window.
+        source: Stored on each event, "import:<name>".
+        max_bytes: Larger files are refused before parsing.
+        max_occurrences_per_series: A series repeating more often in the window is refused.
+        max_events: A file expanding to more events is refused as a whole.
+
+    Raises:
+        IcsError: The file cannot be imported at all; the message is one line.
+    """
+    zone(tz)
+    for name, value in (("window_start", window_start), ("window_end", window_end)):
+        if value.tzinfo is None:
+            raise ValueError(f"{name} must be timezone-aware")
+    if window_end <= window_start:
+        raise ValueError("window_end must be after window_start")
+    if not source.startswith("import:"):
+        raise ValueError(f"source must be 'import:<name>', got {source!r}")
+    body = _sniff(data, max_bytes)
+    result = IcsImport()
+    by_key: dict[tuple[str, str | None], CalendarEvent] = {}
+    # Unknown-TZID guesses and similar parser warnings are expected on real-world files.
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        for calendar in _parse(body):
+            try:
+                calendar = x_wr_timezone.to_standard(calendar)
+            except (ValueError, TypeError, KeyError, AttributeError) as error:
+                log.info("X-WR-TIMEZONE not applied: %s", _one_line(str(error)))
+            if str(calendar.get("CALSCALE", "GREGORIAN")).upper() != "GREGORIAN":
+                raise IcsError("only Gregorian calendars are supported (CALSCALE)")
+            timezones = calendar.walk("VTIMEZONE")
+            for uid, components in _series_groups(calendar, source, result.refused):
+                try:
+                    events = _expand_group(
+                        timezones,
+                        uid,
+                        components,
+                        window=(window_start, window_end),
+                        user_tz=tz,
+                        source=source,
+                        max_occurrences=max_occurrences_per_series,
+                    )
+                except _RepeatsTooOftenError as error:
+                    result.refused.append(Refused(_describe(components[0]), str(error)))
+                    continue
+                # A third-party expander on hostile input can fail in many ways; one series
+                # failing must refuse that series only, with a reason, never the whole import.
+                except Exception as error:
+                    log.info("series %s refused: %s", uid, _one_line(repr(error)))
+                    result.refused.append(Refused(_describe(components[0]), _why(components)))
+                    continue
+                for event in events:
+                    by_key[(event.uid, event.recurrence_id)] = event
+                if len(by_key) > max_events:
+                    raise IcsError(
+                        f"the file expands to more than {max_events} events in the window; "
+                        "import a shorter date range"
+                    )
+    result.events = sorted(by_key.values(), key=lambda e: (e.start.astimezone(UTC), e.uid))
+    return result
+
+
+def _calendar_address(person: str) -> icalendar.vCalAddress:
+    """ATTENDEE value: mailto for an address, a stable urn:uuid plus CN for a bare name."""
+    match = re.fullmatch(
+        r"\s*(?:\"?([^\"<]*?)\"?\s*<)?([^\s<>@]+@[^\s<>@]+\.[^\s<>@]+)>?\s*", person
+    )
+    if match:
+        address = icalendar.vCalAddress(f"mailto:{match.group(2)}")
+        name = (match.group(1) or "").strip()
+    else:
+        address = icalendar.vCalAddress(f"urn:uuid:{uuid.uuid5(uuid.NAMESPACE_URL, person)}")
+        name = person.strip()
+    if name:
+        address.params["CN"] = name
+    address.params["ROLE"] = "REQ-PARTICIPANT"
+    address.params["PARTSTAT"] = "NEEDS-ACTION"
+    return address
+
+
+def _vevent(event: CalendarEvent, stamp: datetime) -> icalendar.Event:
+    """One VEVENT: DTSTART/DTEND in the event's zone (TZID), or VALUE=DATE when all-day."""
+    component = icalendar.Event()
+    component.add("UID", event.uid)
+    component.add("DTSTAMP", stamp)
+    if event.all_day:
+        component.add("DTSTART", event.start.date())
+        component.add("DTEND", event.end.date())
+    else:
+        component.add("DTSTART", event.start.astimezone(zone(event.tz)))
+        component.add("DTEND", event.end.astimezone(zone(event.tz)))
+    component.add("SUMMARY", event.title or NO_TITLE)
+    if event.location:
+        component.add("LOCATION", event.location)
+    if event.description:
+        component.add("DESCRIPTION", event.description)
+    for person in event.attendees:
+        component.add("ATTENDEE", _calendar_address(person), encode=False)
+    component.add("SEQUENCE", 0)
+    component.add("STATUS", "CONFIRMED")
+    if event.kind == "reminder" or event.alarm_minutes is not None:
+        alarm = icalendar.Alarm()
+        alarm.add("ACTION", "DISPLAY")
+        alarm.add("DESCRIPTION", event.title or "Reminder")
+        alarm.add("TRIGGER", timedelta(minutes=-(event.alarm_minutes or 0)))
+        component.add_component(alarm)
+    return component
+
+
+def export_events(events: Iterable[CalendarEvent], *, now: datetime | None = None) -> bytes:
+    """One RFC 5545 calendar (CRLF, folded, escaped) with a VTIMEZONE for every TZID used."""
+    events = list(events)
+    if not events:
+        raise ValueError("export_events needs at least one event")
+    stamp = (now or datetime.now(UTC)).astimezone(UTC).replace(microsecond=0)
+    calendar = icalendar.Calendar()
+    calendar.add("PRODID", PRODID)
+    calendar.add("VERSION", "2.0")
+    calendar.add("CALSCALE", "GREGORIAN")
+    calendar.add("METHOD", "PUBLISH")
+    for event in events:
+        calendar.add_component(_vevent(event, stamp))
+    # Transitions from a year before the first event to a year after the last keep the
+    # VTIMEZONE short while covering every time in the file.
+    first = min(e.start for e in events).date().replace(month=1, day=1)
+    last = max(e.end for e in events).date().replace(month=1, day=1)
+    calendar.add_missing_timezones(
+        first_date=first.replace(year=max(first.year - 1, 1)),
+        last_date=last.replace(year=min(last.year + 2, 9999)),
+    )
+    missing = calendar.get_missing_tzids()
+    if missing:
+        raise ValueError(f"no VTIMEZONE could be built for {sorted(missing)}")
+    return calendar.to_ical()
+
+
+def export_event(event: CalendarEvent, *, now: datetime | None = None) -> bytes:
+    """The .ics file for one event (the "add to calendar" attachment)."""
+    return export_events([event], now=now)
