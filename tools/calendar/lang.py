@@ -99,21 +99,16 @@ _NUMBER_WORDS = (
     "|una|dos|tres|cuatro|cinco|seis|siete|ocho|nueve|diez|doce"
     "|uma|duas|três|quatro|sete|oito|nove|dez|doze"
 )
+# Evidence that a sub-day reading was stated as a clock time: digits, a number word, noon.
+# Without it Duckling's hour-grain values are "now" and the like.
 CLOCK_RE = re.compile(
-    r"\d{1,2}\s*[:.h]\s*\d{2}(?!\d)"  # 10:30, 10.30, 14h30
-    r"|\d{1,2}\s*(?:[ap]\.?\s?m\b\.?|h\b|hs\b|uhr\b|o'?clock)"  # 3pm, 14h, 15 Uhr
-    r"|\b(?:noon|midnight|midday|mittags?|mitternacht|midi|minuit|mediod[ií]a|medianoche"
-    r"|meio[- ]dia|meia[- ]noite)\b"
-    r"|\b(?:half|quarter)\s+(?:past|to|after|of|till)\b|\b(?:halb|viertel)\s+\w+"
-    r"|\b(?:et|y|e)\s+(?:demie|quart|media|meia|cuarto)\b|\bmoins\s+le\s+quart\b"
-    rf"|(?:\bat|@|\bum|\bgegen|\bà|\bvers|\ba\s+las?|\bàs|\bpelas?|\bby|\bfrom|\btill|\buntil)\s+"
-    rf"(?:\d{{1,2}}|{_NUMBER_WORDS})\b",
+    rf"\d|\b(?:{_NUMBER_WORDS}|noon|midnight|midday|mittags?|mitternacht|midi|minuit"
+    r"|mediod[ií]a|medianoche|meio[- ]dia|meia[- ]noite)\b",
     re.IGNORECASE,
 )
-# "in 2 hours", "in 30 minutes": a computed instant, specific to the minute.
-RELATIVE_CLOCK_RE = re.compile(
-    r"\b(?:in|within|dans|en|em|daqui\s+a)\s+(?:\d+|an?|one|half\s+an?)\s*"
-    r"(?:min(?:ute)?s?|hours?|hrs?|stunden?|minuten?|heures?|minutos?|horas?)\b",
+# "evening 5", "morning 9": chat shorthand Duckling reads only as a latent parse.
+PART_NUMBER_RE = re.compile(
+    rf"\b(?:morning|afternoon|evening|night|tonight)\s+(?:\d{{1,2}}(?::\d{{2}})?|{_NUMBER_WORDS})\b",
     re.IGNORECASE,
 )
 # A bare hour followed by a counted noun is a count: "at 5 people", "table for 4 guests".
@@ -123,15 +118,17 @@ COUNT_AFTER_RE = re.compile(
     r"|personnes|invités|personas|invitados|pessoas|convidados)\b",
     re.IGNORECASE,
 )
-# "John 3:16", "Psalm 23:4": a capitalised word right before a bare h:mm is a citation.
+# "John 3:16", "Psalm 23:4": a bare h:mm (12-hour shaped) right after a capitalised word
+# that is not a time or scheduling word is a citation; "Lunch 12:30", "Put 16:15" are times.
 CITATION_BEFORE_RE = re.compile(r"\b[A-Z][a-z]{2,}\.?\s+$")
+CITED_HM_RE = re.compile(r"(?:[1-9]|1[0-2]):\d{2}")
 BARE_HOUR_RE = re.compile(r"(?:at|@|um|à|a\s+las?|às)?\s*\d{1,2}", re.IGNORECASE)
-BARE_HM_RE = re.compile(r"\d{1,2}:\d{2}")
-
-# Words before a bare h:mm that make it a time after all ("Lunch 12:30", "Friday 3:30").
 TIME_WORD_RE = re.compile(
-    r"\b(?:breakfast|brunch|lunch|dinner|supper|meeting|call|today|tomorrow|tonight|tmrw"
-    r"|mon|tue|wed|thu|fri|sat|sun)[a-z]*\.?\s+$",
+    r"\b(?:breakfast|brunch|lunch|dinner|supper|morning|afternoon|evening|night|tonight|today"
+    r"|tomorrow|tmrw|mon|tue|wed|thu|fri|sat|sun|jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec"
+    r"|meet|meeting|call|put|insert|make|set|add|book|schedule|move|change|say|try|maybe|from"
+    r"|until|till|time|start|starts|begin|begins|around|about|before|after|by|ok|okay|sure)"
+    r"[a-z]*\.?\s+$",
     re.IGNORECASE,
 )
 
@@ -194,6 +191,16 @@ ZONE_NAMES = {
     "uk": "Europe/London", "london": "Europe/London",
     "berlin": "Europe/Berlin", "paris": "Europe/Paris",
 }  # fmt: skip
+
+# UTC offsets of the zone abbreviations Duckling converts itself: the written hour ("8:00 GMT")
+# decides am/pm, not the hour it becomes in the user's zone.
+ZONE_OFFSETS = {
+    "UTC": 0, "GMT": 0, "WET": 0, "BST": 1, "CET": 1, "WEST": 1, "CEST": 2, "EET": 2, "EEST": 3,
+    "MSK": 3, "IST": 5.5, "SGT": 8, "HKT": 8, "JST": 9, "KST": 9, "AEST": 10, "AEDT": 11,
+    "NZST": 12, "NZDT": 13, "HST": -10, "AKST": -9, "AKDT": -8, "PST": -8, "PDT": -7,
+    "MST": -7, "MDT": -6, "CST": -6, "CDT": -5, "EST": -5, "EDT": -4, "AST": -4, "ADT": -3,
+}  # fmt: skip
+KNOWN_ZONE_RE = re.compile(rf"\b(?:{'|'.join(ZONE_OFFSETS)})\b", re.IGNORECASE)
 
 # Stamp words that say which way to look for the stamp's date (always the past).
 STAMP_WEEKDAY_RE = re.compile(

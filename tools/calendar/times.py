@@ -25,11 +25,12 @@ module decides (every rule is tested in tests/test_times.py):
 from __future__ import annotations
 
 import functools
+import json
 import logging
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
-from datetime import datetime, timedelta
+from datetime import datetime, timedelta, timezone
 from importlib import resources
 from pathlib import Path
 from typing import Any, Literal
@@ -48,6 +49,7 @@ _SUBDAY = {
 }
 _LOCALE_RE = re.compile(r"[a-z]{2}_[A-Z]{2}")
 _DUCKLING_ZONE_RE = re.compile(r"\b[A-Z]{2,5}\b")
+_BC_YEAR_RE = re.compile(r'"-\d{4}-|"0000-')
 
 
 @dataclass(frozen=True)
@@ -104,12 +106,19 @@ class _DucklingEngine:
         return self._locales[key]
 
     def parse(
-        self, text: str, *, tz: str, ref: datetime, language: str, locale: str | None
+        self,
+        text: str,
+        *,
+        tz: str,
+        ref: datetime,
+        language: str,
+        locale: str | None,
+        latent: bool = False,
     ) -> list[dict[str, Any]]:
         """Duckling's entities for `text`, anchored at `ref` in `tz`."""
         ref_time = self._duckling.parse_ref_time(self._tzdb, tz, int(ref.timestamp()))
         context = self._duckling.Context(ref_time, self._locale(language, locale))
-        return self._duckling.parse(text, context, self._dims, False)
+        return self._duckling.parse(text, context, self._dims, latent)
 
 
 @functools.cache
@@ -230,13 +239,16 @@ class TimeParser:
     def _parse_language(
         self, text: str, clean: str, code: str, ref: datetime, source: str
     ) -> list[TimeMention]:
-        entities = self._engine.parse(
-            clean, tz=self.tz, ref=ref, language=code, locale=self.locale if code == "en" else None
-        )
+        locale = self.locale if code == "en" else None
+        entities = self._engine.parse(clean, tz=self.tz, ref=ref, language=code, locale=locale)
+        if code == "en" and lang.PART_NUMBER_RE.search(clean):
+            entities = self._with_part_number(clean, entities, ref, locale)
         mentions: list[TimeMention] = []
         time_spans = [(e["start"], e["end"]) for e in entities if e["dim"] == "time"]
         for entity in entities:
-            if entity["dim"] == "time":
+            if entity["dim"] == "time" and _BC_YEAR_RE.search(json.dumps(entity["value"])):
+                mention = None  # "in 2014 BC": Python's datetime has no year before 1
+            elif entity["dim"] == "time":
                 mention = self._time_mention(text, clean, entity, code, source)
             elif not any(s < entity["end"] and entity["start"] < e for s, e in time_spans):
                 mention = self._duration_mention(text, entity, code, source)
@@ -247,6 +259,33 @@ class TimeParser:
         return sorted(
             self._attach_vague_words(text, clean, mentions, code, source), key=lambda m: m.start
         )
+
+    def _with_part_number(
+        self, clean: str, entities: list[dict[str, Any]], ref: datetime, locale: str | None
+    ) -> list[dict[str, Any]]:
+        """Add Duckling's latent "evening 5" readings; other latent ones (a bare "7") stay out."""
+        extra = [
+            e
+            for e in self._engine.parse(
+                clean, tz=self.tz, ref=ref, language="en", locale=locale, latent=True
+            )
+            if e["dim"] == "time" and e["latent"] and lang.PART_NUMBER_RE.search(e["body"])
+        ]
+        kept = [
+            e
+            for e in entities
+            if not any(
+                x["start"] <= e["start"]
+                and e["end"] <= x["end"]
+                and e["end"] - e["start"] < x["end"] - x["start"]
+                for x in extra
+            )
+        ]
+        return kept + [
+            x
+            for x in extra
+            if not any(e["start"] <= x["start"] and x["end"] <= e["end"] for e in kept)
+        ]
 
     def _duration_mention(
         self, text: str, entity: dict[str, Any], code: str, source: str
@@ -274,7 +313,7 @@ class TimeParser:
         grain = first["grain"]
         if grain in _SUBDAY and self._is_not_a_time(clean, start, end):
             return None
-        clock = bool(lang.CLOCK_RE.search(span) or lang.RELATIVE_CLOCK_RE.search(span))
+        clock = bool(lang.CLOCK_RE.search(span))
         context = clean[max(0, start - 30) : end + 20]
         make = functools.partial(
             TimeMention, text[start:end], start, end, language=code, source=source, grain=grain
@@ -335,18 +374,29 @@ class TimeParser:
             return True
         before = clean[:start]
         return bool(
-            lang.BARE_HM_RE.fullmatch(span)
+            lang.CITED_HM_RE.fullmatch(span)
             and lang.CITATION_BEFORE_RE.search(before)
             and not lang.TIME_WORD_RE.search(before)
             and not re.match(r"\s*[ap]\.?m\b", clean[end:], re.IGNORECASE)
         )
 
     def _business_hour(self, starts: Sequence[datetime], span: str, context: str) -> datetime:
-        """The first reading, unless am/pm was left open: then the business-hour one."""
-        first = starts[0]
-        twin = [s for s in starts if s.hour == (first.hour + 12) % 24 and s.minute == first.minute]
+        """The first reading, unless am/pm was left open: then the business-hour one.
+
+        The hour is judged as written: "8:00 GMT" is 8 in the morning in GMT, whatever hour
+        that is in the user's zone.
+        """
+        written = lang.KNOWN_ZONE_RE.search(span)
+        there = (
+            timezone(timedelta(hours=lang.ZONE_OFFSETS[written.group(0).upper()]))
+            if written
+            else self.zone
+        )
+        local = [s.astimezone(there) for s in starts]
+        first = local[0]
+        twin = [s for s in local if s.hour == (first.hour + 12) % 24 and s.minute == first.minute]
         if not twin:
-            return first
+            return starts[0]
         hour = first.hour % 12 or 12
         if lang.EVENING_RE.search(context) and 5 <= hour <= 11:
             pm = True
@@ -355,11 +405,11 @@ class TimeParser:
         else:
             pm = 1 <= hour <= 6 or hour == 12
         target = hour % 12 + (12 if pm else 0)
-        for candidate in starts:
-            if candidate.hour == target and candidate.minute == first.minute:
+        for candidate, seen in zip(starts, local, strict=True):
+            if seen.hour == target and seen.minute == first.minute:
                 return candidate
         wall = first.replace(tzinfo=None, hour=target)
-        return wall.replace(tzinfo=self.zone)
+        return wall.replace(tzinfo=there).astimezone(self.zone)
 
     def _explicit_zone(
         self, clean: str, span: str, end: int, when: datetime
