@@ -99,13 +99,27 @@ _NUMBER_WORDS = (
     "|una|dos|tres|cuatro|cinco|seis|siete|ocho|nueve|diez|doce"
     "|uma|duas|três|quatro|sete|oito|nove|dez|doze"
 )
-# Evidence that a sub-day reading was stated as a clock time: digits, a number word, noon.
-# Without it Duckling's hour-grain values are "now" and the like.
-CLOCK_RE = re.compile(
-    rf"\d|\b(?:{_NUMBER_WORDS}|noon|midnight|midday|mittags?|mitternacht|midi|minuit"
-    r"|mediod[ií]a|medianoche|meio[- ]dia|meia[- ]noite)\b",
+# Evidence that a sub-day reading was stated as a clock time: an hour-sized number, a number
+# word, noon. Counts of units ("for 3 hours", "in 3 days"), ordinals ("the 17th") and room
+# numbers ("404") are removed first: Duckling's hour-grain readings of those are no clock time.
+_UNIT_COUNT_RE = re.compile(
+    rf"(?:\d+|{_NUMBER_WORDS}|an?|half\s+an?)\s*-?\s*(?:sec(?:ond)?s?|min(?:ute)?s?|h(?:ou)?rs?"
+    r"|hours?|days?|weeks?|months?|years?|wednesdays?|[a-z]+days|stunden?|minuten?|tagen?"
+    r"|heures?|jours?|horas?|minutos?|d[ií]as?)\b|\d+(?:st|nd|rd|th|er|e|º|ª)\b",
     re.IGNORECASE,
 )
+_CLOCK_EVIDENCE_RE = re.compile(
+    rf"(?<![\d.,])(?:[01]?\d|2[0-4])(?!\d)|\b(?:{_NUMBER_WORDS}|noon|midnight|midday|mittags?"
+    r"|mitternacht|midi|minuit|mediod[ií]a|medianoche|meio[- ]dia|meia[- ]noite)\b",
+    re.IGNORECASE,
+)
+
+
+def states_clock_time(span: str) -> bool:
+    """Whether a span Duckling read at hour or minute grain states a clock time."""
+    return bool(_CLOCK_EVIDENCE_RE.search(_UNIT_COUNT_RE.sub(" ", span)))
+
+
 # "evening 5", "morning 9": chat shorthand Duckling reads only as a latent parse.
 PART_NUMBER_RE = re.compile(
     rf"\b(?:morning|afternoon|evening|night|tonight)\s+(?:\d{{1,2}}(?::\d{{2}})?|{_NUMBER_WORDS})\b",

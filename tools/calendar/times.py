@@ -313,7 +313,7 @@ class TimeParser:
         grain = first["grain"]
         if grain in _SUBDAY and self._is_not_a_time(clean, start, end):
             return None
-        clock = bool(lang.CLOCK_RE.search(span))
+        clock = lang.states_clock_time(span)
         context = clean[max(0, start - 30) : end + 20]
         make = functools.partial(
             TimeMention, text[start:end], start, end, language=code, source=source, grain=grain
