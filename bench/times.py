@@ -24,8 +24,11 @@ from tools.calendar.times import TimeMention, TimeParser, _engine
 log = logging.getLogger(__name__)
 
 DATA = Path(__file__).resolve().parents[2] / "shared" / "benchmarks"
-_GRAIN = {"second": timedelta(seconds=1), "minute": timedelta(minutes=1), "hour": timedelta(hours=1)}
-_FIXED_MINUS_2 = "Etc/GMT+2"  # the corpus's fixed UTC-02:00 reference zone (POSIX sign)
+_GRAIN = {
+    "second": timedelta(seconds=1),
+    "minute": timedelta(minutes=1),
+    "hour": timedelta(hours=1),
+}
 
 
 def _records(name: str) -> list[dict[str, Any]]:
@@ -248,7 +251,7 @@ def main() -> None:
     raw_ms = median([r[3] for r in runs])
     rows = [
         [*rows[0], ""],
-        ["parser ms per phrase (mean over the corpus, median of 3 runs)", f"{veil_ms:.2f}", f"{raw_ms:.2f}", ""],
+        ["parser ms/phrase (corpus mean, median of 3 runs)", f"{veil_ms:.2f}", f"{raw_ms:.2f}", ""],
         *sgd_turns(),
         *smcalflow_gate(),
     ]
@@ -257,7 +260,7 @@ def main() -> None:
         "hour rule; raw Duckling is the same library, called directly (latent on where the record "
         "asks for it). Veil's real interval ends are turned back into Duckling's exclusive grain "
         "ends before scoring.",
-        "SGD: today = 2019-03-01 (Friday), America/Los_Angeles; \"next wednesday\" there is the "
+        'SGD: today = 2019-03-01 (Friday), America/Los_Angeles; "next wednesday" there is the '
         "coming one, which is also Veil's (Duckling's) convention on a Friday.",
         "SMCalFlow: gold = the program has a clock-time function (NumberPM, HourMinuteAm, Noon, "
         "Now ...); Veil = a mention with has_clock_time in the turn's own text.",
@@ -267,10 +270,8 @@ def main() -> None:
         "",
         *differences,
     ]
-    write_table(
-        "times", "Time understanding (bench/times.py)", ["measure", "Veil", "raw Duckling", "target"],
-        rows, notes,
-    )  # fmt: skip
+    header = ["measure", "Veil", "raw Duckling", "target"]
+    write_table("times", "Time understanding (bench/times.py)", header, rows, notes)
 
 
 if __name__ == "__main__":

@@ -1,0 +1,258 @@
+"""Time understanding on real Duckling at a fixed `now`: every case named in issue 4."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from zoneinfo import ZoneInfo
+
+import pytest
+
+from tools.calendar.times import TimeMention, TimeParser
+from tools.errors import TimeParseError
+
+CHICAGO = ZoneInfo("America/Chicago")
+NOW = datetime(2026, 3, 4, 10, 0, tzinfo=CHICAGO)  # Wednesday; US DST starts Sun 2026-03-08
+
+
+@pytest.fixture(scope="module")
+def parser() -> TimeParser:
+    return TimeParser(tz="America/Chicago", now=NOW)
+
+
+def _at(*args: int, tz: ZoneInfo = CHICAGO) -> datetime:
+    return datetime(*args, tzinfo=tz)
+
+
+def _first(mentions: list[TimeMention]) -> TimeMention:
+    timed = [m for m in mentions if m.kind != "duration"]
+    if not timed:
+        raise AssertionError("no time mention")
+    return timed[0]
+
+
+@pytest.mark.parametrize(
+    ("text", "value", "clock"),
+    [
+        ("tmrw at 3", _at(2026, 3, 5, 15), True),  # business hour, Duckling says 03:00
+        ("lunch tomorrow at 1", _at(2026, 3, 5, 13), True),
+        ("tomorrow at noon", _at(2026, 3, 5, 12), True),
+        ("half past four", _at(2026, 3, 4, 16, 30), True),
+        ("dinner at 7", _at(2026, 3, 4, 19), True),  # evening word: pm
+        ("breakfast at 8 tomorrow", _at(2026, 3, 5, 8), True),
+        ("tomorrow at 10", _at(2026, 3, 5, 10), True),
+        ("tomorrow at 3am", _at(2026, 3, 5, 3), True),  # stated am stays am
+        ("3pm PT", _at(2026, 3, 4, 17), True),  # Duckling has no PT
+        ("Friday 10am ET", _at(2026, 3, 6, 9), True),
+        ("15:00 CET", _at(2026, 3, 5, 8), True),  # Duckling converts; 08:00 today is past
+        ("Thu at 8 GMT", _at(2026, 3, 5, 2), True),  # 8 am as written in GMT
+        ("meet at Ipm", _at(2026, 3, 4, 13), True),  # OCR: I for 1
+        ("l0am tomorrow", _at(2026, 3, 5, 10), True),  # OCR: l for 1
+        ("1O:30 tomorrow", _at(2026, 3, 5, 10, 30), True),  # OCR: O for 0
+        ("three pm", _at(2026, 3, 4, 15), True),
+        ("evening 7", _at(2026, 3, 4, 19), True),  # chat shorthand, latent in Duckling
+        ("2026-04-06", _at(2026, 4, 6), False),
+        ("next Tuesday", _at(2026, 3, 10), False),
+    ],
+)
+def test_datetimes(parser: TimeParser, text: str, value: datetime, clock: bool) -> None:
+    mention = _first(parser.parse(text))
+    assert mention.value == value
+    assert mention.value.tzinfo is not None
+    assert mention.has_clock_time is clock
+    assert mention.all_day is (not clock)
+
+
+@pytest.mark.parametrize(
+    ("text", "start", "end", "all_day"),
+    [
+        ("Jun 3-5", _at(2026, 6, 3), _at(2026, 6, 6), True),  # day range: midnight after last day
+        ("2-3pm", _at(2026, 3, 4, 14), _at(2026, 3, 4, 15), False),  # real end, not 16:00
+        ("from 3 to 4:30", _at(2026, 3, 4, 15), _at(2026, 3, 4, 16, 30), False),
+        ("from 9 to 11 tomorrow", _at(2026, 3, 5, 9), _at(2026, 3, 5, 11), False),
+    ],
+)
+def test_ranges(
+    parser: TimeParser, text: str, start: datetime, end: datetime, all_day: bool
+) -> None:
+    mention = _first(parser.parse(text))
+    assert (mention.kind, mention.value, mention.end_value) == ("interval", start, end)
+    assert mention.all_day is all_day
+    assert mention.has_clock_time is not all_day
+
+
+@pytest.mark.parametrize(
+    ("text", "vague"),
+    [
+        ("evening", "evening"),
+        ("tomorrow evening", "evening"),
+        ("after lunch", "after lunch"),
+        ("lunch", "lunch"),
+        ("dinner friday", "dinner"),
+        ("friday dinner", "dinner"),
+        ("sometime next week", "sometime next week"),
+        ("soon", "soon"),
+        ("this weekend", "weekend"),
+        ("next month", "next month"),
+        ("after 5pm", "after 5pm"),
+        ("Abendessen am Freitag", "dinner"),
+    ],
+)
+def test_vague(parser: TimeParser, text: str, vague: str) -> None:
+    mentions = parser.parse(text)
+    assert [m.vague for m in mentions] == [vague]
+    assert not any(m.has_clock_time or m.all_day for m in mentions)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "John 3:16 is my favourite verse",  # a citation, not 03:16
+        "a table at 5 people",  # a count
+        "room 404 tomorrow",  # only the date is a time
+        "on Friday for 3 hours",
+        "in 3 days",
+        "thanks, see you!",  # no-match row
+    ],
+)
+def test_not_clock_times(parser: TimeParser, text: str) -> None:
+    assert not any(m.has_clock_time for m in parser.parse(text))
+
+
+def test_no_match(parser: TimeParser) -> None:
+    assert parser.parse("ok thanks") == []
+    assert parser.parse("") == []
+
+
+@pytest.mark.parametrize(
+    ("text", "language", "value"),
+    [
+        ("Treffen morgen um 15 Uhr", "de", _at(2026, 3, 5, 15)),
+        ("On se voit demain à 14h ?", "fr", _at(2026, 3, 5, 14)),
+        ("¿Nos vemos mañana a las 4 de la tarde?", "es", _at(2026, 3, 5, 16)),
+        ("Vamos jantar amanhã às 19h30?", "pt", _at(2026, 3, 5, 19, 30)),
+    ],
+)
+def test_languages(parser: TimeParser, text: str, language: str, value: datetime) -> None:
+    mention = _first(parser.parse(text))
+    assert (mention.language, mention.value, mention.has_clock_time) == (language, value, True)
+
+
+@pytest.mark.parametrize(
+    ("tz", "locale", "expected"),
+    [
+        ("America/Chicago", "en_US", (4, 6)),  # April 6
+        ("Europe/Dublin", "en_IE", (6, 4)),  # 4 June
+        ("Europe/Berlin", "en_GB", (6, 4)),  # no Duckling locale: day first
+    ],
+)
+def test_numeric_dates_follow_the_zone(tz: str, locale: str, expected: tuple[int, int]) -> None:
+    local = TimeParser(tz=tz, now=NOW.astimezone(ZoneInfo(tz)))
+    assert local.locale == locale
+    for text in ("4/6", "2026-04-06"):
+        mention = _first(local.parse(text))
+        want = expected if text == "4/6" else (4, 6)
+        assert (mention.value.month, mention.value.day) == want
+
+
+@pytest.mark.parametrize(
+    ("now", "text", "value"),
+    [
+        # "next <weekday>" is the weekday of next calendar week (Duckling's convention).
+        (_at(2026, 3, 4, 10), "next tuesday", _at(2026, 3, 10)),  # said on Wednesday
+        (_at(2026, 3, 6, 10), "next tuesday", _at(2026, 3, 10)),  # said on Friday: coming one
+        (_at(2026, 3, 9, 10), "next tuesday", _at(2026, 3, 17)),  # said on Monday: 8 days on
+        (_at(2026, 3, 9, 10), "tuesday", _at(2026, 3, 10)),  # plain weekday: the coming one
+        (_at(2026, 3, 9, 10), "this tuesday", _at(2026, 3, 10)),
+    ],
+)
+def test_next_weekday_convention(now: datetime, text: str, value: datetime) -> None:
+    assert _first(TimeParser(tz="America/Chicago", now=now).parse(text)).value == value
+
+
+@pytest.mark.parametrize(
+    ("tz", "now", "text", "utc_offset_hours", "hour"),
+    [
+        ("America/Chicago", _at(2026, 3, 7, 12), "tomorrow at 3pm", -5, 15),  # spring forward
+        ("America/Chicago", _at(2026, 10, 31, 12), "tomorrow at 3pm", -6, 15),  # fall back
+        (
+            "Europe/Berlin",
+            datetime(2026, 3, 28, 12, tzinfo=ZoneInfo("Europe/Berlin")),
+            "tomorrow at 9",
+            2,
+            9,
+        ),  # fmt: skip
+    ],
+)
+def test_dst(tz: str, now: datetime, text: str, utc_offset_hours: int, hour: int) -> None:
+    mention = _first(TimeParser(tz=tz, now=now).parse(text))
+    assert mention.value.hour == hour
+    assert mention.value.utcoffset().total_seconds() == utc_offset_hours * 3600
+
+
+def test_thread_anchors_relative_dates_at_the_message_stamp(parser: TimeParser) -> None:
+    thread = "[Mon 23:50] tom: lunch tomorrow at 1\n[Tue 08:10] me: ok, works\n"
+    mentions = parser.parse_input("add it", thread=thread)
+    assert [(m.text, m.value, m.source) for m in mentions] == [
+        ("lunch tomorrow at 1", _at(2026, 3, 3, 13), "thread")  # Tuesday, not Thursday
+    ]
+    assert thread[mentions[0].start : mentions[0].end] == "lunch tomorrow at 1"
+
+
+@pytest.mark.parametrize(
+    "thread",
+    [
+        "[10:02] Priya: hi",
+        "12/03/26, 10:02 - Priya: are you there?",
+        "From: Ann <ann@example.org>\nTo: me <me@example.org>\nSent: Tue 3:14 PM\n\nhi",
+    ],
+)
+def test_stamps_are_never_mentions(parser: TimeParser, thread: str) -> None:
+    assert parser.parse_input("", thread=thread) == []
+
+
+@pytest.mark.parametrize(
+    ("stamp", "sent"),
+    [
+        ("Mon 23:50", _at(2026, 3, 2, 23, 50)),
+        ("Tue 3:14 PM", _at(2026, 3, 3, 15, 14)),
+        ("10:02", _at(2026, 3, 3, 10, 2)),  # later than now: yesterday
+        ("09:15", _at(2026, 3, 4, 9, 15)),
+        ("Yesterday 10:02", _at(2026, 3, 3, 10, 2)),
+    ],
+)
+def test_stamp_time(parser: TimeParser, stamp: str, sent: datetime) -> None:
+    assert parser.stamp_time(stamp) == sent
+
+
+def test_email_subject_is_parsed_and_sent_header_anchors_the_body(parser: TimeParser) -> None:
+    thread = (
+        "From: Ann <ann@example.org>\nTo: me <me@example.org>\nSent: Mon 9:00 AM\n"
+        "Subject: planning\n\nCan we meet tomorrow at 2?\n"
+    )
+    mentions = parser.parse_input("", thread=thread)
+    assert [(m.value, m.has_clock_time) for m in mentions] == [(_at(2026, 3, 3, 14), True)]
+
+
+def test_ocr_source_and_other_language_thread(parser: TimeParser) -> None:
+    mentions = parser.parse_input("", ocr="[Tue 18:00] Ana: Treffen morgen um 15 Uhr?")
+    assert [(m.value, m.language, m.source) for m in mentions] == [
+        (_at(2026, 3, 4, 15), "de", "ocr")
+    ]
+
+
+def test_duration(parser: TimeParser) -> None:
+    durations = [m for m in parser.parse("a call for 90 minutes") if m.kind == "duration"]
+    assert [d.duration.total_seconds() for d in durations if d.duration] == [5400]
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "message"),
+    [
+        ({"tz": "Mars/Olympus", "now": NOW}, "Unknown time zone"),
+        ({"tz": "UTC", "now": datetime(2026, 3, 4)}, "has no zone"),
+        ({"tz": "UTC", "now": NOW, "locale": "english"}, "Locale"),
+    ],
+)
+def test_bad_setup(kwargs: dict, message: str) -> None:
+    with pytest.raises(TimeParseError, match=message):
+        TimeParser(**kwargs)
