@@ -144,6 +144,8 @@ class CalendarEvent:
         home = zone(tz)
         if start.tzinfo is None:
             start = start.replace(tzinfo=home)
+        if end is not None and end.tzinfo is None:
+            end = end.replace(tzinfo=home)
         if end is None and all_day:
             end = local_midnight(start.astimezone(home).date() + timedelta(days=1), tz)
         elif end is None:

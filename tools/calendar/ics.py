@@ -306,6 +306,7 @@ class _Details:
     alarm_minutes: int | None
     start_tzid: str | None
     end_tzid: str | None
+    recurrence_id: date | None  # meaningful for a moved occurrence (a modification) only
 
     @classmethod
     def of(cls, component: icalendar.Component) -> _Details:
@@ -322,6 +323,7 @@ class _Details:
             alarm_minutes=_alarm_minutes(component),
             start_tzid=tzids[0],
             end_tzid=tzids[1] or tzids[0],
+            recurrence_id=_dt(component.get("RECURRENCE-ID")),
         )
 
 
@@ -333,10 +335,13 @@ def _event_from(
     recurring: bool,
     user_tz: str,
     source: str,
+    raw_end: object = None,
 ) -> CalendarEvent:
     """One expanded occurrence as a CalendarEvent."""
     start, tz = _as_event_time(occurrence.start, details.start_tzid, user_tz)
-    end_value = occurrence.end
+    # The expander adds (DTEND - DTSTART) to DTSTART as wall time, which is an hour off when
+    # the two are in different zones across a DST change; a single event's own DTEND is exact.
+    end_value = raw_end if isinstance(raw_end, datetime) and not recurring else occurrence.end
     all_day = not isinstance(occurrence.start, datetime)
     if all_day:
         end_day = end_value if isinstance(end_value, date) else occurrence.start
@@ -347,8 +352,10 @@ def _event_from(
         end = max(end, start)
     recurrence_id = None
     if recurring:
-        ids = occurrence.recurrence_ids
-        recurrence_id = _recurrence_key(ids[0] if ids else occurrence.start, user_tz)
+        # A moved occurrence keeps the RECURRENCE-ID it replaces; the others are their start.
+        moved = occurrence.recurrence_ids and isinstance(details.recurrence_id, date)
+        original = details.recurrence_id if moved else occurrence.start
+        recurrence_id = _recurrence_key(original, user_tz)
     return CalendarEvent(
         uid=uid,
         title=details.title,
@@ -424,6 +431,7 @@ def _expand_group(
     # Copying the component for every occurrence dominated the import time; the descriptive
     # fields are the same for all occurrences generated from one component, so read them once.
     details: dict[tuple[Any, ...], _Details] = {}
+    raw_end = None if recurring else _dt(components[0].get("DTEND"))
     query = recurring_ical_events.of(single)
     for series in query.series:
         occurrences = itertools.islice(series.between(*window), max_occurrences + 1)
@@ -445,6 +453,7 @@ def _expand_group(
                     recurring=recurring,
                     user_tz=user_tz,
                     source=source,
+                    raw_end=raw_end,
                 )
             )
     return events
@@ -547,6 +556,18 @@ def _calendar_address(person: str) -> icalendar.vCalAddress:
     return address
 
 
+def _exact(value: datetime) -> datetime:
+    """The wall time in its zone, unless it is the second of two equal wall times.
+
+    On a fall-back night 01:30 happens twice and RFC 5545 reads a TZID wall time as the first;
+    only the second one is written in UTC, the one way to say it exactly.
+    """
+    other = value.replace(fold=1 - value.fold)
+    if value.fold == 1 and other.utcoffset() != value.utcoffset():
+        return value.astimezone(UTC)
+    return value
+
+
 def _vevent(event: CalendarEvent, stamp: datetime) -> icalendar.Event:
     """One VEVENT: DTSTART/DTEND in the event's zone (TZID), or VALUE=DATE when all-day."""
     component = icalendar.Event()
@@ -556,8 +577,8 @@ def _vevent(event: CalendarEvent, stamp: datetime) -> icalendar.Event:
         component.add("DTSTART", event.start.date())
         component.add("DTEND", event.end.date())
     else:
-        component.add("DTSTART", event.start.astimezone(zone(event.tz)))
-        component.add("DTEND", event.end.astimezone(zone(event.tz)))
+        component.add("DTSTART", _exact(event.start))
+        component.add("DTEND", _exact(event.end))
     component.add("SUMMARY", event.title or NO_TITLE)
     if event.location:
         component.add("LOCATION", event.location)
