@@ -105,13 +105,11 @@ class Schedule:
             raise ValueError("tight_gap cannot be negative")
         self.tight_gap = tight_gap
         # A reminder marks a moment, not busy time: it blocks nothing unless asked.
+        # CalendarEvent guarantees aware times, so no per-event check is needed here.
         items = sorted(
-            (
-                (_instant(e.start), _instant(e.end), i, e)
-                for i, e in enumerate(events)
-                if include_reminders or e.kind != "reminder"
-            ),
-            key=lambda item: (item[0], item[1], item[2]),
+            (e.start.astimezone(UTC), e.end.astimezone(UTC), i, e)
+            for i, e in enumerate(events)
+            if include_reminders or e.kind != "reminder"
         )
         self._starts = [item[0] for item in items]
         self._ends = [item[1] for item in items]
