@@ -104,8 +104,9 @@ def ask(args: argparse.Namespace) -> None:
     assistant.gateway.check()
     thread = _read_text(args.thread) if args.thread else ""
     calendar = Path(args.calendar).read_bytes() if args.calendar else None
+    turn = Turn(request=args.request, thread=thread, now=now, tz=tz)
     bundle = assistant.ask(
-        Turn(request=args.request, thread=thread, now=now, tz=tz), calendar=calendar
+        turn, calendar=calendar, calendar_name=Path(args.calendar or "calendar.ics").name
     )
     if args.json:
         print(json.dumps(bundle.to_dict(), ensure_ascii=False, indent=2))

@@ -8,11 +8,9 @@ from __future__ import annotations
 
 import logging
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import datetime, timedelta
 from pathlib import Path
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
-
-from privacy.redactor import Redactor
 
 from agent.audit import AuditLog
 from agent.backends import select_model
@@ -20,11 +18,17 @@ from agent.bundle import TurnBundle
 from agent.errors import InputError
 from agent.gateway import ModelGateway
 from agent.intent import classify_intent
+from memory.calendar import CalendarStore
 from privacy import EntityMap, PrivacyGuard
+from privacy.redactor import Redactor
+from tools.calendar.ics import import_ics
 
 logger = logging.getLogger(__name__)
 
 MAX_INPUT_CHARS = 200_000
+# Window of a calendar import: recent past for context, a year ahead for conflicts.
+IMPORT_PAST = timedelta(days=30)
+IMPORT_AHEAD = timedelta(days=365)
 
 _CANNOT_YET = {
     "schedule": "I read this as a scheduling request. Creating calendar events is not built "
@@ -94,8 +98,32 @@ class Assistant:
         self.gateway = gateway
         self.data_dir = data_dir
 
+    def calendar_store(self) -> CalendarStore:
+        """The user's calendar in the data folder's SQLite database."""
+        import sqlite_utils
+
+        return CalendarStore(sqlite_utils.Database(self.data_dir / "veil.db"))
+
+    def import_calendar(self, data: bytes, *, name: str, now: datetime, tz: str) -> str:
+        """Import an .ics into the local calendar; returns one sentence saying what happened."""
+        found = import_ics(
+            data,
+            tz=tz,
+            window_start=now - IMPORT_PAST,
+            window_end=now + IMPORT_AHEAD,
+            source=f"import:{name}",
+        )
+        stored = self.calendar_store().import_events(found.events, f"import:{name}")
+        refused = f", {len(found.refused)} item(s) refused" if found.refused else ""
+        return f"Imported {stored.stored} event(s) from {name}{refused}."
+
     def ask(
-        self, turn: Turn, entity_map: EntityMap | None = None, *, calendar: bytes | None = None
+        self,
+        turn: Turn,
+        entity_map: EntityMap | None = None,
+        *,
+        calendar: bytes | None = None,
+        calendar_name: str = "calendar.ics",
     ) -> TurnBundle:
         """Run one turn; the returned bundle holds real names only where DESIGN.md allows."""
         if not turn.request.strip() and not turn.thread.strip():
@@ -114,7 +142,11 @@ class Assistant:
             request, thread, gateway=self.gateway, guard=guard, session=turn.session
         )
         logger.info("turn intent %s by %s", guess.intent, guess.decided_by)
-        return TurnBundle(reply=entity_map.restore(_CANNOT_YET[guess.intent]))
+        reply = _CANNOT_YET[guess.intent]
+        if calendar is not None:
+            imported = self.import_calendar(calendar, name=calendar_name, now=turn.now, tz=turn.tz)
+            reply = f"{imported} {reply}"
+        return TurnBundle(reply=entity_map.restore(reply))
 
 
 def build_assistant(

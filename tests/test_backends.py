@@ -111,9 +111,12 @@ def test_unreachable_server_fails_at_check() -> None:
 
 
 @pytest.fixture(scope="module")
-def llama_server() -> Iterator[str]:
+def llama_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     """llama-cpp-python's own OpenAI-compatible server with the embedded model, on loopback."""
     port = _free_port()
+    # The server logs verbosely; a pipe nobody reads would fill and stall it, so use a file.
+    log_path = tmp_path_factory.mktemp("llama-server") / "server.log"
+    log = log_path.open("wb")
     process = subprocess.Popen(
         [
             sys.executable,
@@ -128,15 +131,15 @@ def llama_server() -> Iterator[str]:
             "--n_ctx",
             "2048",
         ],
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.PIPE,
+        stdout=log,
+        stderr=subprocess.STDOUT,
     )
     url = f"http://127.0.0.1:{port}"
     try:
         deadline = time.monotonic() + 90
         while time.monotonic() < deadline:
             if process.poll() is not None:
-                raise RuntimeError(process.stderr.read().decode()[-2000:] if process.stderr else "")
+                raise RuntimeError(log_path.read_text(errors="replace")[-2000:])
             try:
                 with urllib.request.urlopen(f"{url}/v1/models", timeout=2) as response:
                     json.load(response)
@@ -149,6 +152,7 @@ def llama_server() -> Iterator[str]:
     finally:
         process.terminate()
         process.wait(timeout=30)
+        log.close()
 
 
 def test_server_backend_generates_under_a_schema(llama_server: str, tmp_path: Path) -> None:

@@ -105,3 +105,32 @@ def test_redact_json_prints_the_design_format(data_dir: Path, tmp_path: Path) ->
     for entity in data["entities"]:
         assert set(entity) == {"placeholder", "type", "text", "start", "end"}
         assert source.read_text()[entity["start"] : entity["end"]] == entity["text"]
+
+
+def test_ask_imports_the_calendar_before_the_turn(data_dir: Path) -> None:
+    result = run_cli(
+        "ask",
+        "--no-llm",
+        "--json",
+        "--now",
+        "2026-03-01T09:00",
+        "--tz",
+        "America/New_York",
+        "--calendar",
+        str(ROOT / "tests" / "data" / "recurring_new_york.ics"),
+        "what is on my calendar?",
+        data_dir=data_dir,
+    )
+    assert result.returncode == 0, result.stderr
+    reply = json.loads(result.stdout)["reply"]
+    count = int(reply.split("Imported ", 1)[1].split(" ", 1)[0])
+    assert count > 0 and "recurring_new_york.ics" in reply
+    assert (data_dir / "veil.db").exists()
+
+
+def test_broken_calendar_is_one_clear_line(data_dir: Path, tmp_path: Path) -> None:
+    fake = tmp_path / "calendar.ics"
+    fake.write_bytes(b"%PDF-1.7\n%\xe2\xe3\xcf\xd3 not a calendar")
+    result = run_cli("ask", "--no-llm", "--calendar", str(fake), "hi", data_dir=data_dir)
+    assert result.returncode == 2
+    assert "Traceback" not in result.stderr and len(result.stderr.strip().splitlines()) == 1
