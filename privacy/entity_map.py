@@ -27,6 +27,8 @@ class EntityMap:
     _values: dict[str, str] = field(default_factory=dict)
     _types: dict[str, str] = field(default_factory=dict)
     _counters: dict[str, int] = field(default_factory=dict)
+    # Other spellings of a value that has a placeholder: "Priya" for "Priya Patel".
+    _aliases: dict[tuple[str, str], str] = field(default_factory=dict)
 
     def placeholder_for(self, entity_type: str, value: str, key: str | None = None) -> str:
         """Return the placeholder of `value`, minting the next number for its type if new.
@@ -48,6 +50,40 @@ class EntityMap:
         self._types[placeholder] = entity_type
         return placeholder
 
+    def link(
+        self, placeholder: str, value: str, key: str | None = None, *, primary: bool = False
+    ) -> str:
+        """Make `value` another spelling of an existing placeholder's value; return it.
+
+        `primary` makes it the spelling `restore` writes back (a full name seen after the
+        first name alone), the old one staying a known spelling.
+        """
+        entity_type = self._types.get(placeholder)
+        if entity_type is None:
+            raise ValueError(f"{placeholder} was not made by this session's map")
+        lookup = (entity_type, key if key is not None else normalize_value(value))
+        found = self._placeholders.get(lookup)
+        if found is not None:
+            return found
+        self._placeholders[lookup] = placeholder
+        if primary:
+            old = next(
+                k
+                for k, p in self._placeholders.items()
+                if p == placeholder and k not in self._aliases
+            )
+            self._aliases[old] = self._values[placeholder]
+            self._values[placeholder] = value
+        else:
+            self._aliases[lookup] = value
+        return placeholder
+
+    def variants(self) -> Iterator[tuple[str, str]]:
+        """(placeholder, spelling) for every known spelling, the main values first."""
+        yield from self._values.items()
+        for lookup, value in self._aliases.items():
+            yield self._placeholders[lookup], value
+
     def find(self, entity_type: str, key: str) -> str | None:
         """Placeholder already given to `key` (a normalised value), if any."""
         return self._placeholders.get((entity_type, key))
@@ -65,8 +101,8 @@ class EntityMap:
         return iter(self._values.items())
 
     def raw_values(self) -> list[str]:
-        """Every real value the map holds: what must never reach a model."""
-        return list(self._values.values())
+        """Every real value the map holds, other spellings included: what must never leak."""
+        return [value for _, value in self.variants()]
 
     def restore(self, text: str) -> str:
         """Put real values back for every placeholder this session made; others stay as is."""
@@ -76,16 +112,25 @@ class EntityMap:
 
         return PLACEHOLDER_RE.sub(swap, text)
 
+    def spelling_count(self) -> int:
+        """How many spellings the map knows; it grows with every new value or spelling."""
+        return len(self._placeholders)
+
     def __len__(self) -> int:
         return len(self._values)
 
     def to_dict(self) -> dict[str, object]:
         """JSON-ready form for persistence with the session."""
+        order = {placeholder: index for index, placeholder in enumerate(self._values)}
         return {
             "entries": [
                 {"placeholder": p, "type": self._types[p], "value": v, "key": k[1]}
-                for k, p in self._placeholders.items()
-                for v in [self._values[p]]
+                # main spellings first: from_dict takes a placeholder's first entry as its value
+                for k, p in sorted(
+                    self._placeholders.items(),
+                    key=lambda kp: (kp[0] in self._aliases, order[kp[1]]),
+                )
+                for v in [self._aliases.get(k, self._values[p])]
             ],
             "counters": dict(self._counters),
         }
@@ -100,8 +145,12 @@ class EntityMap:
             raise ValueError("entity map data must have a list of entries and a counters dict")
         for entry in entries:
             placeholder = entry["placeholder"]
-            restored._placeholders[(entry["type"], entry["key"])] = placeholder
-            restored._values[placeholder] = entry["value"]
+            lookup = (entry["type"], entry["key"])
+            restored._placeholders[lookup] = placeholder
+            if placeholder in restored._values:  # a later entry of one value: another spelling
+                restored._aliases[lookup] = entry["value"]
+            else:
+                restored._values[placeholder] = entry["value"]
             restored._types[placeholder] = entry["type"]
         restored._counters = {str(k): int(v) for k, v in counters.items()}
         return restored

@@ -1,9 +1,11 @@
 """The one privacy check at the model boundary: no known raw value leaves in a prompt.
 
 Every prompt of every backend passes `PrivacyGuard.screen`. It knows the session's real
-values and the user's contacts; any of them found in a prompt, in any case, is replaced by
-its placeholder again (or, with `refuse=True`, the call is refused). The redactor decides what
-is personal; the guard is the last line that makes sure a value once known never slips out.
+values (every spelling) and the user's contacts; any of them found in a prompt, in any case,
+is replaced by its placeholder again (or, with `refuse=True`, the call is refused). E-mail
+addresses and phone numbers need no model to spot, so the guard also catches ones the session
+has not seen yet. The redactor decides what else is personal; the guard is the last line that
+makes sure a value once known never slips out. It loads no model, so it is cheap on every call.
 """
 
 from __future__ import annotations
@@ -12,8 +14,12 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
-from privacy.entity_map import EntityMap, normalize_value
+from privacy.entity_map import PLACEHOLDER_RE, EntityMap, normalize_value
 from privacy.errors import PrivacyLeakError
+from privacy.phone import phone_key
+
+_EMAIL_RE = re.compile(r"(?<![\w.+-])[\w.+'-]+@[\w-]+(?:\.[\w-]+)+")
+_PHONE_RE = re.compile(r"(?<![\w+/.:-])(?:\+|00)?\(?\d[\d \t().\-/]{4,20}\d(?![\w/]|[.:-]\d)")
 
 
 @dataclass(frozen=True)
@@ -25,12 +31,25 @@ class Screened:
 
 
 def _value_pattern(values: Iterable[str]) -> re.Pattern[str] | None:
-    """One alternation over all values, longest first, bounded so "Al" never hits "Alan"."""
+    """One alternation over all values, longest first, bounded so "Al" never hits "Alan".
+
+    Any case matches, except for one-word names that are everyday words ("Will", "Mark"):
+    those match only as written, capitalised or in capitals, so "I will" passes untouched.
+    """
     unique = sorted({v.strip() for v in values if v and v.strip()}, key=len, reverse=True)
     if not unique:
         return None
-    parts = [r"\s+".join(re.escape(word) for word in v.split()) for v in unique]
-    return re.compile(r"(?<![\w@])(?:" + "|".join(parts) + r")(?![\w@])", re.IGNORECASE)
+    # imported here: word frequencies load only once a session has values to screen
+    from privacy.lexicon import is_everyday_word
+
+    parts = []
+    for value in unique:
+        if is_everyday_word(value):
+            forms = sorted({value, value.capitalize(), value.upper()})
+            parts.append("(?-i:" + "|".join(re.escape(f) for f in forms) + ")")
+        else:
+            parts.append(r"\s+".join(re.escape(word) for word in value.split()))
+    return re.compile(r"(?<![\w@<])(?:" + "|".join(parts) + r")(?![\w@])", re.IGNORECASE)
 
 
 class PrivacyGuard:
@@ -45,26 +64,55 @@ class PrivacyGuard:
 
     def screen(self, text: str) -> Screened:
         """Return `text` with every known raw value replaced by its placeholder."""
+        found: list[str] = []
+        text = self._screen_patterns(text, found)
         # normalised raw value -> its placeholder; contacts not yet in the map get one now
         by_key: dict[str, str] = {}
-        for placeholder, value in self.entity_map.items():
+        for placeholder, value in self.entity_map.variants():
             by_key.setdefault(normalize_value(value), placeholder)
         for contact in self.contacts:
             if normalize_value(contact) not in by_key:
                 by_key[normalize_value(contact)] = self.entity_map.placeholder_for(
                     "PERSON", contact
                 )
-        pattern = _value_pattern([v for _, v in self.entity_map.items()] + self.contacts)
+        pattern = _value_pattern([v for _, v in self.entity_map.variants()] + self.contacts)
         if pattern is None:
-            return Screened(text)
-        found: list[str] = []
+            return self._verdict(text, found)
 
         def swap(match: re.Match[str]) -> str:
             placeholder = by_key[normalize_value(match.group(0))]
             found.append(placeholder)
             return placeholder
 
-        screened = pattern.sub(swap, text)
+        return self._verdict(pattern.sub(swap, text), found)
+
+    def _screen_patterns(self, text: str, found: list[str]) -> str:
+        """Replace e-mail addresses and phone numbers, known to the map or not."""
+
+        def email(match: re.Match[str]) -> str:
+            found.append(self.entity_map.placeholder_for("EMAIL", match.group(0)))
+            return found[-1]
+
+        # a number the map knows under any spelling keeps its placeholder
+        known_phones = {
+            phone_key(value): placeholder
+            for placeholder, value in self.entity_map.variants()
+            if self.entity_map.type_of(placeholder) == "PHONE"
+        }
+
+        def phone(match: re.Match[str]) -> str:
+            key = phone_key(match.group(0), needs_valid=True)
+            if key is None or PLACEHOLDER_RE.fullmatch(match.group(0)):
+                return match.group(0)
+            placeholder = known_phones.get(key) or self.entity_map.placeholder_for(
+                "PHONE", match.group(0), key=key
+            )
+            found.append(placeholder)
+            return placeholder
+
+        return _PHONE_RE.sub(phone, _EMAIL_RE.sub(email, text))
+
+    def _verdict(self, screened: str, found: list[str]) -> Screened:
         if found and self.needs_refusal:
             raise PrivacyLeakError(
                 f"prompt refused: it held {len(found)} known personal value(s) in clear"

@@ -1,0 +1,257 @@
+"""Names the small spaCy model misses, found from where they stand rather than how they look.
+
+A chat says who someone is by position: after "meet", "email to", "Hey", "with", before ", my
+cfo", on a speaker label, alone under "Best,". The word there is a name when it is a known
+given name or a rare word; "meet tomorrow" and "with pleasure" are not. The same cues are read
+in German, French, Spanish and Portuguese. These rules need the text around a word, and lists
+("with Marcela, paty and bebel") need the previous match, so they live here, beside the Presidio
+recognizers rather than as one of them.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Literal
+
+from privacy.lexicon import (
+    HARD_NOT_NAMES,
+    LANGUAGES,
+    NOT_NAMES,
+    ORG_WORDS,
+    ROLES,
+    SALUTATIONS,
+    TIME_WORDS,
+    is_given_name,
+    max_zipf,
+    zipf,
+)
+from privacy.thread import ThreadLine
+
+Strength = Literal["strong", "weak", "free"]
+
+TOKEN = r"[^\W\d_][\w'’\-]*"
+_TOKEN_RE = re.compile(TOKEN)
+
+_STRONG_CUES = (
+    r"e-?mail(?:ed|ing)?(?:\s+to)?|mail\s+to|write\s+to|send\s+(?:it\s+|this\s+)?to|talk\s+to"
+    r"|speak\s+(?:to|with)|reply\s+to|forward\s+(?:it\s+|this\s+)?to|text(?:ed|ing)?|txt"
+    r"|call(?:ed|ing)?|ring|ping(?:ed)?|message|dm|meet(?:ing)?(?:\s+up)?(?:\s+with)?|invite"
+    r"|cc|bcc|tell|ask|remind|introduce|thanks?|thank\s+you|thx|ty|hey|hi|hello|hiya|yo|dear"
+    r"|bye|cheers|love|xoxo|xo|best|regards|sincerely|hallo|hej|liebe[rs]?|moin|servus|danke"
+    r"|grüße(?:\s+an)?|gruß|lg|vg|mfg|bonjour|salut|coucou|ch[eè]re?|merci|bises|bisous"
+    r"|cordialement|hola|querid[oa]|estimad[oa]|gracias|saludos|abrazos|olá|ola|oi|obrigad[oa]"
+    r"|abraços|beijos|atenciosamente|ciao|schreib|ruf|frag|sag|treffe|appelle|écris|1:1|1on1"
+    r"|rencontre|llama|escribe|pregunta|liga|ligar|pergunta|escreve|encontra"
+)
+_WEAK_CUES = r"with|w/|mit|avec|con|com|from|von|for|für|pour|para|by|to|an|à|and|und|et|&"
+# Portuguese and colloquial Spanish/German put an article before a name: "com a Ana".
+_ARTICLE = r"(?:(?:a|o|la|el|der|die|den|dem)[ \t]+(?=[^\W\d_]))?"
+_CUE_RE = re.compile(
+    rf"(?<![\w@<])(?:(?P<strong>{_STRONG_CUES})[,:!]?[ \t]+"
+    rf"|(?P<weak>{_WEAK_CUES})[,:!]?[ \t]+{_ARTICLE})(?P<name>{TOKEN})",
+    re.IGNORECASE,
+)
+_LIST_RE = re.compile(
+    rf"[ \t]*(?:,[ \t]*(?:(?:and|und|et|y|e|&)[ \t]+)?|[ \t]+(?:and|und|et|y|e|&|or|oder|ou|o)"
+    rf"[ \t]+)(?P<name>{TOKEN})",
+    re.IGNORECASE,
+)
+_POSSESSIVE = (
+    r"my|our|the|his|her|their|mein|meine|meiner|unser|unsere|mon|ma|notre|mi|nuestro|nuestra"
+    r"|meu|minha|nosso|nossa"
+)
+_ROLE_WORDS = "|".join(sorted(map(re.escape, ROLES), key=len, reverse=True))
+_ROLE_AFTER_RE = re.compile(
+    rf"(?<![\w<])(?P<name>{TOKEN})[ \t]*,?[ \t]+(?:who[ \t]+is[ \t]+|who's[ \t]+|is[ \t]+)?"
+    rf"(?:{_POSSESSIVE})[ \t]+(?:new[ \t]+|old[ \t]+)?(?:{_ROLE_WORDS})\b",
+    re.IGNORECASE,
+)
+_ROLE_BEFORE_RE = re.compile(
+    rf"\b(?:{_POSSESSIVE})[ \t]+(?:{_ROLE_WORDS}),?[ \t]+(?P<name>{TOKEN})", re.IGNORECASE
+)
+_SIGNOFF_LINE_RE = re.compile(
+    r"\s*(?:best(?:\s+regards|\s+wishes)?|kind\s+regards|warm\s+regards|regards|cheers|thanks"
+    r"|thank\s+you|many\s+thanks|love|lots\s+of\s+love|xoxo|xo|sincerely|yours(?:\s+truly)?"
+    r"|talk\s+soon|lg|vg|mfg|(?:viele|liebe|beste|herzliche)\s+grüße|mit\s+freundlichen\s+grüßen"
+    r"|grüße|cordialement|bien\s+à\s+vous|bises|bisous|amitiés|saludos|un\s+abrazo|abrazos|besos"
+    r"|atentamente|atenciosamente|abraços|beijos|obrigad[oa]|gracias|merci|danke)[\s,!.]*",
+    re.IGNORECASE,
+)
+_DASH_SIGNATURE_RE = re.compile(rf"\s*[-–—~]+\s*(?P<name>{TOKEN}(?:[ \t]+{TOKEN})?)\s*")
+_SENTENCE_END = ".!?:;\n\"“(['"
+
+
+@dataclass(frozen=True)
+class NameHit:
+    """A name's offsets and which rule found it (for tests and debugging)."""
+
+    start: int
+    end: int
+    source: str
+
+
+def _rare(low: str) -> bool:
+    """Rare in every language Veil reads: "paty", "oluwaseun", not "amigo" or "cheese"."""
+    if len(low) < 3 or zipf(low) >= 3.0:
+        return False
+    return all(zipf(low, lang) < 3.5 for lang in LANGUAGES[1:])
+
+
+def is_name_word(word: str, strength: Strength) -> bool:
+    """Whether `word` reads as a name in a position of the given strength."""
+    low = word.casefold()
+    if len(word) < 2 or low in HARD_NOT_NAMES or low.strip("'’-") in ORG_WORDS:
+        return False
+    if word[0].isupper():
+        if word.isupper() and len(word) <= 4 and not is_given_name(word):
+            return False  # acronyms: "CFO", "NYC", "IBM"
+        if strength == "free":  # "Tom" (4.8) passes; "Mark", "Will", "Hope" (5+) need a cue
+            return is_given_name(word) and zipf(low) < 5.0
+        return is_given_name(word) or max_zipf(low) < 4.0
+    if low in NOT_NAMES or strength == "free":
+        return False
+    given = is_given_name(low) and zipf(low) < (5.5 if strength == "strong" else 4.0)
+    return given or _rare(low)
+
+
+def _is_surname(word: str, first: str) -> bool:
+    """A second word of a full name: capitalised like the first, not a venue word."""
+    if not first[0].isupper() or not word[0].isupper():
+        return not first[0].isupper() and is_name_word(word, "weak")
+    low = word.casefold()
+    # "Nguyễn Văn An": capitalised inside a name, "An" is no article; times and venues end it.
+    blocked = TIME_WORDS | ROLES | SALUTATIONS | ORG_WORDS
+    return low not in blocked and not (word.isupper() and len(word) > 1)
+
+
+def _extend(text: str, start: int, end: int, first: str) -> int:
+    """Grow a one-word name over following surname words ("Priya Patel", "Nguyễn Văn An")."""
+    for _ in range(3):
+        match = re.compile(rf"[ \t]+({TOKEN})").match(text, end)
+        if not match or not _is_surname(match.group(1), first):
+            break
+        end = match.end()
+    return end
+
+
+def _list_items(text: str, end: int, first: str) -> Iterator[NameHit]:
+    """Names that follow a found name in a list: ", paty and bebel"."""
+    while True:
+        match = _LIST_RE.match(text, end)
+        if not match or not is_name_word(match.group("name"), "weak"):
+            return
+        end = _extend(text, match.start("name"), match.end("name"), first)
+        yield NameHit(match.start("name"), end, "list")
+
+
+_NEXT_WORD_RE = re.compile(rf"[ \t]+({TOKEN})")
+_BEFORE_AND_RE = re.compile(
+    rf"(?<![\w<])({TOKEN})(?:[ \t]*,[ \t]*|[ \t]+(?:and|und|et|y|e|&)[ \t]+)$"
+)
+
+
+def _venue_follows(text: str, end: int) -> bool:
+    """ "with Acme Corp": the word after is an organisation word, so this is no person."""
+    match = _NEXT_WORD_RE.match(text, end)
+    return bool(match and match.group(1).casefold() in ORG_WORDS)
+
+
+def _cue_names(text: str) -> Iterator[NameHit]:
+    for match in _CUE_RE.finditer(text):
+        name = match.group("name")
+        strength: Strength = "strong" if match.group("strong") else "weak"
+        if not is_name_word(name, strength):
+            continue
+        end = _extend(text, match.start("name"), match.end("name"), name)
+        if _venue_follows(text, end):
+            continue
+        yield NameHit(match.start("name"), end, "cue")
+        yield from _list_items(text, end, name)
+        # "Will and Rose": the capitalised given name before a listed name is one too.
+        before = _BEFORE_AND_RE.search(text, max(0, match.start() - 40), match.start("name"))
+        if before and before.group(1)[0].isupper() and is_given_name(before.group(1)):
+            if before.group(1).casefold() not in HARD_NOT_NAMES:
+                yield NameHit(before.start(1), before.end(1), "list")
+
+
+def _role_names(text: str) -> Iterator[NameHit]:
+    for pattern in (_ROLE_AFTER_RE, _ROLE_BEFORE_RE):
+        for match in pattern.finditer(text):
+            if is_name_word(match.group("name"), "strong"):
+                yield NameHit(match.start("name"), match.end("name"), "role")
+
+
+def _signature_names(text: str, lines: list[ThreadLine]) -> Iterator[NameHit]:
+    """The name alone on the line under "Best," or after a dash: "— Tom"."""
+    for index, line in enumerate(lines):
+        body = (line.body_start, line.body_end)
+        dash = _DASH_SIGNATURE_RE.fullmatch(text, *body)
+        if dash and all(is_name_word(w, "strong") for w in dash.group("name").split()):
+            yield NameHit(dash.start("name"), dash.end("name"), "signature")
+        if index + 1 < len(lines) and _SIGNOFF_LINE_RE.fullmatch(text, *body):
+            following = lines[index + 1]
+            words = list(_TOKEN_RE.finditer(text, following.body_start, following.body_end))
+            span = text[following.body_start : following.body_end]
+            if 1 <= len(words) <= 3 and " ".join(w.group() for w in words) == " ".join(
+                span.split()
+            ):
+                if all(is_name_word(w.group(), "strong") for w in words):
+                    yield NameHit(words[0].start(), words[-1].end(), "signature")
+
+
+def _speaker_names(text: str, lines: list[ThreadLine]) -> Iterator[NameHit]:
+    """Chat speaker labels and e-mail display names, minus "Me" and numbers."""
+    for line in lines:
+        labels = line.names or (
+            ((line.speaker, line.speaker_start, line.speaker_end),) if line.speaker else ()
+        )
+        for label, start, end in labels:
+            if label is None or start is None or end is None:
+                continue
+            words = [w for w in _TOKEN_RE.finditer(text, start, end)]
+            named = [w for w in words if w.group().casefold() not in HARD_NOT_NAMES]
+            if (
+                not named
+                or any(w.group().casefold() in NOT_NAMES for w in words[:1])
+                and len(words) == 1
+            ):
+                continue
+            yield NameHit(named[0].start(), named[-1].end(), "speaker")
+
+
+def _sentence_start(text: str, position: int) -> bool:
+    """Whether the word at `position` opens a sentence, where capitals say nothing."""
+    index = position - 1
+    while index >= 0 and text[index] in " \t":
+        index -= 1
+    return index < 0 or text[index] in _SENTENCE_END
+
+
+def _capitalised_names(text: str) -> Iterator[NameHit]:
+    """Given names by their capital letter: mid-sentence, or opening one when rare or full."""
+    for match in _TOKEN_RE.finditer(text):
+        word = match.group()
+        if not word[0].isupper() or not is_given_name(word) or word.isupper():
+            continue
+        end = _extend(text, match.start(), match.end(), word)
+        full = end > match.end()
+        if _sentence_start(text, match.start()):
+            if not full and zipf(word.casefold()) >= 3.5:
+                continue
+        elif not full and not is_name_word(word, "free"):
+            continue
+        yield NameHit(match.start(), end, "capitalised")
+
+
+def find_names(text: str, lines: list[ThreadLine]) -> list[NameHit]:
+    """Every name the contextual rules find in `text` (lines come from `split_thread`)."""
+    hits = [
+        *_speaker_names(text, lines),
+        *_cue_names(text),
+        *_role_names(text),
+        *_signature_names(text, lines),
+        *_capitalised_names(text),
+    ]
+    return sorted(hits, key=lambda hit: (hit.start, -hit.end))

@@ -1,0 +1,81 @@
+"""Street addresses: "12 Elm St", "2367 Shattuck Avenue", "Flat 3, 22 Baker Street", and the
+continental forms "Hauptstraße 5", "12 rue de Rivoli", "Rua Augusta 100", "Calle Mayor 3".
+
+Cities and countries are not addresses: they stay visible for the planner.
+"""
+
+from __future__ import annotations
+
+import regex
+from presidio_analyzer import Pattern, PatternRecognizer
+
+_SUFFIX = (
+    r"(?:street|st|avenue|ave|av|road|rd|boulevard|blvd|lane|ln|drive|dr|way|court|ct|place|pl"
+    r"|terrace|ter|square|sq|parkway|pkwy|highway|hwy|crescent|cres|close|row|mews|circle|cir"
+    r"|trail|trl|alley|plaza|walk|gardens|grove|green|hill|heights|park|ridge|loop|pike|path"
+    r"|point|crossing|harbor|haven|estates|rise|wharf|embankment|passage|broadway|expressway"
+    r"|freeway|turnpike|causeway|junction|village|manor|meadows?|springs?|mill|station|view)"
+)
+_UNIT = r"(?:apt|apartment|suite|ste|unit|flat|fl|floor|room|rm|#|no|nr|box)\.?\s*#?\s*[\w-]{1,6}"
+_WORD = r"[\p{L}][\p{L}'’.\-]*"
+# Street names hold no function words: "3 blocks to the park" is a walk, not an address.
+_NAME_WORD = rf"(?!(?:the|to|and|a|an|of|in|my|our|your|at|for|with|on|is|are|from|by|or)\b){_WORD}"
+_PARTICLE = r"(?:(?:de|du|des|la|le|l'|del|da|do|dos|das|di|della|dei)\s+)"
+# "straße", "-weg", "-katu", "-gatan", "-vej", "-laan", "tér", "utca": a street word glued on.
+_GLUED = (
+    r"[\p{L}'’\-]*(?:stra(?:ss|ß)e|str\.|weg|gasse|platz|allee|ring|damm|ufer|chaussee|steig"
+    r"|pfad|katu|kuja|tie|polku|gatan|vägen|gata|väg|vej|gade|laan|straat|gracht|plein|kade"
+    r"|steeg|singel)"
+)
+_ROMANCE = (
+    r"(?:rue|rua|calle|c/|avenida|avda|av\.|avenue|boulevard|bd|via|viale|piazza|plaza|praça"
+    r"|praca|travessa|largo|camino|paseo|carrer|allée|allee|chemin|place|quai|impasse|cours"
+    r"|rambla|ronda|alameda|estrada|rodovia|carretera|vicolo|corso)"
+)
+
+
+class StreetAddressRecognizer(PatternRecognizer):
+    """STREET_ADDRESS: a house number with a street name and a street word, in either order."""
+
+    PATTERNS = [
+        Pattern(
+            "number street suffix",
+            rf"(?:\b{_UNIT},?\s+)?\b\d{{1,6}}[a-z]?(?:[-/]\d{{1,4}})?,?\s+(?:{_NAME_WORD}\s+){{0,4}}?"
+            rf"{_SUFFIX}\b\.?(?:,?\s+{_UNIT}\b)?",
+            0.6,
+        ),
+        Pattern(
+            "number romance street",
+            rf"\b\d{{1,5}}[a-z]?,?\s+{_ROMANCE}\s+{_PARTICLE}*{_WORD}",
+            0.6,
+        ),
+        Pattern(
+            "romance street number",
+            rf"\b{_ROMANCE}\s+(?:{_WORD}\s+){{0,4}}?{_WORD},?\s+(?:n[º°o.]\s*)?\d{{1,5}}[a-z]?\b"
+            rf"(?:,?\s+{_UNIT}\b)?",
+            0.6,
+        ),
+        Pattern(
+            "glued street number",
+            rf"\b{_GLUED}\.?\s+\d{{1,5}}\s?[a-z]?\b(?:,?\s+{_UNIT}\b)?",
+            0.6,
+        ),
+        Pattern(
+            "word street-word number",
+            rf"\b{_WORD}\s+(?:tér|utca|út|ulica|ul\.|street|road|avenue|lane)\s+\d{{1,5}}\.?",
+            0.5,
+        ),
+    ]
+    CONTEXT = ["address", "live", "lives", "street", "apartment", "house", "adresse", "direccion"]
+
+    def __init__(self) -> None:
+        super().__init__(
+            supported_entity="STREET_ADDRESS",
+            patterns=self.PATTERNS,
+            context=self.CONTEXT,
+            name="StreetAddressRecognizer",
+        )
+
+    def validate_result(self, pattern_text: str) -> bool:
+        """ "3 pm Friday way" is no street: times and number-only words are refused."""
+        return not regex.search(r"(?i)^\d{1,2}\s*(?:am|pm|h|uhr)\b", pattern_text)

@@ -1,0 +1,36 @@
+"""Names after a title or form of address: "Dr. Okafor", "Frau Schmidt", "Sra. Gómez"."""
+
+from __future__ import annotations
+
+import regex
+from presidio_analyzer import Pattern, PatternRecognizer
+
+_TITLES = (
+    r"(?:Mr|Mrs|Ms|Mx|Miss|Dr|Prof|Sir|Dame|Herr|Frau|Fr|Hr|Mme|Mlle|M|Sr|Sra|Srta|Señor|Señora"
+    r"|Senhor|Senhora|Dona|Don|Dott|Doutor|Doutora|Doktor)"
+)
+
+
+class TitledNameRecognizer(PatternRecognizer):
+    """PERSON: capitalised words after a title (case-sensitive, so "dr" in prose is left)."""
+
+    PATTERNS = [
+        Pattern(
+            "titled name",
+            rf"(?<=\b{_TITLES}\.?\s+)\p{{Lu}}[\p{{L}}'’\-]+(?:\s+\p{{Lu}}[\p{{L}}'’\-]+){{0,2}}",
+            0.7,
+        ),
+    ]
+    CONTEXT: list[str] = []
+
+    def __init__(self) -> None:
+        super().__init__(
+            supported_entity="PERSON",
+            patterns=self.PATTERNS,
+            name="TitledNameRecognizer",
+            global_regex_flags=regex.DOTALL | regex.MULTILINE,
+        )
+
+    def validate_result(self, pattern_text: str) -> bool:
+        """A single letter after "M." is an initial, not a surname."""
+        return len(pattern_text) > 1

@@ -1,0 +1,386 @@
+"""The privacy facade: `Redactor.redact(text) -> Redacted`, the only way text reaches a model.
+
+Detection (Presidio + spaCy + Veil's recognizers + the contextual name rules) and replacement
+(the session's `EntityMap`) stay apart, as Presidio's analyzer and anonymizer do. Presidio types
+never leave this package: callers see placeholder types (PERSON, PHONE, EMAIL, ADDRESS, ...).
+"""
+
+from __future__ import annotations
+
+import bisect
+import locale
+import logging
+import re
+import unicodedata
+from collections.abc import Iterable, Sequence
+from dataclasses import asdict, dataclass, field
+
+from privacy.engine import get_analyzer
+from privacy.entity_map import PLACEHOLDER_RE, EntityMap, normalize_value
+from privacy.errors import InputRefusedError
+from privacy.lexicon import (
+    HARD_NOT_NAMES,
+    NOT_NAMES,
+    ORG_WORDS,
+    SALUTATIONS,
+    TIME_WORDS,
+    is_everyday_word,
+    is_given_name,
+    zipf,
+)
+from privacy.names import find_names
+from privacy.phone import DEFAULT_REGIONS, phone_key
+from privacy.thread import split_thread
+
+logger = logging.getLogger(__name__)
+
+MAX_CHARS = 250_000
+# spaCy's memory grows with the document; long pastes are analysed in pieces cut at newlines.
+CHUNK_CHARS = 20_000
+
+# Presidio entity -> placeholder type; everything else Presidio finds is kept visible.
+PLACEHOLDER_TYPES = {
+    "PERSON": "PERSON", "PHONE_NUMBER": "PHONE", "EMAIL_ADDRESS": "EMAIL",
+    "STREET_ADDRESS": "ADDRESS", "CREDIT_CARD": "CARD", "IBAN_CODE": "IBAN", "US_SSN": "SSN",
+    "IP_ADDRESS": "IP",
+}  # fmt: skip
+KEPT_TYPES = ("DATE_TIME", "ORGANIZATION", "LOCATION", "NRP")
+# Which detection wins where two overlap: an e-mail beats the name inside it, and so on.
+_PRIORITY = {"EMAIL": 0, "CARD": 1, "IBAN": 1, "SSN": 1, "IP": 1, "PHONE": 2, "ADDRESS": 3,
+             "PERSON": 4}  # fmt: skip
+_WORD_RE = re.compile(r"[^\W_][\w'’\-]*")
+
+
+@dataclass(frozen=True)
+class RedactedSpan:
+    """One replaced value: offsets are in the original text."""
+
+    placeholder: str
+    type: str
+    text: str
+    start: int
+    end: int
+
+
+@dataclass(frozen=True)
+class KeptSpan:
+    """Something detected and deliberately left visible (a date, a company, a city)."""
+
+    type: str
+    text: str
+    start: int
+    end: int
+
+
+@dataclass
+class Redacted:
+    """Redacted text, what was replaced, and what was kept."""
+
+    text: str
+    spans: list[RedactedSpan] = field(default_factory=list)
+    kept: list[KeptSpan] = field(default_factory=list)
+
+    def to_dict(self) -> dict[str, object]:
+        """The `run.py redact --json` shape."""
+        return {
+            "redacted": self.text,
+            "entities": [asdict(span) for span in self.spans],
+            "kept": [asdict(span) for span in self.kept],
+        }
+
+
+@dataclass(frozen=True)
+class _Found:
+    start: int
+    end: int
+    type: str
+    source: str
+
+
+def default_region() -> str:
+    """The user's phone region from the system locale ("en_GB" -> "GB"), else US."""
+    name = locale.getlocale()[0] or ""
+    match = re.search(r"_([A-Z]{2})", name)
+    return match.group(1) if match else "US"
+
+
+def _check_input(text: object, max_chars: int) -> str:
+    """Refuse what cannot be redacted safely, with a message that says what to do."""
+    if not isinstance(text, str):
+        raise InputRefusedError(f"the redactor takes text, not {type(text).__name__}: decode it")
+    if len(text) > max_chars:
+        raise InputRefusedError(
+            f"text is {len(text):,} characters; the redactor takes at most {max_chars:,}: "
+            "paste the part of the thread that matters"
+        )
+    sample = text[:10_000]
+    control = sum(1 for ch in sample if unicodedata.category(ch) in ("Cc", "Cs", "Co", "Cn")
+                  and ch not in "\n\r\t")  # fmt: skip
+    if sample and control / len(sample) > 0.2:
+        raise InputRefusedError("this looks like binary data, not text: paste the text itself")
+    return text
+
+
+def _chunks(text: str) -> Iterable[tuple[int, str]]:
+    """(offset, piece) cut at line breaks, so no entity is split between two pieces."""
+    start = 0
+    while start < len(text):
+        end = min(len(text), start + CHUNK_CHARS)
+        if end < len(text):
+            cut = text.rfind("\n", start, end)
+            end = cut + 1 if cut > start else end
+        yield start, text[start:end]
+        start = end
+
+
+def _plausible_person(text: str, start: int, end: int) -> bool:
+    """spaCy's PERSON guesses minus its known slips: "Tomorrow", "Q3", "Blue Bottle Coffee"."""
+    value = text[start:end]
+    words = [w.casefold() for w in _WORD_RE.findall(value)]
+    if not words or any(ch.isdigit() for ch in value) or PLACEHOLDER_RE.search(value):
+        return False
+    if all(w in NOT_NAMES or w in TIME_WORDS for w in words) or words[-1] in ORG_WORDS:
+        return False
+    if len(words) == 1:
+        word = value.strip()
+        if word.islower() and not is_given_name(word) and zipf(word) >= 3.0:
+            return False
+        if word.isupper() and len(word) <= 4:
+            return False
+    return True
+
+
+def _trim(text: str, start: int, end: int) -> tuple[int, int]:
+    """Drop greetings and punctuation spaCy glued to a name: "Hey Priya," -> "Priya"."""
+    words = list(_WORD_RE.finditer(text, start, end))
+    while words and words[0].group().casefold() in SALUTATIONS | HARD_NOT_NAMES:
+        words.pop(0)
+    while words and words[-1].group().casefold() in SALUTATIONS | HARD_NOT_NAMES:
+        words.pop()
+    return (words[0].start(), words[-1].end()) if words else (start, start)
+
+
+class Redactor:
+    """Replaces personal values with the session's placeholders; keeps dates and companies."""
+
+    def __init__(
+        self,
+        entity_map: EntityMap | None = None,
+        contacts: Sequence[str] = (),
+        *,
+        region: str | None = None,
+        max_chars: int = MAX_CHARS,
+    ) -> None:
+        self.entity_map = entity_map if entity_map is not None else EntityMap()
+        self.contacts = [c.strip() for c in contacts if c and c.strip()]
+        own = (region or default_region()).upper()
+        self.regions = (own, *(r for r in DEFAULT_REGIONS if r != own))
+        self.max_chars = max_chars
+        self._index: dict[str, set[str]] = {}
+        self._index_size = -1
+
+    def redact(self, text: str) -> Redacted:
+        """Redact `text`; every placeholder comes from (and extends) the session's map."""
+        text = _check_input(text, self.max_chars)
+        if not text.strip():
+            return Redacted(text)
+        lines = split_thread(text)
+        found, kept = self._detect(text, lines)
+        chosen = _resolve(found, text)
+        for item in chosen:  # register new values first, so the scan below knows them
+            self._placeholder(item.type, text[item.start : item.end])
+        # Values known to the session (and just found) are replaced wherever else they appear.
+        final = _resolve(chosen + self._known(text), text)
+        assigned = {(f.start, f.end): self._placeholder(f.type, text[f.start : f.end])
+                    for f in final}  # fmt: skip
+        spans = sorted(
+            (RedactedSpan(p, self.entity_map.type_of(p) or "PERSON", text[s:e], s, e)
+             for (s, e), p in assigned.items()),
+            key=lambda span: span.start,
+        )  # fmt: skip
+        pieces, position = [], 0
+        for span in spans:
+            pieces += [text[position : span.start], span.placeholder]
+            position = span.end
+        pieces.append(text[position:])
+        taken = _Spans([(span.start, span.end) for span in spans])
+        visible = [k for k in kept if not taken.overlaps(k.start, k.end)]
+        logger.debug("redacted %d value(s) from %d characters", len(spans), len(text))
+        return Redacted("".join(pieces), spans, visible)
+
+    def _detect(self, text: str, lines: list) -> tuple[list[_Found], list[KeptSpan]]:
+        """Everything personal the analyzer and the name rules see, and what stays visible."""
+        analyzer = get_analyzer()
+        found: list[_Found] = []
+        kept: dict[tuple[int, int], KeptSpan] = {}
+        venues: list[tuple[int, int]] = []
+        for offset, piece in _chunks(text):
+            if not piece.strip():
+                continue
+            for result in analyzer.analyze(text=piece, language="en"):
+                start, end = offset + result.start, offset + result.end
+                kind = result.entity_type
+                if kind in KEPT_TYPES:
+                    kept[(start, end)] = KeptSpan(kind, text[start:end], start, end)
+                    if kind in ("ORGANIZATION", "LOCATION"):
+                        venues.append((start, end))
+                elif kind == "PERSON":
+                    start, end = _trim(text, start, end)
+                    if end > start and _plausible_person(text, start, end):
+                        found.append(_Found(start, end, "PERSON", "spacy"))
+                elif kind in PLACEHOLDER_TYPES:
+                    found.append(_Found(start, end, PLACEHOLDER_TYPES[kind], "presidio"))
+        for hit in find_names(text, lines):
+            # A rule's guess inside a longer company or place name ("Blue Bottle Coffee")
+            # stays visible; a one-word "company" is spaCy guessing at an unknown name.
+            if hit.source not in ("speaker", "role", "signature") and any(
+                s <= hit.start and hit.end <= e and (e - s > hit.end - hit.start) for s, e in venues
+            ):
+                continue
+            found.append(_Found(hit.start, hit.end, "PERSON", hit.source))
+        # a spaCy place or company that a name rule also found is a person: not kept
+        people = _Spans([(f.start, f.end) for f in _resolve(found, text)])
+        kept = {k: v for k, v in kept.items() if v.type == "DATE_TIME" or not people.overlaps(*k)}
+        for line in lines:
+            if line.stamp is not None and line.stamp_start is not None:
+                span = (line.stamp_start, line.stamp_end or line.stamp_start)
+                kept[span] = KeptSpan("DATE_TIME", line.stamp, *span)
+        found = [f for f in found if not _inside_placeholder(text, f)]
+        return found, sorted(kept.values(), key=lambda k: k.start)
+
+    def _known(self, text: str) -> list[_Found]:
+        """Every occurrence of a value the session or the contacts already know, in any case."""
+        values: dict[str, str] = {}
+        for placeholder, value in self.entity_map.variants():
+            values.setdefault(value, self.entity_map.type_of(placeholder) or "PERSON")
+        for contact in self.contacts:
+            values.setdefault(contact, _contact_type(contact))
+        for value, kind in list(values.items()):
+            words = value.split()
+            if kind == "PERSON" and len(words) > 1 and words[0].casefold() not in NOT_NAMES:
+                values.setdefault(words[0], "PERSON")  # first names link to full names
+        # Two alternations (any case; as written) instead of one regex per value: a session
+        # may know thousands of names.
+        kinds: dict[str, str] = {}
+        loose, strict = [], []
+        for value in sorted(values, key=len, reverse=True):
+            if len(value) < 2 or PLACEHOLDER_RE.fullmatch(value):
+                continue
+            kinds.setdefault(normalize_value(value), values[value])
+            if values[value] == "PERSON" and is_everyday_word(value):
+                strict += [re.escape(f) for f in sorted({value, value.capitalize(), value.upper()})]
+            else:
+                loose.append(r"\s+".join(re.escape(word) for word in value.split()))
+        found = []
+        for parts, flags in ((loose, re.IGNORECASE), (strict, 0)):
+            if not parts:
+                continue
+            regex = re.compile(r"(?<![\w@<])(?:" + "|".join(parts) + r")(?![\w@])", flags)
+            for match in regex.finditer(text):
+                kind = kinds.get(normalize_value(match.group()), "PERSON")
+                found.append(_Found(match.start(), match.end(), kind, "known"))
+        return [f for f in found if not _inside_placeholder(text, f)]
+
+    def _placeholder(self, kind: str, value: str) -> str:
+        """The session placeholder for a value: phones by E.164, first names by full name."""
+        if kind == "PHONE":
+            key = phone_key(value, self.regions)
+            return self.entity_map.placeholder_for("PHONE", value, key=key)
+        if kind != "PERSON":
+            return self.entity_map.placeholder_for(kind, value)
+        norm = normalize_value(value)
+        found = self.entity_map.find("PERSON", norm)
+        if found is not None:
+            return found
+        # a contact is stored as the user spelled it, whatever case the thread used
+        value = next((c for c in self.contacts if normalize_value(c) == norm), value)
+        words = norm.split()
+        index = self._full_names()
+        owners = set(index.get(words[0], ()))
+        pending = [
+            c for c in self.contacts
+            if len(c.split()) > 1 and normalize_value(c).split()[0] == words[0]
+            and self.entity_map.find("PERSON", normalize_value(c)) is None
+        ]  # fmt: skip
+        before = self.entity_map.spelling_count()
+        single = self.entity_map.find("PERSON", words[0])
+        if len(words) == 1 and len(owners) + len(pending) == 1:
+            # a first name alone links to the one known full name that starts with it
+            owner = (
+                owners.pop() if owners else self.entity_map.placeholder_for("PERSON", pending[0])
+            )
+            index.setdefault(words[0], set()).add(owner)
+            placeholder = self.entity_map.link(owner, value)
+        elif len(words) > 1 and single is not None and not owners and not pending:
+            placeholder = self.entity_map.link(single, value, primary=True)
+        else:
+            placeholder = self.entity_map.placeholder_for("PERSON", value)
+        if len(words) > 1:
+            index.setdefault(words[0], set()).add(placeholder)
+        if self._index_size == before:  # the index saw every spelling so far: keep it
+            self._index_size = self.entity_map.spelling_count()
+        return placeholder
+
+    def _full_names(self) -> dict[str, set[str]]:
+        """First word -> placeholders of multi-word names; rebuilt when the map grew elsewhere."""
+        if self._index_size != self.entity_map.spelling_count():
+            self._index = {}
+            for placeholder, value in self.entity_map.variants():
+                words = normalize_value(value).split()
+                if self.entity_map.type_of(placeholder) == "PERSON" and len(words) > 1:
+                    self._index.setdefault(words[0], set()).add(placeholder)
+            self._index_size = self.entity_map.spelling_count()
+        return self._index
+
+
+def _contact_type(contact: str) -> str:
+    if "@" in contact:
+        return "EMAIL"
+    return "PHONE" if phone_key(contact) is not None else "PERSON"
+
+
+def _inside_placeholder(text: str, found: _Found) -> bool:
+    """Text that is already a placeholder ("<PERSON_1>") is never detected again."""
+    left = text.rfind("<", max(0, found.start - 20), found.end)
+    if left < 0:
+        return False
+    match = PLACEHOLDER_RE.match(text, left)
+    return bool(match and match.start() < found.end and found.start < match.end())
+
+
+def _resolve(found: list[_Found], text: str) -> list[_Found]:
+    """Non-overlapping detections: names found twice merge, then the stronger type wins."""
+    people = sorted((f for f in found if f.type == "PERSON"), key=lambda f: (f.start, -f.end))
+    merged: list[_Found] = []
+    for person in people:
+        # overlapping, or "María" + "José" found apart with only a space between them
+        if merged and (person.start < merged[-1].end
+                       or text[merged[-1].end : person.start] in (" ", "\t")):  # fmt: skip
+            last = merged[-1]
+            merged[-1] = _Found(last.start, max(last.end, person.end), "PERSON", last.source)
+        else:
+            merged.append(person)
+    others = [f for f in found if f.type != "PERSON"] + merged
+    others.sort(key=lambda f: (_PRIORITY.get(f.type, 9), -(f.end - f.start), f.start))
+    chosen: list[_Found] = []
+    taken = _Spans([])
+    for item in others:
+        if not taken.overlaps(item.start, item.end):
+            taken.add(item.start, item.end)
+            chosen.append(item)
+    return sorted(chosen, key=lambda f: f.start)
+
+
+class _Spans:
+    """Non-overlapping (start, end) intervals with a logarithmic overlap test."""
+
+    def __init__(self, spans: list[tuple[int, int]]) -> None:
+        self.spans = sorted(spans)
+
+    def overlaps(self, start: int, end: int) -> bool:
+        index = bisect.bisect_left(self.spans, (start, start))
+        neighbours = self.spans[max(0, index - 1) : index + 1]
+        return any(s < end and start < e for s, e in neighbours)
+
+    def add(self, start: int, end: int) -> None:
+        bisect.insort(self.spans, (start, end))

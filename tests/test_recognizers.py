@@ -1,0 +1,131 @@
+"""Veil's own recognizers and name rules, each on short strings, each with no-match rows."""
+
+from __future__ import annotations
+
+import pytest
+
+from privacy.names import find_names
+from privacy.phone import phone_key
+from privacy.recognizers.address import StreetAddressRecognizer
+from privacy.recognizers.phone import PhoneRecognizer
+from privacy.recognizers.titled_name import TitledNameRecognizer
+from privacy.thread import split_thread
+
+
+def _found(recognizer: object, entity: str, text: str) -> list[str]:
+    results = recognizer.analyze(text, [entity])  # type: ignore[attr-defined]
+    return [text[r.start : r.end] for r in results]
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("call +44 7700 900123 tonight", ["+44 7700 900123"]),
+        ("(415) 555-0132", ["(415) 555-0132"]),
+        ("mein Handy: 030 1234567", ["030 1234567"]),
+        ("appelle le 06 12 34 56 78", ["06 12 34 56 78"]),
+        ("ligue 11 98765-4321", ["11 98765-4321"]),
+        ("tel 0487 98 11 92", ["0487 98 11 92"]),
+        ("001-253-366-9781 x123", ["001-253-366-9781 x123"]),
+        ("4155550132", ["4155550132"]),
+        ("on 12/03/2026 at 10:02", []),
+        ("2024-06-03", []),
+        ("order 12345, room 4021", []),
+        ("from 2019-2020", []),
+        ("card 4111111111111111", []),
+        ("meet at 10.30", []),
+    ],
+)
+def test_phone_recognizer(text: str, expected: list[str]) -> None:
+    assert _found(PhoneRecognizer(), "PHONE_NUMBER", text) == expected
+
+
+@pytest.mark.parametrize(
+    ("spellings", "region"),
+    [
+        (["+1 415 555 0132", "(415) 555-0132", "415.555.0132", "001 415 555 0132"], "US"),
+        (["+44 7700 900123", "07700 900123", "07700-900-123"], "GB"),
+        (["+49 30 1234567", "030 1234567", "030/1234567"], "DE"),
+    ],
+)
+def test_phone_key_merges_spellings(spellings: list[str], region: str) -> None:
+    keys = {phone_key(s, (region, "US")) for s in spellings}
+    assert len(keys) == 1 and None not in keys
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("I live at 12 Elm St, Springfield", ["12 Elm St"]),
+        ("2367 Shattuck Avenue, Berkeley", ["2367 Shattuck Avenue"]),
+        ("Flat 3, 22 Baker Street", ["Flat 3, 22 Baker Street"]),
+        ("4759 William Haven Apt. 194", ["4759 William Haven Apt. 194"]),
+        ("Wir wohnen in der Hauptstraße 5", ["Hauptstraße 5"]),
+        ("chez moi, 12 rue de Rivoli", ["12 rue de Rivoli"]),
+        ("moro na Rua Augusta 100", ["Rua Augusta 100"]),
+        ("en Calle Mayor 3, Madrid", ["Calle Mayor 3"]),
+        ("Erzsébet tér 19.", ["Erzsébet tér 19."]),
+        ("meet at 3 pm Friday", []),
+        ("I walked 3 blocks to the park", []),
+        ("we have 2 options on the table", []),
+    ],
+)
+def test_street_address_recognizer(text: str, expected: list[str]) -> None:
+    assert _found(StreetAddressRecognizer(), "STREET_ADDRESS", text) == expected
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("ask Dr. Okafor about it", ["Okafor"]),
+        ("Frau Schmidt kommt um 3", ["Schmidt"]),
+        ("Sra. Gómez llamó", ["Gómez"]),
+        ("Mr Tom Baker said", ["Tom Baker"]),
+        ("the dr said rest", []),
+        ("M. 3 was fine", []),
+    ],
+)
+def test_titled_name_recognizer(text: str, expected: list[str]) -> None:
+    assert _found(TitledNameRecognizer(), "PERSON", text) == expected
+
+
+NAME_ROWS = [
+    ("email to karthik about Q3", ["karthik"]),
+    ("meet priya tomorrow", ["priya"]),
+    ("with Marcela, paty and bebel", ["Marcela", "paty", "bebel"]),
+    ("KARTHIK my cfo", ["KARTHIK"]),
+    ("karthik who is my cfo", ["karthik"]),
+    ("karthik, my cfo", ["karthik"]),
+    ("my dentist Okafor", ["Okafor"]),
+    ("Hey Priya, thanks", ["Priya"]),
+    ("Thanks, Tom", ["Tom"]),
+    ("lunch with Will tomorrow", ["Will"]),
+    ("Will and Rose are coming", ["Will", "Rose"]),
+    ("Hallo Jürgen, treffen wir uns mit Anna?", ["Jürgen", "Anna"]),
+    ("Bonjour Marie, on se voit avec Élodie ?", ["Marie", "Élodie"]),
+    ("Hola María José, ¿vienes con Paty?", ["María José", "Paty"]),
+    ("Oi João, vamos com a Ana?", ["João", "Ana"]),
+    ("Talked to Oluwaseun and Nguyễn Văn An", ["Oluwaseun", "Nguyễn Văn An"]),
+    ("Best,\nTom", ["Tom"]),
+    ("Viele Grüße\nJürgen", ["Jürgen"]),
+    ("see you\n— Priya", ["Priya"]),
+    ("1:1 Karthik", ["Karthik"]),
+    ("Sync w/ Tom re Q3", ["Tom"]),
+    # no-match rows: ordinary words in name-like positions stay
+    ("I will mark it done", []),
+    ("meet tomorrow at Blue Bottle Coffee", []),
+    ("with pleasure, call me back", []),
+    ("text me, ask the team", []),
+    ("with Acme Corp and Google", []),
+    ("Q3 planning with the CFO", []),
+    ("Note: bring cake", []),
+]
+
+
+@pytest.mark.parametrize(("text", "expected"), NAME_ROWS)
+def test_contextual_names(text: str, expected: list[str]) -> None:
+    hits = find_names(text, split_thread(text))
+    found = sorted({text[h.start : h.end] for h in hits}, key=text.find)
+    # a longer hit covering a shorter one counts once ("María José" over "José")
+    found = [f for f in found if not any(f != g and f in g for g in found)]
+    assert found == expected

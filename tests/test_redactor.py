@@ -1,0 +1,252 @@
+"""The privacy facade on real Presidio + spaCy: what is redacted, what stays, placeholders."""
+
+from __future__ import annotations
+
+import json
+import random
+import time
+
+import pytest
+
+from privacy import EntityMap, PrivacyGuard
+from privacy.engine import get_analyzer
+from privacy.errors import InputRefusedError
+from privacy.redactor import Redacted, Redactor
+
+
+@pytest.fixture(scope="module", autouse=True)
+def analyzer() -> object:
+    """spaCy loads once for the module (the factory caches it for the process anyway)."""
+    return get_analyzer()
+
+
+def _pairs(result: Redacted) -> set[tuple[str, str]]:
+    return {(span.type, span.text) for span in result.spans}
+
+
+MUST_REDACT = [
+    ("email to karthik about Q3", {("PERSON", "karthik")}),
+    ("meet priya at 3pm", {("PERSON", "priya")}),
+    ("with Marcela, paty and bebel", {("PERSON", "Marcela"), ("PERSON", "paty"),
+                                      ("PERSON", "bebel")}),
+    ("ask KARTHIK my cfo", {("PERSON", "KARTHIK")}),
+    ("karthik who is my cfo", {("PERSON", "karthik")}),
+    ("loop in karthik, my cfo", {("PERSON", "karthik")}),
+    ("Sarah: are we still on?", {("PERSON", "Sarah")}),
+    ("[10:02] Priya Patel: running late", {("PERSON", "Priya Patel")}),
+    ("12/03/26, 10:02 - Priya: lunch?", {("PERSON", "Priya")}),
+    ("[12/03/2026, 10:02:11] Oluwaseun: here", {("PERSON", "Oluwaseun")}),
+    ("Priya Patel  10:02 AM\nare we on?", {("PERSON", "Priya Patel")}),
+    ("Hey Priya, can you make it?", {("PERSON", "Priya")}),
+    ("Sounds good. Thanks, Tom", {("PERSON", "Tom")}),
+    ("From: Tom Baker <tom@x.com>\nTo: Ann Lee <ann@y.org>",
+     {("PERSON", "Tom Baker"), ("EMAIL", "tom@x.com"), ("PERSON", "Ann Lee"),
+      ("EMAIL", "ann@y.org")}),
+    ("Talked to Nguyễn Văn An and Oluwaseun", {("PERSON", "Nguyễn Văn An"),
+                                              ("PERSON", "Oluwaseun")}),
+    ("Hola María José, ¿cenamos el viernes?", {("PERSON", "María José")}),
+    ("Hallo Jürgen, treffen wir uns morgen mit Anna?", {("PERSON", "Jürgen"), ("PERSON", "Anna")}),
+    ("Salut Élodie, on dîne avec Marc jeudi ?", {("PERSON", "Élodie"), ("PERSON", "Marc")}),
+    ("Oi João, vamos almoçar com a Ana amanhã?", {("PERSON", "João"), ("PERSON", "Ana")}),
+    ("lunch with Will and Rose on Friday", {("PERSON", "Will"), ("PERSON", "Rose")}),
+    ("1:1 Karthik / Tom sync", {("PERSON", "Karthik"), ("PERSON", "Tom")}),
+    ("Dentist - Dr. Okafor", {("PERSON", "Okafor")}),
+    ("call +44 7700 900123 or (415) 555-0132", {("PHONE", "+44 7700 900123"),
+                                                 ("PHONE", "(415) 555-0132")}),
+    ("mail priya.patel@example.com", {("EMAIL", "priya.patel@example.com")}),
+    ("I live at 12 Elm St", {("ADDRESS", "12 Elm St")}),
+    ("office: 2367 Shattuck Avenue", {("ADDRESS", "2367 Shattuck Avenue")}),
+    ("Flat 3, 22 Baker Street", {("ADDRESS", "Flat 3, 22 Baker Street")}),
+    ("card 4111 1111 1111 1111", {("CARD", "4111 1111 1111 1111")}),
+    ("IBAN DE89370400440532013000", {("IBAN", "DE89370400440532013000")}),
+    ("server at 192.168.1.20", {("IP", "192.168.1.20")}),
+    # no-match rows: nothing personal here
+    ("lunch tomorrow at 1 at Blue Bottle Coffee?", set()),
+    ("I will mark it in the calendar", set()),
+    ("Q3 review with the CFO at Acme Corp in Berlin", set()),
+    ("see you Friday at 10:02", set()),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(("text", "expected"), MUST_REDACT)
+def test_must_be_redacted(text: str, expected: set[tuple[str, str]]) -> None:
+    result = Redactor(region="US").redact(text)
+    assert _pairs(result) == expected
+    for _, value in expected:
+        assert value not in result.text
+
+
+@pytest.mark.parametrize(
+    ("text", "visible"),
+    [
+        ("meet priya tomorrow at 3pm at Blue Bottle Coffee",
+         ["tomorrow", "3pm", "Blue Bottle Coffee"]),
+        ("[10:02] Priya Patel: Friday works, Acme Corp in Berlin",
+         ["10:02", "Friday", "Acme Corp", "Berlin"]),
+        ("email karthik my cfo about Q3 and the dentist", ["cfo", "Q3", "dentist"]),
+        ("Tomorrow: bring cake", ["Tomorrow"]),
+        ("mark it for next Thursday", ["mark it", "next Thursday"]),
+    ],
+)  # fmt: skip
+def test_must_stay_visible(text: str, visible: list[str]) -> None:
+    result = Redactor().redact(text)
+    for word in visible:
+        assert word in result.text
+    kept = {k.text for k in result.kept}
+    assert {"tomorrow", "Friday", "Blue Bottle Coffee", "10:02"} & set(visible) <= kept
+
+
+def test_to_dict_shape_and_offsets() -> None:
+    text = "Hey Priya, call me on +44 7700 900123 tomorrow"
+    data = Redactor().redact(text).to_dict()
+    assert set(data) == {"redacted", "entities", "kept"}
+    json.dumps(data)
+    for entity in data["entities"]:
+        assert set(entity) == {"placeholder", "type", "text", "start", "end"}
+        assert text[entity["start"] : entity["end"]] == entity["text"]
+    assert {"type": "DATE_TIME", "text": "tomorrow", "start": 38, "end": 46} in data["kept"]
+
+
+def test_numbering_never_restarts_across_turns() -> None:
+    """Defect: placeholder numbering restarted each turn, remapping <PERSON_1>."""
+    session = EntityMap()
+    first = Redactor(session).redact("meet Priya tomorrow").text
+    second = Redactor(session).redact("and Tom, then Priya again").text
+    assert first == "meet <PERSON_1> tomorrow"
+    assert second == "and <PERSON_2>, then <PERSON_1> again"
+    restored = EntityMap.from_dict(json.loads(json.dumps(session.to_dict())))
+    third = Redactor(restored).redact("Ana and Priya").text
+    assert third == "<PERSON_3> and <PERSON_1>"
+
+
+def test_every_occurrence_of_an_email_is_replaced() -> None:
+    """Defect: the second occurrence of the same e-mail was left in clear."""
+    text = "write priya@x.com, cc PRIYA@x.com and again priya@x.com"
+    result = Redactor().redact(text)
+    assert result.text == "write <EMAIL_1>, cc <EMAIL_1> and again <EMAIL_1>"
+
+
+def test_tomorrow_is_not_a_person() -> None:
+    """Defect: "tomorrow" was redacted as a person."""
+    for text in ("Tomorrow works for Priya", "priya said tomorrow", "Tomorrow: lunch"):
+        result = Redactor().redact(text)
+        assert "omorrow" in result.text
+        assert all("omorrow" not in span.text for span in result.spans)
+
+
+def test_speaker_labels_are_redacted() -> None:
+    """Defect: speaker labels were never redacted."""
+    thread = "[10:02] Xiomara Quispe: hi\n12/03/26, 10:03 - bebel: hey\nZanele: ok"
+    result = Redactor().redact(thread)
+    assert (
+        result.text == "[10:02] <PERSON_1>: hi\n12/03/26, 10:03 - <PERSON_2>: hey\n<PERSON_3>: ok"
+    )
+
+
+def test_earlier_input_never_reaches_a_later_prompt() -> None:
+    """Defect: raw earlier input reached later prompts through history or task context."""
+    session = EntityMap()
+    redactor = Redactor(session, contacts=["Karthik Raman"])
+    turn_one = redactor.redact("email karthik and priya@x.com about lunch").text
+    reply = session.restore("Drafted a mail to <PERSON_1>.")  # real names in the output
+    history = f"user: {turn_one}\nassistant: {reply}\ntool: sent to Karthik Raman, PRIYA@X.COM"
+    prompt = PrivacyGuard(session, contacts=["Karthik Raman"]).screen(history).text
+    for raw in ("karthik", "raman", "priya@x.com"):
+        assert raw not in prompt.lower()
+    # a tool result with real names, redacted again, gives back the same placeholders
+    again = redactor.redact(reply)
+    assert again.text == "Drafted a mail to <PERSON_1>."
+
+
+def test_first_name_links_to_known_full_name() -> None:
+    session = EntityMap()
+    redactor = Redactor(session)
+    assert redactor.redact("[10:02] Priya Patel: hi").text == "[10:02] <PERSON_1>: hi"
+    assert redactor.redact("thanks priya!").text == "thanks <PERSON_1>!"
+    assert session.restore("<PERSON_1>") == "Priya Patel"
+
+
+def test_ambiguous_first_name_is_not_linked() -> None:
+    session = EntityMap()
+    redactor = Redactor(session)
+    redactor.redact("From: Priya Patel <pp@x.com>\nTo: Priya Shah <ps@x.com>")
+    assert redactor.redact("Hey Priya").text == "Hey <PERSON_3>"
+
+
+def test_full_name_after_first_name_keeps_the_placeholder() -> None:
+    session = EntityMap()
+    redactor = Redactor(session)
+    assert redactor.redact("meet Priya").text == "meet <PERSON_1>"
+    assert redactor.redact("Priya Patel confirmed").text == "<PERSON_1> confirmed"
+    assert session.restore("<PERSON_1>") == "Priya Patel"
+
+
+def test_contacts_and_session_names_in_any_case() -> None:
+    session = EntityMap()
+    redactor = Redactor(session, contacts=["Xiomara Quispe"])
+    text = "XIOMARA QUISPE called; xiomara says the report is done"
+    assert redactor.redact(text).text == "<PERSON_1> called; <PERSON_1> says the report is done"
+    redactor.redact("Hey Zanele")
+    assert redactor.redact("the file is from zanele and ZANELE").text == (
+        "the file is from <PERSON_2> and <PERSON_2>"
+    )
+
+
+def test_common_word_names_only_match_as_names() -> None:
+    session = EntityMap()
+    redactor = Redactor(session)
+    assert redactor.redact("lunch with Will").text == "lunch with <PERSON_1>"
+    assert redactor.redact("I will ask Will").text == "I will ask <PERSON_1>"
+
+
+def test_phone_spellings_share_one_placeholder() -> None:
+    result = Redactor(region="US").redact("call (415) 555-0132 or +1 415 555 0132 or 415.555.0132")
+    assert result.text == "call <PHONE_1> or <PHONE_1> or <PHONE_1>"
+
+
+def test_restore_is_exact() -> None:
+    session = EntityMap()
+    redactor = Redactor(session)
+    names = " ".join(f"Hey Xiomara{chr(97 + i)}." for i in range(12))
+    redactor.redact(names)
+    assert session.restore("<PERSON_1> <PERSON_12>") == "Xiomaraa Xiomaral"
+
+
+def test_existing_placeholders_are_left_alone() -> None:
+    session = EntityMap()
+    redactor = Redactor(session)
+    redactor.redact("meet Priya")
+    assert redactor.redact("<PERSON_1> said hi to <PERSON_7>").text == (
+        "<PERSON_1> said hi to <PERSON_7>"
+    )
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["", "   \n", "😀🎉 party at 8 🍕 with Priya 😀", "שלום Priya, נתראה מחר",
+     "مرحبا، نلتقي غدا مع Sarah", "\u202eevil\u202c Tom: hi"],
+)  # fmt: skip
+def test_odd_text_does_not_crash(text: str) -> None:
+    result = Redactor().redact(text)
+    assert "Priya" not in result.text and "Sarah" not in result.text
+
+
+@pytest.mark.parametrize("bad", ["a" * 1_048_576, "\x00\x01\x02\x03" * 500, b"bytes are not text"])
+def test_bad_input_is_refused_clearly(bad: object) -> None:
+    started = time.perf_counter()
+    with pytest.raises(InputRefusedError, match="paste|decode"):
+        Redactor().redact(bad)  # type: ignore[arg-type]
+    assert time.perf_counter() - started < 1
+
+
+def test_many_names_in_bounded_time() -> None:
+    random.seed(3)
+    firsts = ["Priya", "Tom", "Ana", "Karthik", "Marie", "Jürgen", "Chen", "Sofia"]
+    names = [f"{random.choice(firsts)} Q{i:04d}x" for i in range(10_000)]
+    redactor = Redactor(contacts=names)
+    started = time.perf_counter()
+    result = redactor.redact("Tell Priya Q0042x and Tom Q9999x that lunch moved to 1pm")
+    assert result.text.count("<PERSON_") == 2
+    listing = "Invite " + ", ".join(f"{n}" for n in names[:1000])
+    assert redactor.redact(listing).text.count("<PERSON_") >= 1000
+    assert time.perf_counter() - started < 20
