@@ -10,10 +10,15 @@ from agent.model import GenerationOptions, Message
 from bench.common import median, write_table
 from privacy import EntityMap, PrivacyGuard
 
-PROMPT = [
-    Message("system", "You are a helpful assistant. Answer briefly."),
-    Message("user", "<PERSON_1> asked for lunch next Thursday at 1 at Blue Bottle. Draft a reply."),
-]
+USER = "<PERSON_1> asked for lunch next Thursday at 1 at Blue Bottle. Draft a reply."
+
+
+def prompt(run: int) -> list[Message]:
+    """A prompt whose first token differs per run, so llama.cpp cannot reuse a cached prefix."""
+    return [
+        Message("system", f"Session {run}. You are a helpful assistant. Answer briefly."),
+        Message("user", USER),
+    ]
 
 
 def main(repeat: int = 5) -> None:
@@ -32,8 +37,8 @@ def main(repeat: int = 5) -> None:
         ("JSON schema (intent)", GenerationOptions(max_tokens=64, json_schema=INTENT_SCHEMA)),
     ):
         firsts, rates = [], []
-        for _ in range(repeat):
-            done = gateway.complete(PROMPT, guard=guard, purpose="bench", options=options)
+        for run in range(repeat):
+            done = gateway.complete(prompt(run), guard=guard, purpose="bench", options=options)
             decode_s = (done.ms - (done.first_token_ms or 0.0)) / 1000
             firsts.append(done.first_token_ms or 0.0)
             if done.completion_tokens > 1 and decode_s > 0:
@@ -45,8 +50,8 @@ def main(repeat: int = 5) -> None:
         ["measure", "first token", "decode speed"],
         [["load (median of 3)", f"{median(loads):.2f} s", "—"], *rows],
         [
-            f"Median of {repeat} generations each; prompt of {sum(len(m.content) for m in PROMPT)} "
-            "characters; temperature 0."
+            f"Median of {repeat} generations each, a fresh prompt each time (no prefix cache); "
+            f"prompt of {sum(len(m.content) for m in prompt(0))} characters; temperature 0."
         ],
     )
 
