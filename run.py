@@ -55,7 +55,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def _model_choice(args: argparse.Namespace) -> dict[str, object]:
-    if args.no_llm:
+    if args.no_llm or os.environ.get("VEIL_NO_LLM", "").lower() in ("1", "true", "yes"):
         return {"no_llm": True}
     if args.model:
         return {"model_path": args.model}
