@@ -3,3 +3,11 @@
 
 class StoreError(Exception):
     """Base class for every error of the memory store."""
+
+
+class PlaceholderError(StoreError):
+    """Text holding `<PERSON_1>`-style placeholders: memory keeps real values only."""
+
+
+class NotFoundError(StoreError):
+    """A session, turn, fact or file that the store does not have."""

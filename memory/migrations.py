@@ -72,6 +72,104 @@ def m001_calendar_events(db: Database) -> None:
     )
 
 
+@MIGRATIONS()
+def m002_sessions_and_memory(db: Database) -> None:
+    """Sessions with their entity map, messages, turn checkpoints, contacts, facts, files."""
+    db.table("sessions").create(
+        {
+            "id": str,
+            "title": str,
+            "entity_map": str,  # EntityMap.to_dict() as JSON: real values, on the user's disk
+            "created_at": str,
+            "updated_at": str,
+        },
+        pk="id",
+        not_null={"title", "entity_map", "created_at", "updated_at"},
+        defaults={"title": "", "entity_map": "{}"},
+    )
+    db.table("messages").create(
+        {
+            "id": int,
+            "session_id": str,
+            "turn_id": int,
+            "role": str,
+            "content": str,
+            "created_at": str,
+        },
+        pk="id",
+        not_null={"session_id", "role", "content", "created_at"},
+        foreign_keys=[("session_id", "sessions", "id")],
+    )
+    db.table("messages").create_index(["session_id", "id"])
+    db.table("turns").create(
+        {
+            "id": int,
+            "session_id": str,
+            "request": str,
+            "status": str,  # running | done | interrupted
+            "outcome": str,  # JSON
+            "started_at": str,
+            "ended_at": str,
+        },
+        pk="id",
+        not_null={"session_id", "request", "status", "started_at"},
+        foreign_keys=[("session_id", "sessions", "id")],
+    )
+    db.table("turns").create_index(["status"])
+    db.table("turn_steps").create(
+        {
+            "id": int,
+            "turn_id": int,
+            "position": int,
+            "kind": str,  # plan | step | ...: the agent decides
+            "detail": str,  # JSON
+            "created_at": str,
+        },
+        pk="id",
+        not_null={"turn_id", "position", "kind", "detail", "created_at"},
+        foreign_keys=[("turn_id", "turns", "id")],
+    )
+    db.table("turn_steps").create_index(["turn_id", "position"], unique=True)
+    db.table("contacts").create(
+        {
+            "id": int,
+            "name": str,
+            "name_key": str,  # normalised name: one contact per person
+            "aliases": str,  # JSON list of str
+            "role": str,
+            "email": str,
+            "phone": str,
+            "updated_at": str,
+        },
+        pk="id",
+        not_null={"name", "name_key", "aliases", "updated_at"},
+        defaults={"aliases": "[]", "role": "", "email": "", "phone": ""},
+    )
+    db.table("contacts").create_index(["name_key"], unique=True)
+    db.table("facts").create(
+        {"id": int, "text": str, "session_id": str, "created_at": str},
+        pk="id",
+        not_null={"text", "created_at"},
+    )
+    db.table("facts").create_index(["session_id"])
+    db.table("files").create(
+        {
+            "id": str,
+            "session_id": str,
+            "path": str,
+            "type": str,
+            "label": str,
+            "created_at": str,
+        },
+        pk="id",
+        not_null={"session_id", "path", "type", "created_at"},
+        defaults={"label": ""},
+        foreign_keys=[("session_id", "sessions", "id")],
+    )
+    db.table("files").create_index(["session_id"])
+    db.table("preferences").create({"key": str, "value": str}, pk="key", not_null={"value"})
+
+
 def migrate(db: Database) -> None:
     """Apply pending migrations (idempotent) with WAL on for file databases."""
     if db.conn.in_transaction:

@@ -1,0 +1,225 @@
+"""MemoryStore on a real SQLite database: sessions, map persistence, checkpoints, crash safety."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+from sqlite_utils import Database
+
+from memory.errors import NotFoundError, PlaceholderError
+from memory.store import SHORT_TERM, MemoryStore
+from privacy.entity_map import EntityMap
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+@pytest.fixture
+def store() -> MemoryStore:
+    return MemoryStore(Database(memory=True))
+
+
+def test_sessions_create_list_rename_delete(store: MemoryStore) -> None:
+    first = store.create_session("Lunch")
+    second = store.create_session("Dinner")
+    store.append_message(first.id, "user", "hello")  # activity moves a session to the top
+    assert [s.id for s in store.list_sessions()] == [first.id, second.id]
+    store.rename_session(second.id, "Dinner with Priya")
+    assert store.get_session(second.id).title == "Dinner with Priya"
+    store.delete_session(first.id)
+    assert [s.id for s in store.list_sessions()] == [second.id]
+    assert store.messages(first.id) == []
+    with pytest.raises(NotFoundError):
+        store.rename_session(first.id, "gone")
+
+
+def test_short_term_is_the_last_twenty_in_order(store: MemoryStore) -> None:
+    session = store.create_session()
+    for number in range(25):
+        store.append_message(session.id, "user" if number % 2 else "assistant", f"m{number}")
+    recent = store.short_term(session.id)
+    assert len(recent) == SHORT_TERM
+    assert [m.content for m in recent] == [f"m{n}" for n in range(5, 25)]
+    assert len(store.messages(session.id)) == 25
+
+
+def test_message_to_unknown_session_is_refused(store: MemoryStore) -> None:
+    with pytest.raises(NotFoundError):
+        store.append_message("nope", "user", "hi")
+    assert store.db.execute("SELECT COUNT(*) FROM messages").fetchone()[0] == 0
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["Call <PERSON_1> tomorrow", "mail <EMAIL_ADDRESS_2>", "x<PHONE_NUMBER_12>y"],
+)
+def test_placeholders_are_refused(store: MemoryStore, text: str) -> None:
+    session = store.create_session()
+    with pytest.raises(PlaceholderError):
+        store.append_message(session.id, "assistant", text)
+    with pytest.raises(PlaceholderError):
+        store.add_fact(text)
+    turn = store.start_turn(session.id, "plan lunch")
+    with pytest.raises(PlaceholderError):
+        store.checkpoint(turn, "step", {"args": {"to": text}})
+    with pytest.raises(PlaceholderError):
+        store.save_contact(text)
+    assert store.messages(session.id) == [] and store.facts() == []
+    assert store.get_turn(turn).steps == []
+
+
+def test_real_values_and_angle_text_are_kept(store: MemoryStore) -> None:
+    session = store.create_session()
+    store.append_message(session.id, "user", "Lunch with Karthik <karthik@example.com>, a<b")
+    assert store.add_fact("Karthik is my CFO").text == "Karthik is my CFO"
+
+
+def test_restart_keeps_map_numbering(tmp_path: Path) -> None:
+    path = tmp_path / "veil.db"
+    store = MemoryStore(Database(path))
+    session = store.create_session()
+    entity_map = EntityMap()
+    assert entity_map.placeholder_for("PERSON", "Karthik Rao") == "<PERSON_1>"
+    assert entity_map.placeholder_for("PERSON", "Priya") == "<PERSON_2>"
+    entity_map.link("<PERSON_1>", "Karthik")
+    store.save_map(session.id, entity_map)
+    store.db.close()
+
+    reopened = MemoryStore(Database(path)).load_map(session.id)
+    assert reopened.placeholder_for("PERSON", "karthik rao") == "<PERSON_1>"
+    assert reopened.placeholder_for("PERSON", "KARTHIK") == "<PERSON_1>"
+    assert reopened.placeholder_for("PERSON", "Meera") == "<PERSON_3>"
+    assert reopened.restore("<PERSON_2> and <PERSON_1>") == "Priya and Karthik Rao"
+
+
+def test_forget_removes_messages_files_facts_and_map(store: MemoryStore) -> None:
+    kept, forgotten = store.create_session("keep"), store.create_session("forget")
+    entity_map = EntityMap()
+    entity_map.placeholder_for("PERSON", "Priya")
+    for session in (kept, forgotten):
+        store.append_message(session.id, "user", "lunch with Priya")
+        store.register_file(session.id, f"/tmp/{session.id}.ics", "ics", "Lunch")
+        store.add_fact("Priya likes sushi", session_id=session.id)
+        store.save_map(session.id, entity_map)
+        turn = store.start_turn(session.id, "lunch with Priya")
+        store.checkpoint(turn, "plan", [{"tool": "create_event"}])
+    store.forget_session(forgotten.id)
+    assert store.get_session(forgotten.id).title == "forget"
+    assert store.messages(forgotten.id) == []
+    assert store.files(forgotten.id) == []
+    assert store.turns(forgotten.id) == []
+    assert len(store.load_map(forgotten.id)) == 0
+    assert [f.session_id for f in store.facts()] == [kept.id]
+    assert len(store.messages(kept.id)) == 1 and len(store.files(kept.id)) == 1
+    assert len(store.load_map(kept.id)) == 1
+
+
+def test_turn_checkpoints_and_finish(store: MemoryStore) -> None:
+    session = store.create_session()
+    turn = store.start_turn(session.id, "lunch Thu 1pm")
+    store.checkpoint(turn, "plan", [{"tool": "check_calendar"}])
+    store.checkpoint(turn, "step", {"tool": "check_calendar", "status": "ok"})
+    assert store.get_turn(turn).status == "running"
+    store.finish_turn(turn, {"reply": "Booked"})
+    done = store.get_turn(turn)
+    assert done.status == "done" and done.outcome == {"reply": "Booked"}
+    assert [s["kind"] for s in done.steps] == ["plan", "step"]
+    with pytest.raises(ValueError):
+        store.checkpoint(turn, "step", {})
+
+
+def test_reopening_marks_running_turns_interrupted(tmp_path: Path) -> None:
+    path = tmp_path / "veil.db"
+    store = MemoryStore(Database(path))
+    session = store.create_session()
+    running = store.start_turn(session.id, "first")
+    done = store.start_turn(session.id, "second")
+    store.finish_turn(done)
+    store.db.close()
+    reopened = MemoryStore(Database(path))
+    assert reopened.get_turn(running).status == "interrupted"
+    assert reopened.get_turn(done).status == "done"
+
+
+def test_contacts_merge_and_find(store: MemoryStore) -> None:
+    store.save_contact("Karthik Rao", aliases=["Karthik"], role="CFO")
+    store.save_contact("karthik rao", aliases=["KR"], email="karthik@example.com")
+    (contact,) = store.contacts()
+    assert contact.aliases == ["Karthik", "KR"]
+    assert (contact.role, contact.email) == ("CFO", "karthik@example.com")
+    assert store.find_contact("kr") == contact
+    assert store.find_contact("Priya") is None
+    store.delete_contact(contact.id)
+    assert store.contacts() == []
+
+
+def test_files_registry_and_preferences(store: MemoryStore) -> None:
+    session = store.create_session()
+    record = store.register_file(session.id, "/data/lunch.ics", "ics", "Lunch with Priya")
+    assert store.get_file(record.id) == record
+    with pytest.raises(NotFoundError):
+        store.get_file("missing")
+    store.set_preference("working_hours", ["09:00", "17:00"])
+    assert store.preference("working_hours") == ["09:00", "17:00"]
+    assert store.preference("zone", "Europe/Berlin") == "Europe/Berlin"
+
+
+_CHILD = textwrap.dedent(
+    """
+    import sys
+    from sqlite_utils import Database
+    from memory.store import MemoryStore
+    from privacy.entity_map import EntityMap
+
+    store = MemoryStore(Database(sys.argv[1]))
+    session = store.create_session("crash")
+    entity_map = EntityMap()
+    for number in range(30):
+        store.append_message(session.id, "user", f"message {number} for Priya {number}")
+        entity_map.placeholder_for("PERSON", f"Priya {number}")
+        store.save_map(session.id, entity_map)
+    store.register_file(session.id, "/tmp/lunch.ics", "ics", "Lunch")
+    turn = store.start_turn(session.id, "lunch with Priya 1")
+    store.checkpoint(turn, "plan", [{"tool": "create_event"}])
+    store.checkpoint(turn, "step", {"tool": "create_event", "status": "ok"})
+    print(session.id, turn, flush=True)
+    while True:
+        store.append_message(session.id, "assistant", "still working")
+    """
+)
+
+
+def test_sigkill_mid_turn_loses_nothing_written(tmp_path: Path) -> None:
+    path = tmp_path / "veil.db"
+    child = subprocess.Popen(
+        [sys.executable, "-c", _CHILD, str(path)],
+        cwd=ROOT,
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        line = child.stdout.readline() if child.stdout else ""
+        session_id, turn_text = line.split()
+        os.kill(child.pid, signal.SIGKILL)
+    finally:
+        child.wait(timeout=10)
+        if child.stdout:
+            child.stdout.close()
+    assert child.returncode == -signal.SIGKILL
+
+    store = MemoryStore(Database(path))
+    contents = [m.content for m in store.messages(session_id)]
+    assert contents[:30] == [f"message {n} for Priya {n}" for n in range(30)]
+    assert set(contents[30:]) <= {"still working"}
+    assert [f.path for f in store.files(session_id)] == ["/tmp/lunch.ics"]
+    entity_map = store.load_map(session_id)
+    assert len(entity_map) == 30
+    assert entity_map.value_of("<PERSON_30>") == "Priya 29"
+    turn = store.get_turn(int(turn_text))
+    assert turn.status == "interrupted"
+    assert [s["kind"] for s in turn.steps] == ["plan", "step"]
