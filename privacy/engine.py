@@ -18,7 +18,6 @@ from presidio_analyzer import AnalyzerEngine, EntityRecognizer, RecognizerRegist
 from presidio_analyzer.nlp_engine import NerModelConfiguration, SpacyNlpEngine
 from presidio_analyzer.predefined_recognizers import (
     CreditCardRecognizer,
-    EmailRecognizer,
     IbanRecognizer,
     IpRecognizer,
     SpacyRecognizer,
@@ -28,6 +27,7 @@ from presidio_analyzer.predefined_recognizers import (
 from privacy.errors import PrivacyError
 from privacy.recognizers.address import StreetAddressRecognizer
 from privacy.recognizers.date_time import DateTimeRecognizer
+from privacy.recognizers.email import EmailRecognizer
 from privacy.recognizers.phone import PhoneRecognizer
 from privacy.recognizers.titled_name import TitledNameRecognizer
 

@@ -149,3 +149,10 @@ def is_everyday_word(value: str) -> bool:
     """A one-word name that is also an everyday word ("Will", "Mark"): match it as written."""
     low = value.strip().casefold()
     return len(low.split()) == 1 and (low in NOT_NAMES or zipf(low) >= 4.0)
+
+
+def foreign_word(word: str) -> bool:
+    """An everyday word of another language Veil reads that is rare in English ("claro")."""
+    low = word.casefold()
+    foreign = max(zipf(low, lang) for lang in LANGUAGES[1:])
+    return foreign >= 4.0 and zipf(low) < foreign - 1.0

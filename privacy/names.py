@@ -23,6 +23,7 @@ from privacy.lexicon import (
     ROLES,
     SALUTATIONS,
     TIME_WORDS,
+    foreign_word,
     is_given_name,
     max_zipf,
     zipf,
@@ -35,22 +36,26 @@ TOKEN = r"[^\W\d_][\w'’\-]*"
 _TOKEN_RE = re.compile(TOKEN)
 
 _STRONG_CUES = (
-    r"e-?mail(?:ed|ing)?(?:\s+to)?|mail\s+to|write\s+to|send\s+(?:it\s+|this\s+)?to|talk\s+to"
-    r"|speak\s+(?:to|with)|reply\s+to|forward\s+(?:it\s+|this\s+)?to|text(?:ed|ing)?|txt"
-    r"|call(?:ed|ing)?|ring|ping(?:ed)?|message|dm|meet(?:ing)?(?:\s+up)?(?:\s+with)?|invite"
-    r"|cc|bcc|tell|ask|remind|introduce|thanks?|thank\s+you|thx|ty|hey|hi|hello|hiya|yo|dear"
+    r"e-?mail(?:ed|ing)?(?:\s+to)?|mail\s+to|(?:write|wrote)\s+to|sen[dt]\s+(?:it\s+|this\s+)?to"
+    r"|talk(?:ed|ing)?\s+(?:to|with)|sp(?:eak|oke)\s+(?:to|with)|repl(?:y|ied)\s+to"
+    r"|forward(?:ed)?\s+(?:it\s+|this\s+)?to|text(?:ed|ing)?|txt|call(?:ed|ing)?|ring|rang"
+    r"|ping(?:ed)?|message[ds]?|dm|meet(?:ing)?(?:\s+up)?(?:\s+with)?|met(?:\s+with)?"
+    r"|invit(?:e|ed|ing)|cc|bcc|tell|told|ask(?:ed)?|remind(?:ed)?|introduced?|thanks?|thanked"
+    r"|thank\s+you|thx|ty|hey|hi|hello|hiya|yo|dear"
     r"|bye|cheers|love|xoxo|xo|best|regards|sincerely|hallo|hej|liebe[rs]?|moin|servus|danke"
     r"|grüße(?:\s+an)?|gruß|lg|vg|mfg|bonjour|salut|coucou|ch[eè]re?|merci|bises|bisous"
     r"|cordialement|hola|querid[oa]|estimad[oa]|gracias|saludos|abrazos|olá|ola|oi|obrigad[oa]"
     r"|abraços|beijos|atenciosamente|ciao|schreib|ruf|frag|sag|treffe|appelle|écris|1:1|1on1"
-    r"|rencontre|llama|escribe|pregunta|liga|ligar|pergunta|escreve|encontra"
+    r"|rencontre|llama|escribe|pregunta|liga|ligar|pergunta|escreve|encontra|pick\s+up|loop\s+in"
+    r"|bring(?:e|s|ing)?|visit(?:ing)?|add|tag|join|congrats|congratulate|happy\s+birthday"
+    r"|levar|trazer|llevar|traer|invitar|convidar|einladen|inviter|avisa|avise|préviens"
 )
 _WEAK_CUES = r"with|w/|mit|avec|con|com|from|von|for|für|pour|para|by|to|an|à|and|und|et|&"
 # Portuguese and colloquial Spanish/German put an article before a name: "com a Ana".
 _ARTICLE = r"(?:(?:a|o|la|el|der|die|den|dem)[ \t]+(?=[^\W\d_]))?"
 _CUE_RE = re.compile(
-    rf"(?<![\w@<])(?:(?P<strong>{_STRONG_CUES})[,:!]?[ \t]+"
-    rf"|(?P<weak>{_WEAK_CUES})[,:!]?[ \t]+{_ARTICLE})(?P<name>{TOKEN})",
+    rf"(?<![\w@<])(?:(?P<strong>{_STRONG_CUES})|(?P<weak>{_WEAK_CUES}))[,:!]?[ \t]+{_ARTICLE}"
+    rf"(?P<name>{TOKEN})",
     re.IGNORECASE,
 )
 _LIST_RE = re.compile(
@@ -108,9 +113,11 @@ def is_name_word(word: str, strength: Strength) -> bool:
         if word.isupper() and len(word) <= 4 and not is_given_name(word):
             return False  # acronyms: "CFO", "NYC", "IBM"
         if strength == "free":  # "Tom" (4.8) passes; "Mark", "Will", "Hope" (5+) need a cue
-            return is_given_name(word) and zipf(low) < 5.0
+            return is_given_name(word) and zipf(low) < 5.0 and not foreign_word(low)
+        if strength == "weak" and foreign_word(low) and not is_given_name(word):
+            return False  # "con Claro" is no name; "Hola Sol" after a greeting may be
         return is_given_name(word) or max_zipf(low) < 4.0
-    if low in NOT_NAMES or strength == "free":
+    if low in NOT_NAMES or strength == "free" or foreign_word(low):
         return False
     given = is_given_name(low) and zipf(low) < (5.5 if strength == "strong" else 4.0)
     return given or _rare(low)
@@ -136,14 +143,14 @@ def _extend(text: str, start: int, end: int, first: str) -> int:
     return end
 
 
-def _list_items(text: str, end: int, first: str) -> Iterator[NameHit]:
-    """Names that follow a found name in a list: ", paty and bebel"."""
+def _list_items(text: str, end: int, first: str, source: str) -> Iterator[NameHit]:
+    """Names that follow a found name in a list: ", paty and bebel" (as sure as the first)."""
     while True:
         match = _LIST_RE.match(text, end)
         if not match or not is_name_word(match.group("name"), "weak"):
             return
         end = _extend(text, match.start("name"), match.end("name"), first)
-        yield NameHit(match.start("name"), end, "list")
+        yield NameHit(match.start("name"), end, source)
 
 
 _NEXT_WORD_RE = re.compile(rf"[ \t]+({TOKEN})")
@@ -159,16 +166,21 @@ def _venue_follows(text: str, end: int) -> bool:
 
 
 def _cue_names(text: str) -> Iterator[NameHit]:
-    for match in _CUE_RE.finditer(text):
+    position = 0
+    while match := _CUE_RE.search(text, position):
+        # a rejected word may itself be the next cue: "remind me to email karthikeyan"
+        position = match.start("name")
         name = match.group("name")
         strength: Strength = "strong" if match.group("strong") else "weak"
         if not is_name_word(name, strength):
             continue
         end = _extend(text, match.start("name"), match.end("name"), name)
+        position = end
         if _venue_follows(text, end):
             continue
-        yield NameHit(match.start("name"), end, "cue")
-        yield from _list_items(text, end, name)
+        source = "cue" if strength == "strong" else "weak-cue"
+        yield NameHit(match.start("name"), end, source)
+        yield from _list_items(text, end, name, source)
         # "Will and Rose": the capitalised given name before a listed name is one too.
         before = _BEFORE_AND_RE.search(text, max(0, match.start() - 40), match.start("name"))
         if before and before.group(1)[0].isupper() and is_given_name(before.group(1)):
@@ -221,6 +233,24 @@ def _speaker_names(text: str, lines: list[ThreadLine]) -> Iterator[NameHit]:
             yield NameHit(named[0].start(), named[-1].end(), "speaker")
 
 
+_ALONE_RE = re.compile(rf"(?:({TOKEN})[ \t]*[?!.,…]*[ \t]*){{1,3}}")
+
+
+def _alone_names(text: str, lines: list[ThreadLine]) -> Iterator[NameHit]:
+    """A message that is only a name or two: "Ikaika? Marisol?", "Tom!"."""
+    for line in lines:
+        if line.kind != "message" or not _ALONE_RE.fullmatch(text, line.body_start, line.body_end):
+            continue
+        words = list(_TOKEN_RE.finditer(text, line.body_start, line.body_end))
+        if all(
+            w.group()[0].isupper()
+            and w.group().casefold() not in NOT_NAMES
+            and (is_given_name(w.group()) or max_zipf(w.group().casefold()) < 3.5)
+            for w in words
+        ):
+            yield from (NameHit(w.start(), w.end(), "alone") for w in words)
+
+
 def _sentence_start(text: str, position: int) -> bool:
     """Whether the word at `position` opens a sentence, where capitals say nothing."""
     index = position - 1
@@ -229,11 +259,28 @@ def _sentence_start(text: str, position: int) -> bool:
     return index < 0 or text[index] in _SENTENCE_END
 
 
+# "at Hilton", "the Globex renewal": a capitalised word after these is a place or a thing.
+_VENUE_BEFORE_RE = re.compile(
+    r"(?:\b(?:at|in|the|this|that|our|your|their|its|bei|im|chez|au|en|em|no|na)|@)[ \t]+$",
+    re.IGNORECASE,
+)
+
+
 def _capitalised_names(text: str) -> Iterator[NameHit]:
     """Given names by their capital letter: mid-sentence, or opening one when rare or full."""
     for match in _TOKEN_RE.finditer(text):
         word = match.group()
-        if not word[0].isupper() or not is_given_name(word) or word.isupper():
+        if not word[0].isupper() or word.isupper():
+            continue
+        if _VENUE_BEFORE_RE.search(text, max(0, match.start() - 8), match.start()):
+            continue
+        if foreign_word(word.casefold()):
+            continue  # "Parfait", "Bitte", "Claro": given names somewhere, words here
+        if not is_given_name(word):
+            # a word no language Veil reads uses, capitalised mid-sentence: "Chukwuemeka"
+            if (len(word) >= 4 and word.isalpha() and not _sentence_start(text, match.start())
+                    and max_zipf(word.casefold()) < 2.0):  # fmt: skip
+                yield NameHit(match.start(), match.end(), "rare")
             continue
         end = _extend(text, match.start(), match.end(), word)
         full = end > match.end()
@@ -252,6 +299,7 @@ def find_names(text: str, lines: list[ThreadLine]) -> list[NameHit]:
         *_cue_names(text),
         *_role_names(text),
         *_signature_names(text, lines),
+        *_alone_names(text, lines),
         *_capitalised_names(text),
     ]
     return sorted(hits, key=lambda hit: (hit.start, -hit.end))

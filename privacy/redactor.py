@@ -24,6 +24,7 @@ from privacy.lexicon import (
     ORG_WORDS,
     SALUTATIONS,
     TIME_WORDS,
+    foreign_word,
     is_everyday_word,
     is_given_name,
     zipf,
@@ -45,10 +46,14 @@ PLACEHOLDER_TYPES = {
     "IP_ADDRESS": "IP",
 }  # fmt: skip
 KEPT_TYPES = ("DATE_TIME", "ORGANIZATION", "LOCATION", "NRP")
-# Which detection wins where two overlap: an e-mail beats the name inside it, and so on.
+# Which detection wins where two overlap: checksummed or unmistakable shapes first (an e-mail
+# beats the name inside it), then the longer span ("+55 11 98765-4321" over an SSN-shaped
+# tail), then this order.
+_TIER = {"EMAIL": 0, "CARD": 0, "IBAN": 0}
 _PRIORITY = {"EMAIL": 0, "CARD": 1, "IBAN": 1, "SSN": 1, "IP": 1, "PHONE": 2, "ADDRESS": 3,
              "PERSON": 4}  # fmt: skip
 _WORD_RE = re.compile(r"[^\W_][\w'’\-]*")
+_WEAK_SOURCES = ("weak-cue", "list", "rare", "capitalised", "alone")
 
 
 @dataclass(frozen=True)
@@ -139,7 +144,13 @@ def _plausible_person(text: str, start: int, end: int) -> bool:
     words = [w.casefold() for w in _WORD_RE.findall(value)]
     if not words or any(ch.isdigit() for ch in value) or PLACEHOLDER_RE.search(value):
         return False
-    if all(w in NOT_NAMES or w in TIME_WORDS for w in words) or words[-1] in ORG_WORDS:
+    if all(w in NOT_NAMES or w in TIME_WORDS for w in words) or any(w in ORG_WORDS for w in words):
+        return False
+    # spaCy's English model reads capitalised French, German, Spanish or Portuguese words
+    # ("Parfait", "Termin", "Claro") as people: words far more common abroad than in English
+    if all(foreign_word(w) for w in words) and (
+        len(words) == 1 or not any(map(is_given_name, words))
+    ):
         return False
     if len(words) == 1:
         word = value.strip()
@@ -214,6 +225,8 @@ class Redactor:
         found: list[_Found] = []
         kept: dict[tuple[int, int], KeptSpan] = {}
         venues: list[tuple[int, int]] = []
+        fields = _Spans([(line.start, line.body_start) for line in lines
+                         if line.kind == "header" and line.field != "wrote"])  # fmt: skip
         for offset, piece in _chunks(text):
             if not piece.strip():
                 continue
@@ -226,17 +239,28 @@ class Redactor:
                         venues.append((start, end))
                 elif kind == "PERSON":
                     start, end = _trim(text, start, end)
+                    if fields.overlaps(start, end):
+                        continue  # "Betreff:" is a header's name, not a person's
                     if end > start and _plausible_person(text, start, end):
                         found.append(_Found(start, end, "PERSON", "spacy"))
                 elif kind in PLACEHOLDER_TYPES:
                     found.append(_Found(start, end, PLACEHOLDER_TYPES[kind], "presidio"))
         for hit in find_names(text, lines):
+            value = text[hit.start : hit.end]
             # A rule's guess inside a longer company or place name ("Blue Bottle Coffee")
             # stays visible; a one-word "company" is spaCy guessing at an unknown name.
             if hit.source not in ("speaker", "role", "signature") and any(
                 s <= hit.start and hit.end <= e and (e - s > hit.end - hit.start) for s, e in venues
             ):
                 continue
+            # weak evidence ("with X", a rare capitalised word) yields to spaCy's "company"
+            # unless the word is a known given name: "from Initech" stays visible
+            # (a capitalised guess yields even when its word is on the given-name list)
+            if hit.source in _WEAK_SOURCES and (
+                hit.source in ("capitalised", "rare") or not is_given_name(value.split()[0])
+            ):
+                if any(s < hit.end and hit.start < e for s, e in venues):
+                    continue
             found.append(_Found(hit.start, hit.end, "PERSON", hit.source))
         # a spaCy place or company that a name rule also found is a person: not kept
         people = _Spans([(f.start, f.end) for f in _resolve(found, text)])
@@ -361,7 +385,9 @@ def _resolve(found: list[_Found], text: str) -> list[_Found]:
         else:
             merged.append(person)
     others = [f for f in found if f.type != "PERSON"] + merged
-    others.sort(key=lambda f: (_PRIORITY.get(f.type, 9), -(f.end - f.start), f.start))
+    others.sort(
+        key=lambda f: (_TIER.get(f.type, 1), -(f.end - f.start), _PRIORITY.get(f.type, 9), f.start)
+    )
     chosen: list[_Found] = []
     taken = _Spans([])
     for item in others:

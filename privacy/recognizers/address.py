@@ -51,7 +51,8 @@ class StreetAddressRecognizer(PatternRecognizer):
         ),
         Pattern(
             "romance street number",
-            rf"\b{_ROMANCE}\s+(?:{_WORD}\s+){{0,4}}?{_WORD},?\s+(?:n[º°o.]\s*)?\d{{1,5}}[a-z]?\b"
+            rf"\b{_ROMANCE}\s+(?:{_WORD}\s+){{0,4}}?{_WORD},?\s+(?:n[º°o.]\s*)?"
+            rf"\d{{1,5}}(?!\s?(?:h|am|pm|uhr|:)(?:\b|\d))[a-z]?\b"
             rf"(?:,?\s+{_UNIT}\b)?",
             0.6,
         ),

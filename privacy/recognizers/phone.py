@@ -17,7 +17,8 @@ class PhoneRecognizer(PatternRecognizer):
     PATTERNS = [
         Pattern(
             "phone candidate",
-            r"(?<![\w+/.:-])(?:\+|00)?\(?\d[\d\s().\-/]{4,20}\d(?:\s*(?:x|ext\.?)\s*\d{1,5})?"
+            r"(?<![\w+/.:-])(?:\+|00)?\(?\d[\d \t\u00a0().\-/]{4,20}\d"
+            r"(?:[ \t]*(?:x|ext\.?)[ \t]*\d{1,5})?"
             r"(?![\w/]|[.:-]\d)",
             0.5,
         ),
