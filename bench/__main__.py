@@ -5,7 +5,14 @@ from __future__ import annotations
 import importlib
 import sys
 
-BENCHMARKS = ("bench.model", "bench.serve", "bench.privacy", "bench.times", "bench.ics")
+BENCHMARKS = (
+    "bench.model",
+    "bench.serve",
+    "bench.privacy",
+    "bench.times",
+    "bench.ics",
+    "bench.memory",
+)
 
 
 def main() -> int:

@@ -90,7 +90,12 @@ class FactIndex:
     Pass it to `MemoryStore(db, index=...)` so added and deleted facts reach it.
     """
 
-    def __init__(self, db: Database, embedder: Embedder, path: Path | None = None) -> None:
+    def __init__(
+        self, db: Database, embedder: Embedder, path: Path | None = None, threads: int = 1
+    ) -> None:
+        # One query at a time: OpenMP start-up dominates, and a flat search of 100k vectors
+        # measured 13 ms on one thread vs 48 ms on two (bench/memory.py). Process-wide setting.
+        faiss.omp_set_num_threads(threads)
         self.db = db
         self.embedder = embedder
         self.dimension = embedder.dimension  # fixed for the life of the index
