@@ -41,6 +41,7 @@ def _secret_key(data_dir: Path) -> str:
 def create_app(config: dict[str, Any] | None = None) -> Flask:
     """Build the app: defaults, then VEIL_* environment, then `config` (tests)."""
     app = Flask(__name__)
+    app.json.sort_keys = False  # keep the bundle's keys in the contract's order
     app.config.from_mapping(DEFAULTS)
     app.config.from_prefixed_env("VEIL")
     for alias, key in _ENV_ALIASES.items():
