@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 import logging
 import uuid
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any, Protocol
@@ -265,6 +265,16 @@ class MemoryStore:
         """The last SHORT_TERM messages: what goes (redacted) into the next prompt."""
         return self.messages(session_id, last=SHORT_TERM)
 
+    def prompt_history(
+        self, session_id: str, redact: Callable[[str], str]
+    ) -> list[tuple[str, str]]:
+        """(role, text) of the short-term messages, each through `redact` on its way out.
+
+        Memory holds real values, so nothing from it may reach a prompt unredacted: the
+        caller passes the privacy layer's redact with this session's map.
+        """
+        return [(m.role, redact(m.content)) for m in self.short_term(session_id)]
+
     # turn checkpoints
 
     def start_turn(self, session_id: str, request: str) -> int:
@@ -313,6 +323,10 @@ class MemoryStore:
         if row is None:
             raise NotFoundError(f"no turn {turn_id}")
         return str(row[0])
+
+    def interrupted_turns(self, session_id: str) -> list[Turn]:
+        """Turns a dead process left unfinished, oldest first: shown so they can be re-run."""
+        return [t for t in self.turns(session_id) if t.status == "interrupted"]
 
     def get_turn(self, turn_id: int) -> Turn:
         """The turn with its steps in order."""
@@ -384,6 +398,10 @@ class MemoryStore:
             if key in {normalize_value(n) for n in (contact.name, *contact.aliases)}:
                 return contact
         return None
+
+    def contact_names(self) -> list[str]:
+        """Every contact name and alias: the privacy layer always redacts these."""
+        return [name for c in self.contacts() for name in (c.name, *c.aliases)]
 
     def delete_contact(self, contact_id: int) -> None:
         """Remove a contact."""

@@ -223,3 +223,47 @@ def test_sigkill_mid_turn_loses_nothing_written(tmp_path: Path) -> None:
     turn = store.get_turn(int(turn_text))
     assert turn.status == "interrupted"
     assert [s["kind"] for s in turn.steps] == ["plan", "step"]
+
+
+def test_recalled_history_is_redacted_with_the_same_placeholders(tmp_path: Path) -> None:
+    """Memory keeps real values; what it feeds a prompt goes through the session's map."""
+    from privacy.redactor import Redactor
+
+    path = tmp_path / "veil.db"
+    store = MemoryStore(Database(path))
+    store.save_contact("Karthik Rao", aliases=["Karthik"], role="CFO")
+    session = store.create_session()
+    redactor = Redactor(store.load_map(session.id), contacts=store.contact_names())
+    request = "Lunch with Karthik Rao tomorrow at 1"
+    assert "<PERSON_1>" in redactor.redact(request).text
+    store.append_message(session.id, "user", request)
+    model_reply = "I drafted an invite for <PERSON_1>."
+    with pytest.raises(PlaceholderError):  # model text is restored before it is stored
+        store.append_message(session.id, "assistant", model_reply)
+    store.append_message(session.id, "assistant", redactor.entity_map.restore(model_reply))
+    store.save_map(session.id, redactor.entity_map)
+    store.db.close()
+
+    store = MemoryStore(Database(path))
+    assert [m.content for m in store.messages(session.id)][
+        1
+    ] == "I drafted an invite for Karthik Rao."
+    redactor = Redactor(store.load_map(session.id), contacts=store.contact_names())
+    history = store.prompt_history(session.id, lambda text: redactor.redact(text).text)
+    assert all("Karthik" not in text for _, text in history)
+    assert history[1] == ("assistant", "I drafted an invite for <PERSON_1>.")
+    # a learned contact is known in a new session too
+    other = store.create_session()
+    fresh = Redactor(store.load_map(other.id), contacts=store.contact_names())
+    assert "Karthik" not in fresh.redact("ask karthik about the budget").text
+
+
+def test_interrupted_turns_are_listed_for_rerun(tmp_path: Path) -> None:
+    path = tmp_path / "veil.db"
+    store = MemoryStore(Database(path))
+    session = store.create_session()
+    turn = store.start_turn(session.id, "dinner friday")
+    store.db.close()
+    store = MemoryStore(Database(path))
+    (interrupted,) = store.interrupted_turns(session.id)
+    assert (interrupted.id, interrupted.request) == (turn, "dinner friday")
