@@ -170,6 +170,12 @@ def m002_sessions_and_memory(db: Database) -> None:
     db.table("preferences").create({"key": str, "value": str}, pk="key", not_null={"value"})
 
 
+@MIGRATIONS()
+def m003_turn_owner(db: Database) -> None:
+    """The pid running a turn: only a dead owner's turn is interrupted, not another thread's."""
+    db.table("turns").add_column("pid", int)
+
+
 def migrate(db: Database) -> None:
     """Apply pending migrations (idempotent) with WAL on for file databases."""
     if db.conn.in_transaction:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import logging
+import os
 import uuid
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
@@ -30,6 +31,18 @@ TURN_STATUSES = ("running", "done", "interrupted")
 
 def _now() -> str:
     return datetime.now(UTC).isoformat(timespec="microseconds")
+
+
+def _is_alive(pid: int | None) -> bool:
+    if pid is None:
+        return False
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:  # someone else's process: alive
+        return True
+    return True
 
 
 def check_real(text: str, what: str) -> str:
@@ -130,12 +143,25 @@ class MemoryStore:
         self.db = db
         self.index = index
         migrate(db)
-        interrupted = self.db.execute(
-            "UPDATE turns SET status = 'interrupted', ended_at = ? WHERE status = 'running'",
-            [_now()],
-        ).rowcount
-        if interrupted:
-            log.warning("marked %d unfinished turn(s) as interrupted", interrupted)
+        self.mark_interrupted()
+
+    def mark_interrupted(self) -> int:
+        """Mark `interrupted` every running turn whose process is gone; return how many.
+
+        A live owner (a web request in another thread, a CLI turn next to the server) keeps
+        its turn: opening a store must not cut short work that is still going on.
+        """
+        rows = self.db.execute("SELECT id, pid FROM turns WHERE status = 'running'").fetchall()
+        dead = [turn_id for turn_id, pid in rows if not _is_alive(pid)]
+        for turn_id in dead:
+            self.db.execute(
+                "UPDATE turns SET status = 'interrupted', ended_at = ? "
+                "WHERE id = ? AND status = 'running'",
+                [_now(), turn_id],
+            )
+        if dead:
+            log.warning("marked %d unfinished turn(s) as interrupted", len(dead))
+        return len(dead)
 
     # sessions
 
@@ -282,9 +308,9 @@ class MemoryStore:
         check_real(request, "turn request")
         self.get_session(session_id)
         cursor = self.db.execute(
-            "INSERT INTO turns (session_id, request, status, started_at) "
-            "VALUES (?, ?, 'running', ?)",
-            [session_id, request, _now()],
+            "INSERT INTO turns (session_id, request, status, started_at, pid) "
+            "VALUES (?, ?, 'running', ?, ?)",
+            [session_id, request, _now(), os.getpid()],
         )
         return cursor.lastrowid or 0
 

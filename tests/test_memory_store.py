@@ -133,17 +133,27 @@ def test_turn_checkpoints_and_finish(store: MemoryStore) -> None:
         store.checkpoint(turn, "step", {})
 
 
-def test_reopening_marks_running_turns_interrupted(tmp_path: Path) -> None:
+def _dead_pid() -> int:
+    child = subprocess.Popen([sys.executable, "-c", "pass"])
+    child.wait()
+    return child.pid
+
+
+def test_reopening_marks_dead_owners_turns_interrupted(tmp_path: Path) -> None:
     path = tmp_path / "veil.db"
     store = MemoryStore(Database(path))
     session = store.create_session()
-    running = store.start_turn(session.id, "first")
-    done = store.start_turn(session.id, "second")
+    orphan = store.start_turn(session.id, "first")
+    store.db.execute("UPDATE turns SET pid = ? WHERE id = ?", [_dead_pid(), orphan])
+    live = store.start_turn(session.id, "second")  # this process: still running
+    done = store.start_turn(session.id, "third")
     store.finish_turn(done)
-    store.db.close()
     reopened = MemoryStore(Database(path))
-    assert reopened.get_turn(running).status == "interrupted"
+    assert reopened.get_turn(orphan).status == "interrupted"
+    assert reopened.get_turn(live).status == "running"
     assert reopened.get_turn(done).status == "done"
+    store.finish_turn(live)  # the first connection finishes its turn as usual
+    assert reopened.get_turn(live).status == "done"
 
 
 def test_contacts_merge_and_find(store: MemoryStore) -> None:
@@ -263,6 +273,7 @@ def test_interrupted_turns_are_listed_for_rerun(tmp_path: Path) -> None:
     store = MemoryStore(Database(path))
     session = store.create_session()
     turn = store.start_turn(session.id, "dinner friday")
+    store.db.execute("UPDATE turns SET pid = ? WHERE id = ?", [_dead_pid(), turn])
     store.db.close()
     store = MemoryStore(Database(path))
     (interrupted,) = store.interrupted_turns(session.id)
