@@ -27,8 +27,8 @@ from presidio_analyzer.predefined_recognizers import (
 from privacy.errors import PrivacyError
 from privacy.recognizers.address import StreetAddressRecognizer
 from privacy.recognizers.date_time import DateTimeRecognizer
-from privacy.recognizers.email import EmailRecognizer
-from privacy.recognizers.phone import PhoneRecognizer
+from privacy.recognizers.email import AnyDomainEmailRecognizer
+from privacy.recognizers.phone import RegionPhoneRecognizer
 from privacy.recognizers.titled_name import TitledNameRecognizer
 
 logger = logging.getLogger(__name__)
@@ -42,12 +42,12 @@ NER_ENTITIES = ("PERSON", "DATE_TIME", "ORGANIZATION", "LOCATION", "NRP")
 # Every recognizer Veil can enable by name in conf/recognizers.yaml; no scanning, no plugins.
 RECOGNIZERS: dict[str, type[EntityRecognizer]] = {
     "SpacyRecognizer": SpacyRecognizer,
-    "EmailRecognizer": EmailRecognizer,
+    "AnyDomainEmailRecognizer": AnyDomainEmailRecognizer,
     "CreditCardRecognizer": CreditCardRecognizer,
     "IbanRecognizer": IbanRecognizer,
     "UsSsnRecognizer": UsSsnRecognizer,
     "IpRecognizer": IpRecognizer,
-    "PhoneRecognizer": PhoneRecognizer,
+    "RegionPhoneRecognizer": RegionPhoneRecognizer,
     "StreetAddressRecognizer": StreetAddressRecognizer,
     "TitledNameRecognizer": TitledNameRecognizer,
     "DateTimeRecognizer": DateTimeRecognizer,

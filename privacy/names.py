@@ -49,6 +49,8 @@ _STRONG_CUES = (
     r"|rencontre|llama|escribe|pregunta|liga|ligar|pergunta|escreve|encontra|pick\s+up|loop\s+in"
     r"|bring(?:e|s|ing)?|visit(?:ing)?|add|tag|join|congrats|congratulate|happy\s+birthday"
     r"|levar|trazer|llevar|traer|invitar|convidar|einladen|inviter|avisa|avise|préviens"
+    r"|(?:my\s+|maiden\s+|full\s+)?name(?:\s+is)?|i'm|i\s+am|calls?\s+me|called|named|signed"
+    r"|je\s+m'appelle|ich\s+bin|ich\s+heiße|me\s+llamo|soy|me\s+chamo|sou"
 )
 _WEAK_CUES = r"with|w/|mit|avec|con|com|from|von|for|für|pour|para|by|to|an|à|and|und|et|&"
 # Portuguese and colloquial Spanish/German put an article before a name: "com a Ana".
@@ -133,10 +135,13 @@ def _is_surname(word: str, first: str) -> bool:
     return low not in blocked and not (word.isupper() and len(word) > 1)
 
 
+_SURNAME_RE = re.compile(rf"(?:[ \t]+[^\W\d_]\.)?[ \t]+({TOKEN})")
+
+
 def _extend(text: str, start: int, end: int, first: str) -> int:
-    """Grow a one-word name over following surname words ("Priya Patel", "Nguyễn Văn An")."""
+    """Grow a one-word name over following surname words ("Priya Patel", "Iva D. Grusová")."""
     for _ in range(3):
-        match = re.compile(rf"[ \t]+({TOKEN})").match(text, end)
+        match = _SURNAME_RE.match(text, end)
         if not match or not _is_surname(match.group(1), first):
             break
         end = match.end()
@@ -251,6 +256,30 @@ def _alone_names(text: str, lines: list[ThreadLine]) -> Iterator[NameHit]:
             yield from (NameHit(w.start(), w.end(), "alone") for w in words)
 
 
+_NAME_LINE_RE = re.compile(
+    rf"[ \t>?*]*({TOKEN}(?:[ \t]+(?:[^\W\d_]\.[ \t]+)?{TOKEN}){{1,2}})[ \t]*"
+)
+
+
+def _name_lines(text: str, lines: list[ThreadLine]) -> Iterator[NameHit]:
+    """A line that is only a full name, as in signatures and address blocks: "leone mazzi"."""
+    for line in lines:
+        if line.kind != "text":
+            continue
+        match = _NAME_LINE_RE.fullmatch(text, line.start, line.end)
+        if not match:
+            continue
+        words = match.group(1).split()
+        first, rest = words[0], [w for w in words[1:] if not w.endswith(".")]
+        if is_given_name(first) and not foreign_word(first) and zipf(first.casefold()) < 5.0:
+            # names share their case ("Leone Mazzi", "leone mazzi"); "Priya confirmed" is prose
+            same_case = all(w[0].isupper() == first[0].isupper() for w in rest)
+            plain = all(w.casefold() not in NOT_NAMES and w.casefold() not in ORG_WORDS
+                        and (w[0].isupper() or zipf(w.casefold()) < 4.0) for w in rest)  # fmt: skip
+            if same_case and plain:
+                yield NameHit(match.start(1), match.end(1), "name-line")
+
+
 def _sentence_start(text: str, position: int) -> bool:
     """Whether the word at `position` opens a sentence, where capitals say nothing."""
     index = position - 1
@@ -285,7 +314,10 @@ def _capitalised_names(text: str) -> Iterator[NameHit]:
         end = _extend(text, match.start(), match.end(), word)
         full = end > match.end()
         if _sentence_start(text, match.start()):
-            if not full and zipf(word.casefold()) >= 3.5:
+            # "Darren is ...": a given name, not an everyday word, before a lower-case word
+            verb = _NEXT_WORD_RE.match(text, match.end())
+            subject = bool(verb and verb.group(1).islower()) and zipf(word.casefold()) < 5.0
+            if not full and zipf(word.casefold()) >= 3.5 and not subject:
                 continue
         elif not full and not is_name_word(word, "free"):
             continue
@@ -300,6 +332,7 @@ def find_names(text: str, lines: list[ThreadLine]) -> list[NameHit]:
         *_role_names(text),
         *_signature_names(text, lines),
         *_alone_names(text, lines),
+        *_name_lines(text, lines),
         *_capitalised_names(text),
     ]
     return sorted(hits, key=lambda hit: (hit.start, -hit.end))

@@ -53,7 +53,7 @@ _TIER = {"EMAIL": 0, "CARD": 0, "IBAN": 0}
 _PRIORITY = {"EMAIL": 0, "CARD": 1, "IBAN": 1, "SSN": 1, "IP": 1, "PHONE": 2, "ADDRESS": 3,
              "PERSON": 4}  # fmt: skip
 _WORD_RE = re.compile(r"[^\W_][\w'’\-]*")
-_WEAK_SOURCES = ("weak-cue", "list", "rare", "capitalised", "alone")
+_WEAK_SOURCES = ("weak-cue", "list", "rare", "capitalised", "alone", "name-line")
 
 
 @dataclass(frozen=True)
@@ -148,9 +148,14 @@ def _plausible_person(text: str, start: int, end: int) -> bool:
         return False
     # spaCy's English model reads capitalised French, German, Spanish or Portuguese words
     # ("Parfait", "Termin", "Claro") as people: words far more common abroad than in English
-    if all(foreign_word(w) for w in words) and (
-        len(words) == 1 or not any(map(is_given_name, words))
+    if (
+        all(foreign_word(w) for w in words)
+        and not _english_line(text, start)
+        and (len(words) == 1 or not any(map(is_given_name, words)))
     ):
+        return False
+    # "Personal Info", "Directed": everyday English words that no given name explains
+    if not any(map(is_given_name, words)) and all(zipf(w) >= 4.5 for w in words):
         return False
     if len(words) == 1:
         word = value.strip()
@@ -159,6 +164,16 @@ def _plausible_person(text: str, start: int, end: int) -> bool:
         if word.isupper() and len(word) <= 4:
             return False
     return True
+
+
+def _english_line(text: str, position: int) -> bool:
+    """Whether the line around `position` is English: there "Ramos" is a surname, not branches."""
+    line_start = text.rfind("\n", 0, position) + 1
+    line_end = text.find("\n", position)
+    line = text[line_start : line_end if line_end >= 0 else len(text)]
+    words = [w.casefold() for w in _WORD_RE.findall(line)][:40]
+    english = sum(1 for w in words if zipf(w) >= 3.0 and not foreign_word(w))
+    return bool(words) and english / len(words) >= 0.6
 
 
 def _trim(text: str, start: int, end: int) -> tuple[int, int]:
@@ -238,6 +253,10 @@ class Redactor:
                     if kind in ("ORGANIZATION", "LOCATION"):
                         venues.append((start, end))
                 elif kind == "PERSON":
+                    metadata = result.recognition_metadata or {}
+                    if metadata.get("recognizer_name") == "TitledNameRecognizer":
+                        found.append(_Found(start, end, "PERSON", "titled"))  # "Mr. Ramos"
+                        continue
                     start, end = _trim(text, start, end)
                     if fields.overlaps(start, end):
                         continue  # "Betreff:" is a header's name, not a person's
@@ -255,9 +274,8 @@ class Redactor:
                 continue
             # weak evidence ("with X", a rare capitalised word) yields to spaCy's "company"
             # unless the word is a known given name: "from Initech" stays visible
-            # (a capitalised guess yields even when its word is on the given-name list)
             if hit.source in _WEAK_SOURCES and (
-                hit.source in ("capitalised", "rare") or not is_given_name(value.split()[0])
+                hit.source == "rare" or not is_given_name(value.split()[0])
             ):
                 if any(s < hit.end and hit.start < e for s, e in venues):
                     continue

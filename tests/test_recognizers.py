@@ -7,7 +7,8 @@ import pytest
 from privacy.names import find_names
 from privacy.phone import phone_key
 from privacy.recognizers.address import StreetAddressRecognizer
-from privacy.recognizers.phone import PhoneRecognizer
+from privacy.recognizers.email import AnyDomainEmailRecognizer
+from privacy.recognizers.phone import RegionPhoneRecognizer
 from privacy.recognizers.titled_name import TitledNameRecognizer
 from privacy.thread import split_thread
 
@@ -37,7 +38,20 @@ def _found(recognizer: object, entity: str, text: str) -> list[str]:
     ],
 )
 def test_phone_recognizer(text: str, expected: list[str]) -> None:
-    assert _found(PhoneRecognizer(), "PHONE_NUMBER", text) == expected
+    assert _found(RegionPhoneRecognizer(), "PHONE_NUMBER", text) == expected
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("mail priya.patel@example.com", ["priya.patel@example.com"]),
+        ("ann+cal@team.internal, bob@x.example", ["ann+cal@team.internal", "bob@x.example"]),
+        ("Jürgen.Weiß@firma.de", ["Jürgen.Weiß@firma.de"]),
+        ("@priya on slack, user@localhost, a@b.c", []),
+    ],
+)
+def test_email_recognizer(text: str, expected: list[str]) -> None:
+    assert _found(AnyDomainEmailRecognizer(), "EMAIL_ADDRESS", text) == expected
 
 
 @pytest.mark.parametrize(

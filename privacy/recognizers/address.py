@@ -63,7 +63,24 @@ class StreetAddressRecognizer(PatternRecognizer):
         ),
         Pattern(
             "word street-word number",
-            rf"\b{_WORD}\s+(?:tér|utca|út|ulica|ul\.|street|road|avenue|lane)\s+\d{{1,5}}\.?",
+            rf"\b{_WORD}\s+(?:tér|utca|út|ulica|ul\.|street|road|avenue|lane|stra(?:ss|ß)e|str\."
+            rf"|gate|gata|gatan|vej|vei|veien|tie|katu|allee|weg|platz|ring|gasse)\s+\d{{1,5}}\.?"
+            rf"(?:,?\s+{_UNIT}\b)?",
+            0.5,
+        ),
+        Pattern(
+            # "2224 Trenerys gate 232", "971 Kesk 53": a house or postal number, a capitalised
+            # street name, a number (case-sensitive, so "3 people 2" is no address)
+            "number name number",
+            r"(?<![:.,/\d])\b\d{2,5}[ \t]+(?-i:\p{Lu}[\p{L}'’\-]+)(?:[ \t]+[\p{L}'’\-]+)?[ \t]+"
+            rf"\d{{1,4}}[a-z]?\b(?![:.]\d)(?:,?\s+{_UNIT}\b)*",
+            0.4,
+        ),
+        Pattern("unit", r"\b(?:apt|apartment|suite|ste|unit|flat)\.?\s*#?\s*\d{1,5}[a-z]?\b", 0.4),
+        Pattern(
+            "military post",
+            r"\b(?:(?:PSC|CMR|Unit)\s+\d{4},?\s+Box\s+\d{4}|(?:USNS|USNV|USS|USCGC)\s+[\p{L}'\-]+)"
+            r"(?:\s*,?\s*(?:APO|FPO|DPO)\s+(?:AA|AE|AP)\s+\d{5})?",
             0.5,
         ),
     ]

@@ -9,7 +9,7 @@ from __future__ import annotations
 from presidio_analyzer import Pattern, PatternRecognizer
 
 
-class EmailRecognizer(PatternRecognizer):
+class AnyDomainEmailRecognizer(PatternRecognizer):
     """EMAIL_ADDRESS: local part, "@", a dotted domain ending in letters."""
 
     PATTERNS = [
@@ -27,5 +27,5 @@ class EmailRecognizer(PatternRecognizer):
             supported_entity="EMAIL_ADDRESS",
             patterns=self.PATTERNS,
             context=self.CONTEXT,
-            name="EmailRecognizer",
+            name="AnyDomainEmailRecognizer",
         )

@@ -11,7 +11,7 @@ from presidio_analyzer import Pattern, PatternRecognizer
 from privacy.phone import parse_phone
 
 
-class PhoneRecognizer(PatternRecognizer):
+class RegionPhoneRecognizer(PatternRecognizer):
     """PHONE_NUMBER: a digit run shaped like a phone number that phonenumbers accepts."""
 
     PATTERNS = [
@@ -30,7 +30,7 @@ class PhoneRecognizer(PatternRecognizer):
             supported_entity="PHONE_NUMBER",
             patterns=self.PATTERNS,
             context=self.CONTEXT,
-            name="PhoneRecognizer",
+            name="RegionPhoneRecognizer",
         )
 
     def validate_result(self, pattern_text: str) -> bool:
