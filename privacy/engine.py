@@ -26,6 +26,7 @@ from presidio_analyzer.predefined_recognizers import (
 
 from privacy.errors import PrivacyError
 from privacy.recognizers.address import StreetAddressRecognizer
+from privacy.recognizers.card import CardNumberRecognizer
 from privacy.recognizers.date_time import DateTimeRecognizer
 from privacy.recognizers.email import AnyDomainEmailRecognizer
 from privacy.recognizers.phone import RegionPhoneRecognizer
@@ -51,6 +52,7 @@ RECOGNIZERS: dict[str, type[EntityRecognizer]] = {
     "StreetAddressRecognizer": StreetAddressRecognizer,
     "TitledNameRecognizer": TitledNameRecognizer,
     "DateTimeRecognizer": DateTimeRecognizer,
+    "CardNumberRecognizer": CardNumberRecognizer,
 }
 
 

@@ -32,7 +32,7 @@ from privacy.thread import ThreadLine
 
 Strength = Literal["strong", "weak", "free"]
 
-TOKEN = r"[^\W\d_][\w'’\-]*"
+TOKEN = r"[^\W\d_](?:[^\W\d_]|['’\-])*"  # letters only: no name holds a digit
 _TOKEN_RE = re.compile(TOKEN)
 
 _STRONG_CUES = (
@@ -179,6 +179,10 @@ def _cue_names(text: str) -> Iterator[NameHit]:
         strength: Strength = "strong" if match.group("strong") else "weak"
         if not is_name_word(name, strength):
             continue
+        if strength == "weak" and EMPLOYER_BEFORE_RE.search(
+            text, max(0, match.start("name") - 16), match.start("name")
+        ):
+            continue  # "I work for Thinknum": an employer, not a person
         end = _extend(text, match.start("name"), match.end("name"), name)
         position = end
         if _venue_follows(text, end):
@@ -295,6 +299,12 @@ _VENUE_BEFORE_RE = re.compile(
 )
 
 
+# "CEO of Guidestar", "I work for Thinknum": an unknown word there is an organisation.
+EMPLOYER_BEFORE_RE = re.compile(
+    r"\b(?:of|work(?:s|ed|ing)?\s+(?:for|at)|joined)[ \t]+$", re.IGNORECASE
+)
+
+
 def _capitalised_names(text: str) -> Iterator[NameHit]:
     """Given names by their capital letter: mid-sentence, or opening one when rare or full."""
     for match in _TOKEN_RE.finditer(text):
@@ -307,8 +317,9 @@ def _capitalised_names(text: str) -> Iterator[NameHit]:
             continue  # "Parfait", "Bitte", "Claro": given names somewhere, words here
         if not is_given_name(word):
             # a word no language Veil reads uses, capitalised mid-sentence: "Chukwuemeka"
+            employer = EMPLOYER_BEFORE_RE.search(text, max(0, match.start() - 16), match.start())
             if (len(word) >= 4 and word.isalpha() and not _sentence_start(text, match.start())
-                    and max_zipf(word.casefold()) < 2.0):  # fmt: skip
+                    and max_zipf(word.casefold()) < 2.0 and not employer):  # fmt: skip
                 yield NameHit(match.start(), match.end(), "rare")
             continue
         end = _extend(text, match.start(), match.end(), word)

@@ -29,7 +29,7 @@ from privacy.lexicon import (
     is_given_name,
     zipf,
 )
-from privacy.names import find_names
+from privacy.names import EMPLOYER_BEFORE_RE, find_names
 from privacy.phone import DEFAULT_REGIONS, phone_key
 from privacy.thread import split_thread
 
@@ -159,6 +159,9 @@ def _plausible_person(text: str, start: int, end: int) -> bool:
         return False
     if len(words) == 1:
         word = value.strip()
+        employer = EMPLOYER_BEFORE_RE.search(text, max(0, start - 16), start)
+        if employer and not is_given_name(word):
+            return False  # "I work for Thinknum"
         if word.islower() and not is_given_name(word) and zipf(word) >= 3.0:
             return False
         if word.isupper() and len(word) <= 4:

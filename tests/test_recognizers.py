@@ -7,6 +7,7 @@ import pytest
 from privacy.names import find_names
 from privacy.phone import phone_key
 from privacy.recognizers.address import StreetAddressRecognizer
+from privacy.recognizers.card import CardNumberRecognizer
 from privacy.recognizers.email import AnyDomainEmailRecognizer
 from privacy.recognizers.phone import RegionPhoneRecognizer
 from privacy.recognizers.titled_name import TitledNameRecognizer
@@ -52,6 +53,20 @@ def test_phone_recognizer(text: str, expected: list[str]) -> None:
 )
 def test_email_recognizer(text: str, expected: list[str]) -> None:
     assert _found(AnyDomainEmailRecognizer(), "EMAIL_ADDRESS", text) == expected
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("my card 213164126086955 is lost", ["213164126086955"]),
+        ("Karte: 5038 6729 7114", ["5038 6729 7114"]),
+        ("block card no 4415101282806639538", ["4415101282806639538"]),
+        ("my card 213164126086956 is lost", []),  # checksum fails
+        ("order 213164126086955 shipped", []),  # no card word
+    ],
+)
+def test_card_number_recognizer(text: str, expected: list[str]) -> None:
+    assert _found(CardNumberRecognizer(), "CREDIT_CARD", text) == expected
 
 
 @pytest.mark.parametrize(

@@ -71,6 +71,7 @@ MUST_REDACT = [
     # no-match rows: nothing personal here
     ("hey team, quick one about the Globex renewal", set()),
     ("Team offsite at Hilton on Friday", set()),
+    ("I work for Thinknum now; ask the CEO of Guidestar", set()),
     ("Parfait, rendez-vous à 20h. Bitte bis morgen, claro!", set()),
     ("lunch tomorrow at 1 at Blue Bottle Coffee?", set()),
     ("I will mark it in the calendar", set()),
