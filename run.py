@@ -55,13 +55,21 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def _model_choice(args: argparse.Namespace) -> dict[str, object]:
-    if args.no_llm or os.environ.get("VEIL_NO_LLM", "").lower() in ("1", "true", "yes"):
-        return {"no_llm": True}
+    """All three model keys, so a flag overrides the environment instead of joining it."""
+    none = {"model_path": None, "llm_url": None, "no_llm": False}
+    if args.no_llm:
+        return {**none, "no_llm": True}
     if args.model:
-        return {"model_path": args.model}
+        return {**none, "model_path": args.model}
     if args.llm_url:
-        return {"llm_url": args.llm_url}
-    return {"model_path": os.environ.get("VEIL_MODEL"), "llm_url": os.environ.get("VEIL_LLM_URL")}
+        return {**none, "llm_url": args.llm_url}
+    if os.environ.get("VEIL_NO_LLM", "").lower() in ("1", "true", "yes"):
+        return {**none, "no_llm": True}
+    return {
+        **none,
+        "model_path": os.environ.get("VEIL_MODEL"),
+        "llm_url": os.environ.get("VEIL_LLM_URL"),
+    }
 
 
 def _data_dir(args: argparse.Namespace) -> Path:
@@ -127,10 +135,11 @@ def redact(args: argparse.Namespace) -> None:
 def main(argv: list[str] | None = None) -> int:
     """Dispatch; known failures become one line on stderr and exit code 2."""
     logging.basicConfig(level=os.environ.get("VEIL_LOG_LEVEL", "WARNING"))
-    args = build_parser().parse_args(argv)
-    command = args.command or "serve"
-    if args.command is None:
-        args = build_parser().parse_args(["serve", *(argv or sys.argv[1:])])
+    given = list(sys.argv[1:] if argv is None else argv)
+    if not given or given[0] not in ("serve", "ask", "redact", "-h", "--help"):
+        given.insert(0, "serve")  # `run.py --no-llm` means `run.py serve --no-llm`
+    args = build_parser().parse_args(given)
+    command = args.command
     from agent.errors import AgentError
     from memory.errors import StoreError
     from privacy.errors import PrivacyError

@@ -74,6 +74,8 @@ def parse_now(text: str | None, zone: ZoneInfo) -> datetime:
         raise InputError(
             f"--now must be ISO 8601 like 2026-11-21T09:30 or 2026-11-21T09:30+01:00, got {text!r}"
         ) from error
+    if not 1900 <= parsed.year <= 9000:
+        raise InputError(f"--now must be a year between 1900 and 9000, got {parsed.year}")
     if parsed.tzinfo is None:
         return parsed.replace(tzinfo=zone)
     return parsed.astimezone(zone)

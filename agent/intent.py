@@ -18,6 +18,11 @@ logger = logging.getLogger(__name__)
 Intent = Literal["schedule", "remind", "email", "question", "other"]
 INTENTS: tuple[Intent, ...] = ("schedule", "remind", "email", "question", "other")
 
+# The intent needs the request and the latest messages, and the prompt must fit the embedded
+# model's 4,096-token context: keep the end of a long thread.
+MAX_REQUEST_CHARS = 2_000
+MAX_THREAD_CHARS = 6_000
+
 INTENT_SCHEMA = {
     "type": "object",
     "properties": {
@@ -75,7 +80,13 @@ def classify_intent(
     prompt = load_prompt("intent")
     messages = [
         Message("system", prompt["system"]),
-        Message("user", prompt["user"].format(request=request, thread=thread or "(none)")),
+        Message(
+            "user",
+            prompt["user"].format(
+                request=request[:MAX_REQUEST_CHARS],
+                thread=thread[-MAX_THREAD_CHARS:] if thread else "(none)",
+            ),
+        ),
     ]
     try:
         answer = gateway.complete_json(

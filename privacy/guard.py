@@ -30,6 +30,13 @@ class Screened:
     reredacted: list[str] = field(default_factory=list)
 
 
+def _is_everyday_word(value: str) -> bool:
+    # imported here: word frequencies load only once a session has values to screen
+    from privacy.lexicon import is_everyday_word
+
+    return is_everyday_word(value)
+
+
 def _value_pattern(values: Iterable[str]) -> re.Pattern[str] | None:
     """One alternation over all values, longest first, bounded so "Al" never hits "Alan".
 
@@ -39,17 +46,20 @@ def _value_pattern(values: Iterable[str]) -> re.Pattern[str] | None:
     unique = sorted({v.strip() for v in values if v and v.strip()}, key=len, reverse=True)
     if not unique:
         return None
-    # imported here: word frequencies load only once a session has values to screen
-    from privacy.lexicon import is_everyday_word
-
     parts = []
     for value in unique:
-        if is_everyday_word(value):
+        if _is_everyday_word(value):
             forms = sorted({value, value.capitalize(), value.upper()})
             parts.append("(?-i:" + "|".join(re.escape(f) for f in forms) + ")")
         else:
-            parts.append(r"\s+".join(re.escape(word) for word in value.split()))
-    return re.compile(r"(?<![\w@<])(?:" + "|".join(parts) + r")(?![\w@])", re.IGNORECASE)
+            # "Karthik Raman" also as a handle: "karthik.raman", "karthik_raman"
+            parts.append(r"[\s._-]+".join(re.escape(word) for word in value.split()))
+    # E-mail addresses are screened before names, so "@karthik" here is a chat mention and is
+    # screened too; a dotted tail ("karthik.raman:") joins the match so no surname is left.
+    return re.compile(
+        r"(?<![\w<])(?P<value>" + "|".join(parts) + r")(?P<tail>(?:[._-][^\W_]+)*)(?!\w)",
+        re.IGNORECASE,
+    )
 
 
 class PrivacyGuard:
@@ -68,23 +78,46 @@ class PrivacyGuard:
         text = self._screen_patterns(text, found)
         # normalised raw value -> its placeholder; contacts not yet in the map get one now
         by_key: dict[str, str] = {}
-        for placeholder, value in self.entity_map.variants():
+        spellings = list(self.entity_map.variants())
+        for placeholder, value in spellings:
+            by_key.setdefault(normalize_value(value), placeholder)
+        spellings += self._name_parts(by_key)
+        for placeholder, value in spellings:
             by_key.setdefault(normalize_value(value), placeholder)
         for contact in self.contacts:
             if normalize_value(contact) not in by_key:
                 by_key[normalize_value(contact)] = self.entity_map.placeholder_for(
                     "PERSON", contact
                 )
-        pattern = _value_pattern([v for _, v in self.entity_map.variants()] + self.contacts)
+        pattern = _value_pattern([v for _, v in spellings] + self.contacts)
         if pattern is None:
             return self._verdict(text, found)
 
         def swap(match: re.Match[str]) -> str:
-            placeholder = by_key[normalize_value(match.group(0))]
+            placeholder = by_key[normalize_value(re.sub(r"[._-]+", " ", match.group("value")))]
             found.append(placeholder)
             return placeholder
 
         return self._verdict(pattern.sub(swap, text), found)
+
+    def _name_parts(self, by_key: dict[str, str]) -> list[tuple[str, str]]:
+        """Each part of a known full name ("karthik" of "Karthik Raman") that points at one person.
+
+        A thread may mention only a first name or a handle ("@karthik"); the redactor links
+        those when it sees them, but the guard must not depend on it having seen them.
+        """
+        owners: dict[str, set[str]] = {}
+        spelled: dict[str, str] = {}
+        for placeholder, value in self.entity_map.variants():
+            if self.entity_map.type_of(placeholder) != "PERSON":
+                continue
+            parts = value.split()
+            for part in parts if len(parts) > 1 else []:
+                key = normalize_value(part)
+                if len(key) >= 3 and key not in by_key and not _is_everyday_word(part):
+                    owners.setdefault(key, set()).add(placeholder)
+                    spelled.setdefault(key, part)
+        return [(next(iter(p)), spelled[k]) for k, p in owners.items() if len(p) == 1]
 
     def _screen_patterns(self, text: str, found: list[str]) -> str:
         """Replace e-mail addresses and phone numbers, known to the map or not."""

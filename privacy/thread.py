@@ -289,7 +289,8 @@ def _header(text: str, start: int, end: int) -> ThreadLine | None:
 def _is_header_block(block: list[ThreadLine]) -> bool:
     """Header lines count only in an e-mail-like block, so "Date: Friday at 3" stays text."""
     fields = {h.field for h in block}
-    if "wrote" in fields:
+    # "Sent:" is only ever a mail client's label: alone it is still metadata, never an event time
+    if fields & {"wrote", "sent"}:
         return True
     if len(block) >= 2 and fields & {"from", "to", "cc"}:
         return True

@@ -175,3 +175,11 @@ def test_server_backend_generates_under_a_schema(llama_server: str, tmp_path: Pa
     [record] = list(gateway.audit.read()) if gateway.audit else []
     assert "Karthik" not in record["prompt"] and "<PERSON_1>" in record["prompt"]
     assert record["backend"] == "openai-compatible" and record["completion_tokens"] > 0
+
+
+def test_prompt_beyond_the_context_is_a_model_error(embedded_model: LlamaCppModel) -> None:
+    """llama.cpp's own ValueError once escaped as a traceback (review of issue 2)."""
+    gateway = ModelGateway(embedded_model)
+    huge = [Message("user", "lunch at one with the team " * 1200)]
+    with pytest.raises(ModelError, match="context window"):
+        gateway.complete(huge, guard=PrivacyGuard(EntityMap()), purpose="test")

@@ -65,3 +65,20 @@ def test_ten_thousand_known_names_screen_fast() -> None:
     screened = guard.screen("tell person09999 surname and Person00001 Surname " * 50)
     assert "urname" not in screened.text
     assert time.perf_counter() - started < 10
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("@karthik are you free at 1?", "@<PERSON_1> are you free at 1?"),
+        ("karthik.raman: ok", "<PERSON_1>: ok"),
+        ("ping @Karthik_Raman now", "ping @<PERSON_1> now"),
+        ("RAMAN said no", "<PERSON_1> said no"),
+        ("ramanujan is another word", "ramanujan is another word"),
+    ],
+)
+def test_mentions_handles_and_name_parts_of_known_people(text: str, expected: str) -> None:
+    """Chat mentions and dotted handles once slipped past the guard (review of issue 2)."""
+    known = EntityMap()
+    known.placeholder_for("PERSON", "Karthik Raman")
+    assert PrivacyGuard(known).screen(text).text == expected

@@ -141,7 +141,7 @@ def test_window_bounds_the_expansion() -> None:
 
 def test_a_series_repeating_too_often_is_refused_alone() -> None:
     data = wrap(
-        *vevent("spam", "DTSTART:20260101T000000Z", "RRULE:FREQ=MINUTELY", "SUMMARY:Spam"),
+        *vevent("spam", "DTSTART:20260101T000000Z", "RRULE:FREQ=HOURLY", "SUMMARY:Spam"),
         *vevent("ok", "DTSTART:20260301T100000Z", "SUMMARY:Fine"),
     )
     result = import_ics(data, tz="UTC", source="import:s", max_occurrences_per_series=100, **WINDOW)
@@ -431,3 +431,25 @@ def test_event_contract_rejects_naive_and_inverted_times() -> None:
         date(2026, 1, 1)
         == CalendarEvent.new("t", datetime(2026, 1, 1), tz="UTC", all_day=True).start.date()
     )
+
+
+def test_sub_hourly_rule_is_refused_at_once() -> None:
+    """A 100-byte FREQ=SECONDLY file once stalled an import for minutes."""
+    data = (
+        b"BEGIN:VCALENDAR\r\nVERSION:2.0\r\nBEGIN:VEVENT\r\nUID:s\r\nDTSTART:20261121T100000Z\r\n"
+        b"RRULE:FREQ=SECONDLY\r\nSUMMARY:spam\r\nEND:VEVENT\r\nBEGIN:VEVENT\r\nUID:ok\r\n"
+        b"DTSTART:20261122T100000Z\r\nDTEND:20261122T110000Z\r\nSUMMARY:real\r\nEND:VEVENT\r\n"
+        b"END:VCALENDAR\r\n"
+    )
+    now = datetime(2026, 11, 21, tzinfo=ZoneInfo("UTC"))
+    started = time.perf_counter()
+    found = import_ics(
+        data,
+        tz="UTC",
+        window_start=now - timedelta(days=30),
+        window_end=now + timedelta(days=365),
+        source="import:spam.ics",
+    )
+    assert time.perf_counter() - started < 2
+    assert [e.title for e in found.events] == ["real"]
+    assert "secondly" in found.refused[0].reason

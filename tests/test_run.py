@@ -85,6 +85,15 @@ def test_bad_flags_give_one_clear_line(data_dir: Path, args: list[str], message:
     assert len(result.stderr.strip().splitlines()) == 1
 
 
+def test_flags_without_a_subcommand_mean_serve() -> None:
+    from run import build_parser, main
+
+    with pytest.raises(SystemExit) as stopped:
+        main(["--no-llm", "--help"])
+    assert stopped.value.code == 0
+    assert build_parser().parse_args(["serve", "--no-llm"]).no_llm
+
+
 def test_corrupt_model_file_gives_one_clear_line(data_dir: Path, tmp_path: Path) -> None:
     broken = tmp_path / "broken.gguf"
     broken.write_bytes(b"GGUF" + b"\0" * 4096)

@@ -155,3 +155,12 @@ def test_megabyte_is_fast() -> None:
     lines = split_thread(text)
     assert len(lines) == 8001
     assert time.perf_counter() - started < 5
+
+
+@pytest.mark.parametrize(
+    "text", ["Sent: Tue 3:14 PM\nsee you", "Tom wrote:\nSent: Tue 3:14 PM\nok"]
+)
+def test_a_lone_sent_header_is_metadata(text: str) -> None:
+    """A lone "Sent:" line once became an event time that opened the gate (review, issue 4)."""
+    sent = [line for line in split_thread(text) if line.field == "sent"]
+    assert len(sent) == 1 and sent[0].kind == "header" and sent[0].stamp == "Tue 3:14 PM"

@@ -47,6 +47,8 @@ def test_ask_returns_a_bundle(client: FlaskClient) -> None:
         ({"request": "x", "tz": "Nowhere/Land"}, "unknown time zone"),
         ({"request": "x", "now": "yesterday-ish", "tz": "UTC"}, "ISO 8601"),
         ({"request": "", "tz": "UTC"}, "nothing to do"),
+        ({"request": "x", "now": "0001-01-01T00:00+14:00", "tz": "UTC"}, "between 1900"),
+        ({"request": "x", "now": 123, "tz": "UTC"}, "must be text: now"),
     ],
 )
 def test_bad_input_is_a_clear_400(client: FlaskClient, payload: dict, message: str) -> None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import secrets
 from pathlib import Path
 from typing import Any
@@ -33,8 +34,9 @@ def _secret_key(data_dir: Path) -> str:
     """One secret per install, kept in the data folder so sessions survive a restart."""
     path = data_dir / "secret_key"
     if not path.exists():
-        path.write_text(secrets.token_hex(32), encoding="utf-8")
-        path.chmod(0o600)
+        descriptor = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        with os.fdopen(descriptor, "w", encoding="utf-8") as handle:
+            handle.write(secrets.token_hex(32))
     return path.read_text(encoding="utf-8").strip()
 
 

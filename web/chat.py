@@ -34,12 +34,17 @@ def ask() -> Any:
     payload = request.get_json(silent=True)
     if not isinstance(payload, dict):
         raise InputError("send a JSON object with at least a 'request' field")
-    tz = str(payload.get("tz") or local_zone_name())
-    now = parse_now(payload.get("now"), parse_zone(tz))
+    fields = {key: payload.get(key) for key in ("request", "thread", "tz", "now")}
+    wrong = [
+        key for key, value in fields.items() if value is not None and not isinstance(value, str)
+    ]
+    if wrong:
+        raise InputError(f"these fields must be text: {', '.join(wrong)}")
+    tz = fields["tz"] or local_zone_name()
     turn = Turn(
-        request=str(payload.get("request") or ""),
-        thread=str(payload.get("thread") or ""),
-        now=now,
+        request=fields["request"] or "",
+        thread=fields["thread"] or "",
+        now=parse_now(fields["now"], parse_zone(tz)),
         tz=tz,
     )
     return jsonify(_assistant().ask(turn).to_dict())

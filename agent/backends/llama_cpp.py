@@ -107,9 +107,13 @@ class LlamaCppModel:
             prompt_text = "".join(m.content for m in messages)
             prompt_tokens = len(llama.tokenize(prompt_text.encode("utf-8"), add_bos=False))
             completion_tokens = 0
-            for chunk in llama.create_chat_completion(**kwargs):
-                piece = chunk["choices"][0]["delta"].get("content")
-                if piece:
-                    completion_tokens += 1
-                    yield piece
+            try:
+                for chunk in llama.create_chat_completion(**kwargs):
+                    piece = chunk["choices"][0]["delta"].get("content")
+                    if piece:
+                        completion_tokens += 1
+                        yield piece
+            except (ValueError, RuntimeError) as error:
+                # e.g. "Requested tokens (6126) exceed context window of 4096"
+                raise ModelError(f"{self.model_id} could not answer: {error}") from error
             yield Usage(prompt_tokens, completion_tokens)

@@ -62,7 +62,15 @@ class OpenAICompatModel:
         """Ask the server for its model list, so a wrong URL fails at start, not mid-turn."""
         models_url = self.url.rsplit("/chat/completions", 1)[0] + "/models"
         with self._open(models_url, min(self.timeout, 10.0)) as response:
-            response.read(65536)
+            body = response.read(1 << 20)
+        if self.model_id == "default":
+            # Ollama and vLLM reject an unknown model name: use the one the server serves.
+            try:
+                served = [m["id"] for m in json.loads(body).get("data", []) if m.get("id")]
+            except (ValueError, TypeError, AttributeError) as error:
+                raise ModelError(f"{models_url} did not answer with a model list") from error
+            if served:
+                self.model_id = served[0]
 
     def _payload(self, messages: Sequence[Message], options: GenerationOptions) -> bytes:
         body: dict[str, Any] = {
@@ -98,6 +106,13 @@ class OpenAICompatModel:
             headers={"Content-Type": "application/json", "Accept": "text/event-stream"},
         )
         response = self._open(request, self.timeout)
+        try:
+            yield from self._stream(response)
+        except (OSError, ValueError, KeyError, TypeError) as error:
+            raise ModelError(f"model server at {self.url} sent a broken answer: {error}") from error
+
+    def _stream(self, response: Any) -> Iterator[Chunk]:
+        """Text pieces of one SSE response, then a `Usage`."""
         usage = Usage(0, 0)
         pieces = 0
         with response:

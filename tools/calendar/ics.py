@@ -428,6 +428,14 @@ def _expand_group(
     recurring = len(components) > 1 or any(
         c.get(name) for c in components for name in ("RRULE", "RDATE", "RECURRENCE-ID")
     )
+    # A 100-byte FREQ=SECONDLY rule made the expander walk the whole window for minutes before
+    # the occurrence cap could refuse it: refuse sub-hourly rules before expanding.
+    for component in components:
+        rules = component.get("RRULE")
+        for rule in rules if isinstance(rules, list) else [rules] if rules is not None else []:
+            frequency = str((rule.get("FREQ") or [""])[0]).upper()
+            if frequency in ("SECONDLY", "MINUTELY"):
+                raise _RepeatsTooOftenError(f"it repeats {frequency.lower()}, too often to import")
     events = []
     # Copying the component for every occurrence dominated the import time; the descriptive
     # fields are the same for all occurrences generated from one component, so read them once.
