@@ -12,6 +12,8 @@ from datetime import datetime, timedelta
 from pathlib import Path
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
+import sqlite_utils
+
 from agent.audit import AuditLog
 from agent.backends import select_model
 from agent.bundle import TurnBundle
@@ -100,12 +102,6 @@ class Assistant:
         self.gateway = gateway
         self.data_dir = data_dir
 
-    def calendar_store(self) -> CalendarStore:
-        """The user's calendar in the data folder's SQLite database."""
-        import sqlite_utils
-
-        return CalendarStore(sqlite_utils.Database(self.data_dir / "veil.db"))
-
     def import_calendar(self, data: bytes, *, name: str, now: datetime, tz: str) -> str:
         """Import an .ics into the local calendar; returns one sentence saying what happened."""
         found = import_ics(
@@ -115,7 +111,11 @@ class Assistant:
             window_end=now + IMPORT_AHEAD,
             source=f"import:{name}",
         )
-        stored = self.calendar_store().import_events(found.events, f"import:{name}")
+        db = sqlite_utils.Database(self.data_dir / "veil.db")
+        try:
+            stored = CalendarStore(db).import_events(found.events, f"import:{name}")
+        finally:
+            db.close()
         refused = f", {len(found.refused)} item(s) refused" if found.refused else ""
         return f"Imported {stored.stored} event(s) from {name}{refused}."
 

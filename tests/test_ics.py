@@ -453,3 +453,16 @@ def test_sub_hourly_rule_is_refused_at_once() -> None:
     assert time.perf_counter() - started < 2
     assert [e.title for e in found.events] == ["real"]
     assert "secondly" in found.refused[0].reason
+
+
+def test_an_event_holding_a_placeholder_is_never_exported() -> None:
+    """Files are outputs: a <PERSON_1> in an .ics means a restore was skipped."""
+    start = datetime(2026, 11, 26, 13, 0, tzinfo=ZoneInfo("Europe/Berlin"))
+    event = CalendarEvent.new(
+        title="Lunch with <PERSON_1>",
+        start=start,
+        end=start + timedelta(hours=1),
+        tz="Europe/Berlin",
+    )
+    with pytest.raises(ValueError, match="placeholder"):
+        export_event(event)

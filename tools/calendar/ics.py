@@ -27,6 +27,7 @@ import recurring_ical_events
 import x_wr_timezone
 from icalendar.timezone.windows_to_olson import WINDOWS_TO_OLSON
 
+from privacy.entity_map import PLACEHOLDER_RE
 from tools.calendar.event import CalendarEvent, local_midnight, zone
 from tools.errors import IcsError
 
@@ -611,6 +612,11 @@ def export_events(events: Iterable[CalendarEvent], *, now: datetime | None = Non
     events = list(events)
     if not events:
         raise ValueError("export_events needs at least one event")
+    for event in events:
+        # Files are outputs: a placeholder in one means restore was skipped (DESIGN.md).
+        fields = (event.title, event.location, event.description, *event.attendees)
+        if any(PLACEHOLDER_RE.search(text) for text in fields):
+            raise ValueError(f"event {event.uid} still holds a placeholder; restore it first")
     stamp = (now or datetime.now(UTC)).astimezone(UTC).replace(microsecond=0)
     calendar = icalendar.Calendar()
     calendar.add("PRODID", PRODID)
