@@ -201,18 +201,20 @@ class MemoryStore:
 
     def forget_session(self, session_id: str) -> None:
         """Remove a session's messages, turns, files rows, facts (and vectors) and map."""
-        self.get_session(session_id)
-        with self.db.atomic():
-            fact_ids = self._clear(session_id)
-            self._update_session(session_id, "entity_map = '{}'", [])
-        self._drop_vectors(fact_ids)
+        self._remove(session_id, keep_session=True)
 
     def delete_session(self, session_id: str) -> None:
         """Forget a session and remove it from the list."""
+        self._remove(session_id, keep_session=False)
+
+    def _remove(self, session_id: str, *, keep_session: bool) -> None:
         self.get_session(session_id)
         with self.db.atomic():
             fact_ids = self._clear(session_id)
-            self.db.execute("DELETE FROM sessions WHERE id = ?", [session_id])
+            if keep_session:
+                self._update_session(session_id, "entity_map = '{}'", [])
+            else:
+                self.db.execute("DELETE FROM sessions WHERE id = ?", [session_id])
         self._drop_vectors(fact_ids)
 
     def _clear(self, session_id: str) -> list[int]:

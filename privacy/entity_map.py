@@ -100,10 +100,6 @@ class EntityMap:
         """(placeholder, real value) pairs in the order they were made."""
         return iter(self._values.items())
 
-    def raw_values(self) -> list[str]:
-        """Every real value the map holds, other spellings included: what must never leak."""
-        return [value for _, value in self.variants()]
-
     def restore(self, text: str) -> str:
         """Put real values back for every placeholder this session made; others stay as is."""
 

@@ -18,10 +18,6 @@ class RecordingChatModel:
         self.answers = list(answers)
         self.received: list[list[Message]] = []
 
-    def enqueue(self, *answers: str) -> None:
-        """Script the next answers."""
-        self.answers.extend(answers)
-
     def check(self) -> None:
         """Always usable."""
 
