@@ -1,49 +1,54 @@
-"""One turn, end to end: redact the input, ask the model through the gateway, build the bundle.
+"""One turn, end to end: redact, find times, plan, execute behind the gate, reply, restore.
 
-Scheduling, drafting and the planner/executor loop arrive with the agent-loop issue; until
-then the bundle is honest about what this build cannot do yet and creates nothing.
+    input -> Redactor -> TimeParser (+ injections dropped) -> event linker -> Planner
+          -> Executor (tools; create_* run the gate) -> synthesis + integrity -> restore
+
+Only redacted text reaches the model (every call crosses agent.gateway); real names come back
+only in the bundle's reply, events and files, and a placeholder left anywhere in the bundle
+fails the turn.
 """
 
 from __future__ import annotations
 
+import json
 import logging
+import uuid
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from pathlib import Path
+from typing import Any
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 import sqlite_utils
 
 from agent.audit import AuditLog
 from agent.backends import select_model
-from agent.bundle import TurnBundle
-from agent.errors import InputError
+from agent.bundle import BundleEvent, BundleFile, PlanItem, StepOutcome, TurnBundle
+from agent.errors import AgentError, InputError
+from agent.executor import EventOutcome, Executor, TurnState
+from agent.extraction import ProposedEvent, RuleLinker, candidates, link_with_model
+from agent.gate import drop_injected, find_injections
 from agent.gateway import ModelGateway
-from agent.intent import classify_intent
+from agent.intent import intent_by_rules
+from agent.planner import PlanInput, Planner
+from agent.synthesis import facts, write_reply
 from memory.calendar import CalendarStore
 from privacy import EntityMap, PrivacyGuard
+from privacy.entity_map import PLACEHOLDER_RE
 from privacy.redactor import Redactor
+from tools.base import ToolContext
 from tools.calendar.ics import import_ics
+from tools.calendar.times import TimeParser
+from tools.registry import builtin_registry
 
 logger = logging.getLogger(__name__)
 
 MAX_INPUT_CHARS = 200_000
+Progress = Callable[[dict[str, Any]], None]
 # Window of a calendar import: recent past for context, a year ahead for conflicts.
 IMPORT_PAST = timedelta(days=30)
 IMPORT_AHEAD = timedelta(days=365)
-
-_CANNOT_YET = {
-    "schedule": "I read this as a scheduling request. Creating calendar events is not built "
-    "into this version yet, so nothing was scheduled.",
-    "remind": "I read this as a reminder request. Reminders are not built into this version "
-    "yet, so nothing was set.",
-    "email": "I read this as an e-mail request. Drafting e-mails is not built into this "
-    "version yet, so nothing was drafted or sent.",
-    "question": "I read this as a question. Answering from your calendar is not built into "
-    "this version yet.",
-    "other": "I could not tell what you would like me to do; this version can redact text "
-    "and will learn to schedule and draft replies.",
-}
 
 
 def parse_zone(name: str) -> ZoneInfo:
@@ -101,6 +106,7 @@ class Assistant:
     def __init__(self, gateway: ModelGateway, *, data_dir: Path) -> None:
         self.gateway = gateway
         self.data_dir = data_dir
+        self.registry = builtin_registry()
 
     def import_calendar(self, data: bytes, *, name: str, now: datetime, tz: str) -> str:
         """Import an .ics into the local calendar; returns one sentence saying what happened."""
@@ -126,6 +132,7 @@ class Assistant:
         *,
         calendar: bytes | None = None,
         calendar_name: str = "calendar.ics",
+        progress: Progress | None = None,
     ) -> TurnBundle:
         """Run one turn; the returned bundle holds real names only where DESIGN.md allows."""
         if not turn.request.strip() and not turn.thread.strip():
@@ -135,20 +142,158 @@ class Assistant:
                 f"input too long ({len(turn.request) + len(turn.thread):,} characters; "
                 f"the limit is {MAX_INPUT_CHARS:,}): paste the part of the thread that matters"
             )
+        notify = progress or (lambda _event: None)
         entity_map = entity_map if entity_map is not None else EntityMap()
+        imported = ""
+        if calendar is not None:
+            notify({"stage": "import", "status": "running"})
+            imported = self.import_calendar(calendar, name=calendar_name, now=turn.now, tz=turn.tz)
+        notify({"stage": "redact", "status": "running"})
         redactor = Redactor(entity_map=entity_map, contacts=turn.contacts)
         request = redactor.redact(turn.request).text
         thread = redactor.redact(turn.thread).text if turn.thread.strip() else ""
         guard = PrivacyGuard(entity_map, turn.contacts)
-        guess = classify_intent(
-            request, thread, gateway=self.gateway, guard=guard, session=turn.session
+        injections = find_injections(thread)
+        # Injected text keeps its length (offsets stay valid) but says nothing to the linker.
+        quiet = thread
+        for injection in injections:
+            quiet = (
+                quiet[: injection.start]
+                + " " * (injection.end - injection.start)
+                + quiet[injection.end :]
+            )
+        notify({"stage": "times", "status": "running"})
+        parser = TimeParser(tz=turn.tz, now=turn.now)
+        mentions = drop_injected(parser.parse_input(request, thread), injections, "thread")
+        intent = intent_by_rules(request)
+        found = candidates(request, quiet, mentions)
+        events = RuleLinker(turn.tz, turn.now).link(request, quiet, found, intent=intent)
+        events, _ = link_with_model(
+            events, found, request=request, thread=quiet, gateway=self.gateway, guard=guard,
+            session=turn.session,
+        )  # fmt: skip
+        if intent == "other" and events:
+            intent = "schedule"  # a pasted plan with no typed verb: the plan is the request
+        db = sqlite_utils.Database(self.data_dir / "veil.db")
+        try:
+            store = CalendarStore(db)
+            plan_input = PlanInput(
+                request=request,
+                thread=quiet,
+                intent=intent,
+                stated_time=any(e.schedulable for e in events),
+                vague_time=any(not e.schedulable for e in events)
+                or (intent in ("schedule", "remind") and not events),
+                calendar_summary=_calendar_summary(store, turn.now, redactor),
+            )
+            notify({"stage": "plan", "status": "running"})
+            plan = Planner(self.gateway, self.registry).plan(
+                plan_input, guard=guard, session=turn.session
+            )
+            notify({"stage": "plan", "status": "ok", "planner": plan.planner,
+                    "steps": [s.tool for s in plan.steps]})  # fmt: skip
+            context = ToolContext(
+                tz=turn.tz,
+                now=turn.now,
+                out_dir=self.data_dir
+                / "files"
+                / f"{turn.now:%Y%m%d-%H%M%S}-{uuid.uuid4().hex[:6]}",
+                calendar=store,
+                mentions=mentions,
+                session=turn.session,
+                services={"extract": lambda: events},
+            )
+            state = TurnState()
+            executor = Executor(
+                self.registry,
+                gateway=self.gateway,
+                guard=guard,
+                entity_map=entity_map,
+                redact=lambda text: redactor.redact(text).text,
+                session=turn.session,
+                progress=notify,
+            )
+            records = executor.run(plan.steps, context, state)
+        finally:
+            db.close()
+        notify({"stage": "reply", "status": "running"})
+        lines = facts(state, tz=turn.tz, injections=[i.text for i in injections], intent=intent)
+        if imported:
+            lines.insert(0, imported)
+        has_ics = any(f.type == "ics" for f in state.files)
+        has_eml = any(f.type == "eml" for f in state.files)
+        reply, removed = write_reply(
+            lines, request=request, gateway=self.gateway, guard=guard, session=turn.session,
+            has_ics=has_ics, has_eml=has_eml,
+        )  # fmt: skip
+        if removed:
+            logger.info("integrity check removed %d claim(s)", len(removed))
+        restored = entity_map.restore(reply)
+        if PLACEHOLDER_RE.search(restored):  # the model named someone the turn does not know
+            restored = entity_map.restore(" ".join(lines))
+        bundle = TurnBundle(
+            reply=restored,
+            question=entity_map.restore(state.question) if state.question else None,
+            events=[
+                _bundle_event(o, state, entity_map) for o in state.outcomes if _shown(o, state)
+            ],
+            files=[
+                BundleFile(f.type, f.path, f.url, entity_map.restore(f.label)) for f in state.files
+            ],
+            plan=[
+                PlanItem(s.tool, _restore_json(s.args, entity_map), entity_map.restore(s.purpose))
+                for s in plan.steps
+            ],
+            steps=[
+                StepOutcome(r.tool, r.status, r.attempts, entity_map.restore(r.detail))  # type: ignore[arg-type]
+                for r in records
+            ],
+            planner=plan.planner,
         )
-        logger.info("turn intent %s by %s", guess.intent, guess.decided_by)
-        reply = _CANNOT_YET[guess.intent]
-        if calendar is not None:
-            imported = self.import_calendar(calendar, name=calendar_name, now=turn.now, tz=turn.tz)
-            reply = f"{imported} {reply}"
-        return TurnBundle(reply=entity_map.restore(reply))
+        leftover = PLACEHOLDER_RE.search(json.dumps(bundle.to_dict(), ensure_ascii=False))
+        if leftover:
+            raise AgentError(
+                f"a placeholder ({leftover.group(0)}) would reach the user; turn refused"
+            )
+        notify({"stage": "done", "status": "ok"})
+        return bundle
+
+
+def _restore_json(value: dict[str, Any], entity_map: EntityMap) -> dict[str, Any]:
+    return json.loads(entity_map.restore(json.dumps(value, ensure_ascii=False)))
+
+
+def _calendar_summary(store: CalendarStore, now: datetime, redactor: Redactor) -> str:
+    """The next week's events, titles redacted (they hold names: "Call with Dr. Chen")."""
+    events = store.between(now, now + timedelta(days=7))[:12]
+    return "; ".join(
+        f"{redactor.redact(e.title).text} {e.start:%a %d %b %H:%M}-{e.end:%H:%M}" for e in events
+    )
+
+
+def _shown(outcome: EventOutcome, state: TurnState) -> bool:
+    """Events with a time (created, blocked, or to confirm) or a proposed free slot."""
+    return outcome.event.start is not None or bool(state.slots)
+
+
+def _bundle_event(outcome: EventOutcome, state: TurnState, entity_map: EntityMap) -> BundleEvent:
+    event: ProposedEvent = outcome.event
+    start, end = event.start, event.end
+    if start is None:  # vague: the first free slot is the proposal
+        start = datetime.fromisoformat(state.slots[0]["start"])
+        end = datetime.fromisoformat(state.slots[0]["end"])
+    return BundleEvent(
+        title=entity_map.restore(event.title),
+        start=start.isoformat(),
+        end=(end or start).isoformat(),
+        all_day=event.all_day,
+        location=entity_map.restore(event.location),
+        attendees=[entity_map.restore(a) for a in event.attendees],
+        status=outcome.status,  # type: ignore[arg-type]
+        conflicts=[
+            {**c, "title": entity_map.restore(str(c.get("title", "")))} for c in outcome.conflicts
+        ],
+    )
 
 
 def build_assistant(

@@ -59,9 +59,10 @@ class TurnBundle:
     files: list[BundleFile] = field(default_factory=list)
     plan: list[PlanItem] = field(default_factory=list)
     steps: list[StepOutcome] = field(default_factory=list)
+    planner: str = "rules"  # which planner made `plan`: "model" or "rules"
 
     def to_dict(self) -> dict[str, Any]:
-        """Exactly the keys of DESIGN.md's contract, in its order."""
+        """The keys of DESIGN.md's contract in its order, then which planner made the plan."""
         return {
             "reply": self.reply,
             "question": self.question,
@@ -69,4 +70,5 @@ class TurnBundle:
             "files": [asdict(f) for f in self.files],
             "plan": [asdict(p) for p in self.plan],
             "steps": [asdict(s) for s in self.steps],
+            "planner": self.planner,
         }

@@ -5,11 +5,12 @@ from __future__ import annotations
 from agent.backends import embedded_model_path
 from agent.backends.llama_cpp import LlamaCppModel
 from agent.gateway import ModelGateway
-from agent.intent import INTENT_SCHEMA
+from agent.planner import plan_schema
 from agent.model import GenerationOptions, Message
 from bench.common import median, write_table
 from privacy import EntityMap, PrivacyGuard
 
+PLAN_SCHEMA = plan_schema(["extract_events", "create_event", "draft_reply"])
 USER = "<PERSON_1> asked for lunch next Thursday at 1 at Blue Bottle. Draft a reply."
 
 
@@ -34,7 +35,7 @@ def main(repeat: int = 5) -> None:
     rows = []
     for label, options in (
         ("free text, 64 tokens", GenerationOptions(max_tokens=64)),
-        ("JSON schema (intent)", GenerationOptions(max_tokens=64, json_schema=INTENT_SCHEMA)),
+        ("JSON schema (plan)", GenerationOptions(max_tokens=64, json_schema=PLAN_SCHEMA)),
     ):
         firsts, rates = [], []
         for run in range(repeat):

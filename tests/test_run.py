@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
-BUNDLE_KEYS = ["reply", "question", "events", "files", "plan", "steps"]
+BUNDLE_KEYS = ["reply", "question", "events", "files", "plan", "steps", "planner"]
 
 
 def run_cli(*args: str, data_dir: Path, timeout: float = 180) -> subprocess.CompletedProcess[str]:
@@ -39,8 +39,14 @@ def test_ask_no_llm_prints_a_contract_bundle(data_dir: Path) -> None:
     assert result.returncode == 0, result.stderr
     bundle = json.loads(result.stdout)
     assert list(bundle) == BUNDLE_KEYS
-    assert bundle["events"] == [] and bundle["files"] == []
-    assert "not" in bundle["reply"] and "karthik" not in bundle["reply"].lower()
+    assert bundle["planner"] == "rules"
+    [event] = bundle["events"]
+    assert event["status"] == "created" and event["start"] == "2026-11-26T13:00:00+01:00"
+    assert "Lunch" in event["title"] and "karthik" in event["title"].lower()
+    assert sorted(f["type"] for f in bundle["files"]) == ["eml", "ics", "mailto"]
+    ics = Path(next(f["path"] for f in bundle["files"] if f["type"] == "ics")).read_text()
+    assert "DTSTART;TZID=Europe/Berlin:20261126T130000" in ics and "karthik" in ics.lower()
+    assert "<PERSON" not in result.stdout
 
 
 def test_ask_with_the_embedded_model_audits_a_redacted_prompt(

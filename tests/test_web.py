@@ -38,7 +38,15 @@ def test_ask_returns_a_bundle(client: FlaskClient) -> None:
         },
     )
     assert response.status_code == 200
-    assert list(response.get_json()) == ["reply", "question", "events", "files", "plan", "steps"]
+    assert list(response.get_json()) == [
+        "reply",
+        "question",
+        "events",
+        "files",
+        "plan",
+        "steps",
+        "planner",
+    ]
 
 
 @pytest.mark.parametrize(

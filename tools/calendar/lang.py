@@ -234,3 +234,20 @@ STAMP_DATE_RE = re.compile(
 )
 # A stamp with its year is taken as written, even when it lies in the future.
 STAMP_YEAR_RE = re.compile(r"\d{1,2}[./-]\d{1,2}[./-]\d{2,4}|\b\d{4}\b")
+
+# --- Whether a clock-time mention also names its day ("fri at 3" does, "make it 4" does not) --
+_DATE_WORD_RE = re.compile(
+    rf"\b(?:today|tonight|tomorrow|tmrw|tmw|tmrow|2moro|tomorow|yesterday|day\s+after"
+    rf"|weekend|week|heute|morgen|übermorgen|demain|aujourd'hui|ce\s+soir|après-demain|hoy"
+    rf"|mañana|pasado\s+mañana|hoje|amanhã|amanha|depois\s+de\s+amanhã|segunda|terça|terca"
+    rf"|quarta|quinta|sexta|sábado|domingo)\b"
+    rf"|{STAMP_WEEKDAY_RE.pattern}|\b{_MONTHS}\s*\d|\d{{1,2}}(?:st|nd|rd|th|er|e|º|ª)?\.?\s+{_MONTHS}"
+    rf"|\b\d{{1,4}}[./-]\d{{1,2}}(?:[./-]\d{{2,4}})?\b|\bthe\s+\d{{1,2}}(?:st|nd|rd|th)\b"
+    rf"|\bin\s+\d+\s+days?\b",
+    re.IGNORECASE,
+)
+
+
+def states_date(span: str) -> bool:
+    """Whether a time expression names its day; a clock time alone ("at 4") does not."""
+    return bool(_DATE_WORD_RE.search(span))

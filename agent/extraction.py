@@ -1,0 +1,620 @@
+"""Events from a redacted thread: code finds the times and their evidence, a linker joins them.
+
+The time parser finds every candidate mention; this module reads the thread message by message,
+oldest first (quoted "> ..." lines are older than the reply around them, the typed request is
+newest), and decides which time belongs to which activity:
+
+* a clock time that names its day starts an event ("lunch fri at 1");
+* a clock time alone takes the day of the event it updates or of the last date said
+  ("lunch on friday?" ... "1pm works") — the gate accepts that pair only because both parts
+  were stated;
+* "actually make it 4", "can we push to 3:30?" move the event they follow; "can't make it,
+  skip it" cancels it; times offered as "1 or 2?" stay undecided until one is picked;
+* times inside availability talk ("I'm free from 2 to 5") are not events;
+* a date with no clock time is an all-day event only with an all-day word ("offsite",
+  "holiday"); otherwise, like "dinner friday", it stays vague and becomes a question.
+
+The rule linker is the whole decision with --no-llm. With a model, `link_with_model` lets it
+pick the title and the time among each event's own candidates, under a grammar whose enums are
+the candidate IDs; code resolves the datetimes either way.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+from dataclasses import dataclass, field, replace
+from datetime import date, datetime, time, timedelta
+from typing import Any, Literal
+from zoneinfo import ZoneInfo
+
+from agent.errors import ModelError, ModelOutputError
+from agent.gateway import ModelGateway
+from agent.model import Message
+from agent.prompts import load_prompt
+from privacy import PrivacyGuard
+from privacy.entity_map import PLACEHOLDER_RE
+from privacy.thread import split_thread
+from tools.calendar import lang
+from tools.calendar.slots import MEAL_DURATIONS
+from tools.calendar.times import TimeMention
+
+logger = logging.getLogger(__name__)
+
+DEFAULT_DURATION = timedelta(hours=1)
+MAX_EVENTS = 10
+
+_ACTIVITY_WORDS = (
+    r"lunch|dinner|breakfast|brunch|supper|coffee|drinks?|beers?|meeting|meetup|meet-up|call"
+    r"|sync|catch-?up|stand-?up|1:1|one-on-one|interview|appointment|appt|dentist|doctor"
+    r"|check-?up|haircut|concert|game|match|show|movie|film|party|birthday|wedding|class"
+    r"|lesson|practice|rehearsal|review|demo|workshop|webinar|presentation|offsite|off-site"
+    r"|conference|flight|trip|visit|viewing|pickup|pick-up|session|training|yoga|gym|hike"
+    r"|walk|run|playdate|recital|ceremony|dinner party|reservation|talk|lecture|seminar"
+    r"|exam|deadline|retro|planning|kickoff|kick-off|onboarding|tour|tasting|massage"
+    r"|therapy|vet|checkup|physio|barbecue|bbq|picnic|brunch|date|event"
+    r"|mittagessen|abendessen|frühstück|treffen|termin|besprechung|anruf|kaffee|feier"
+    r"|déjeuner|dîner|diner|réunion|rendez-vous|rdv|appel|café|fête|soirée"
+    r"|almuerzo|comida|cena|reunión|reunion|cita|llamada|fiesta|desayuno"
+    r"|almoço|almoco|jantar|reunião|reuniao|consulta|ligação|festa|encontro"
+)
+_ACTIVITY_RE = re.compile(rf"\b(?:{_ACTIVITY_WORDS})\b(?!\s+(?:me|you|us|back)\b)", re.IGNORECASE)
+# "label it Leave for airport", "the event is Dentist appointment", "called Team retro".
+_LABEL_RE = re.compile(
+    r"\b(?:(?:label(?:led|ed)?(?:\s+it)?|call(?:ed)?\s+it|titled?|named?"
+    r"|name\s+(?:of\s+the\s+event\s+)?is|event,?\s+(?:called|named))\s+(?:as\s+|the\s+label\s+)?"
+    r"|event\s+is\s+(?=[A-Z<\"'“]))[\"'“]?(?P<title>[^\"'”.,!?\n;:]{3,60}?)[\"'”]?(?=\s+(?:to|on|at|for|in|with|that|which)\b|[.,!?;:\n]|$)",
+    re.IGNORECASE,
+)
+_ADD_RE = re.compile(
+    r"\b(?:add|schedule|book|put|create|set\s+up|plan)\s+(?:in\s+)?(?:the|a|an|my|our)\s+"
+    r"(?P<title>[^.,!?\n;:]{3,50}?)(?=\s+(?:to|on|at|for|in|into|with|next|this|tomorrow|today)\b|[.,!?;:\n]|$)",
+    re.IGNORECASE,
+)
+_STOP = frozenset(
+    """a an the my our your their his her its this that these those to for of and or but with
+    at on in by from let's lets let us we i you have grab do get go some quick any another
+    about maybe how what can could shall should would will is are be it re fwd also just
+    still then so ok okay sure yes no hey hi hello please thanks thank up out""".split()
+)
+_RESCHEDULE_RE = re.compile(
+    r"\b(?:actually|instead|make\s+it|move|moved|push(?:ed)?|change|changed|rather|how\s+about"
+    r"|what\s+about|can\s+we\s+do|let'?s\s+do|better|switch|shift|reschedul\w*|postpone\w*"
+    r"|bring\s+(?:it\s+)?forward|earlier|later|update[ds]?|verschieb\w*|lieber|stattdessen"
+    r"|plutôt|finalement|décal\w*|mejor|mueve|cambiar|cambia|melhor|mudar|muda)\b",
+    re.IGNORECASE,
+)
+_CANCEL_RE = re.compile(
+    r"\b(?:can'?t|cannot|can\s+not|won'?t|not\s+going\s+to)\s+make\s+it|\bcancel\w*"
+    r"|\bcall\s+(?:it|the\s+\w+)\s+off|\bskip\s+(?:it|this|that)|\bnever\s?mind"
+    r"|\bscratch\s+that|\bforget\s+(?:it|about\s+it)|\bno\s+longer\s+(?:happening|on)"
+    r"|\babsag\w*|\babgesagt|\bfällt\s+aus|\bannul\w*|\bcancelar|\bcancela|\bdesmarc\w*",
+    re.IGNORECASE,
+)
+_AVAILABILITY_RE = re.compile(
+    r"\b(?:free|available|availability|open(?:ing)?|busy|booked\s+up|nothing\s+scheduled"
+    r"|empty|slot|frei|libre|disponible|livre|disponível)\b[^.?!\n]{0,40}$",
+    re.IGNORECASE,
+)
+_ALL_DAY_RE = re.compile(
+    r"\b(?:all[- ]day|whole\s+day|day\s+off|holiday|vacation|off-?site|conference|trip"
+    r"|birthday|anniversary|festival|retreat|deadline|ganztägig|urlaub|feiertag|toute\s+la"
+    r"\s+journée|congé|todo\s+el\s+día|vacaciones|feriado|dia\s+inteiro|o\s+dia\s+todo|férias)\b",
+    re.IGNORECASE,
+)
+_OR_RE = re.compile(r"^\s*(?:or|oder|ou|o)\s*$", re.IGNORECASE)
+_LOCATION_RE = re.compile(
+    r"\b(?:at|@|held\s+at|location(?:\s+is)?|venue(?:\s+is)?|in)\s+(?:the\s+)?"
+    r"(?P<place>(?:<(?:LOCATION|STREET_ADDRESS|ADDRESS)_\d+>|[A-Z0-9][\w'’&.-]*)"
+    r"(?:\s+(?:<[A-Z_]+_\d+>|[A-Z0-9][\w'’&.-]*|de|la|of|on|the|&)){0,4})"
+)
+_NOT_PLACE_RE = re.compile(
+    r"^(?:\d{1,2}(?::\d{2})?\s*(?:am|pm|h)?|noon|midnight|[A-Z][a-z]+day|January|February|March"
+    r"|April|May|June|July|August|September|October|November|December|Jan|Feb|Mar|Apr|Jun|Jul"
+    r"|Aug|Sep|Sept|Oct|Nov|Dec|ET|PT|CT|MT|CET|GMT|UTC|The|This|Next|It|I|We)\b",
+)
+_SELF_SPEAKERS = frozenset({"me", "you", "i", "ich", "moi", "yo", "eu"})
+
+
+@dataclass(frozen=True)
+class Candidate:
+    """A time mention with the ID a model may cite, and where in the input it sits."""
+
+    id: str
+    mention: TimeMention
+    segment: int
+
+
+@dataclass
+class ProposedEvent:
+    """An event the input implies, redacted; `grounds` are the candidate IDs its start rests on."""
+
+    title: str
+    start: datetime | None
+    end: datetime | None
+    all_day: bool
+    location: str = ""
+    attendees: list[str] = field(default_factory=list)
+    grounds: list[str] = field(default_factory=list)
+    vague: str | None = None  # "dinner friday": what was said instead of a clock time
+    day: date | None = None  # the day a vague event is on, when one was said
+    meal: str | None = None
+    kind: Literal["event", "reminder"] = "event"
+    undecided: list[str] = field(default_factory=list)  # "1 or 2?": the options, unpicked
+    cancelled: bool = False
+    activity: str = ""
+
+    @property
+    def schedulable(self) -> bool:
+        return self.start is not None and not self.cancelled and not self.undecided
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "title": self.title,
+            "start": self.start.isoformat() if self.start else None,
+            "end": self.end.isoformat() if self.end else None,
+            "all_day": self.all_day,
+            "location": self.location,
+            "attendees": list(self.attendees),
+            "kind": self.kind,
+            "vague": self.vague,
+            "day": self.day.isoformat() if self.day else None,
+            "meal": self.meal,
+            "undecided": list(self.undecided),
+            "grounds": list(self.grounds),
+        }
+
+
+@dataclass(frozen=True)
+class _Segment:
+    """One message (or the request) in the order it was written."""
+
+    text: str
+    source: str
+    start: int  # offset of `text` in its source text
+    speaker: str | None
+    quoted: bool
+
+
+_LABEL_PLACEHOLDER_RE = re.compile(r"\s*(?P<speaker><PERSON_\d+>)\s*:\s*")
+
+
+def _segments(request: str, thread: str) -> list[_Segment]:
+    """Thread messages oldest first (quoted lines before the reply), then the typed request."""
+    quoted: list[_Segment] = []
+    fresh: list[_Segment] = []
+    for line in split_thread(thread) if thread.strip() else []:
+        if line.kind == "header" and line.field != "subject":
+            continue
+        start, speaker = line.body_start, line.speaker
+        label = _LABEL_PLACEHOLDER_RE.match(thread, start, line.body_end)
+        if label and speaker is None:  # "<PERSON_1>: hi": a redacted speaker label
+            start, speaker = label.end(), label.group("speaker")
+        body = thread[start : line.body_end]
+        is_quoted = body.lstrip().startswith(">")
+        segment = _Segment(body, "thread", start, speaker, is_quoted)
+        (quoted if is_quoted else fresh).append(segment)
+    tail = [_Segment(request, "request", 0, None, False)] if request.strip() else []
+    return quoted + fresh + tail
+
+
+def candidates(request: str, thread: str, mentions: list[TimeMention]) -> list[Candidate]:
+    """Every mention, numbered T1..Tn in reading order, tied to its segment."""
+    segments = _segments(request, thread)
+    found: list[Candidate] = []
+    for index, segment in enumerate(segments):
+        lo, hi = segment.start, segment.start + len(segment.text)
+        inside = [
+            m for m in mentions if m.source == segment.source and lo <= m.start < max(hi, lo + 1)
+        ]
+        for mention in sorted(inside, key=lambda m: m.start):
+            found.append(Candidate(f"T{len(found) + 1}", mention, index))
+    return found
+
+
+def _title_words(text: str, at: int) -> str:
+    """The activity noun at `at` with up to two modifiers before it ("Dentist appointment")."""
+    match = _ACTIVITY_RE.match(text, at)
+    assert match is not None
+    words = re.findall(r"<[A-Z_]+_\d+>|[\w'’-]+", text[max(0, at - 40) : at])
+    modifiers: list[str] = []
+    for word in reversed(words[-2:]):
+        if word.lower() in _STOP or lang.states_date(word) or word[:1].isdigit():
+            break
+        modifiers.insert(0, word)
+    phrase = " ".join([*modifiers, match.group(0)])
+    return phrase[:1].upper() + phrase[1:]
+
+
+def _activity(text: str) -> str:
+    """The title the segment gives its activity, or "" when it names none."""
+    for pattern in (_LABEL_RE, _ADD_RE):
+        match = pattern.search(text)
+        if match:
+            title = match.group("title").strip()
+            if (_ACTIVITY_RE.search(title) and not re.match(r"events?\b", title, re.I)) or (
+                pattern is _LABEL_RE
+            ):
+                return title[:1].upper() + title[1:]
+    match = _ACTIVITY_RE.search(text)
+    if match is None or match.group(0).lower() in {"event", "date"}:
+        return ""
+    return _title_words(text, match.start())
+
+
+def _location(text: str, mentions: list[TimeMention], offset: int) -> str:
+    for match in _LOCATION_RE.finditer(text):
+        place = match.group("place").strip(" .")
+        begin = match.start("place") + offset
+        if any(m.start <= begin < m.end for m in mentions) or _NOT_PLACE_RE.match(place):
+            continue
+        return place
+    return ""
+
+
+def _people(text: str) -> list[str]:
+    return list(
+        dict.fromkeys(m.group(0) for m in PLACEHOLDER_RE.finditer(text) if "PERSON" in m.group(1))
+    )
+
+
+def _meal(text: str) -> str | None:
+    for word, meal in (("breakfast", "breakfast"), ("brunch", "brunch"), ("lunch", "lunch"),
+                       ("dinner", "dinner"), ("supper", "dinner")):  # fmt: skip
+        if re.search(rf"\b{word}\b", text, re.IGNORECASE):
+            return meal
+    return None
+
+
+def _at(day: date, clock: time, zone: ZoneInfo) -> datetime:
+    return datetime.combine(day, clock).replace(tzinfo=zone)
+
+
+class RuleLinker:
+    """The deterministic linker: message by message, the latest word on each event wins."""
+
+    def __init__(self, tz: str, now: datetime) -> None:
+        self.zone = ZoneInfo(tz)
+        self.now = now
+
+    def link(
+        self, request: str, thread: str, found: list[Candidate], *, intent: str = "schedule"
+    ) -> list[ProposedEvent]:
+        segments = _segments(request, thread)
+        speakers = [
+            s.speaker
+            for s in segments
+            if s.speaker and s.speaker.strip().lower() not in _SELF_SPEAKERS
+        ]
+        events: list[ProposedEvent] = []
+        last_day: tuple[date, str] | None = None
+        for index, segment in enumerate(segments):
+            own = [c for c in found if c.segment == index]
+            text = segment.text
+            activity = _activity(text)
+            if intent == "remind" and segment.source == "request":
+                activity = _reminder_title(text) or activity
+            clocks = [
+                c
+                for c in own
+                if c.mention.has_clock_time
+                and c.mention.value is not None
+                and not _AVAILABILITY_RE.search(text[: c.mention.start - segment.start])
+            ]
+            dates = [c for c in own if c.mention.all_day and c.mention.value is not None]
+            vague = [c for c in own if c.mention.kind == "vague"]
+            moving = bool(_RESCHEDULE_RE.search(text))
+            target = self._target(events, activity, text)
+            if moving and target is None and any(not e.cancelled for e in events):
+                target = [e for e in events if not e.cancelled][-1]
+                activity = ""  # "actually make it 1:30, call me": a change, not a new event
+            if _CANCEL_RE.search(text) and not clocks and target is not None:
+                target.cancelled = True
+                continue
+            for candidate in dates:
+                day = candidate.mention.value.astimezone(self.zone).date()
+                last_day = (day, candidate.id)
+            if not clocks:
+                self._dates_and_vague(events, segment, activity, dates, vague, target, intent)
+                continue
+            options = self._options(text, clocks, segment.start)
+            chosen = clocks[-1] if not options else clocks[0]
+            start, grounds = self._resolve(chosen, target, last_day, dates)
+            end = self._end(chosen.mention, start, activity or (target.activity if target else ""))
+            fresh = activity and (target is None or (target.start is not None and not moving))
+            if target is not None and not (fresh and target.activity != activity):
+                if target.schedulable and fresh and target.activity == activity:
+                    pass  # the same activity restated: a confirmation updates it
+                target.start, target.end, target.grounds = start, end, grounds
+                target.all_day, target.vague, target.cancelled = False, None, False
+                target.undecided = [c.id for c in options]
+                if activity and not target.title:
+                    target.title, target.activity = activity, activity
+                if not target.location:
+                    target.location = _location(text, [c.mention for c in own], segment.start)
+                continue
+            same = next((e for e in events if e.start == start and not e.cancelled), None)
+            if same is not None:  # the same time restated with a name: one event, best title
+                if activity and (not same.activity or same.start is None):
+                    same.title, same.activity = activity, activity
+                continue
+            events.append(
+                ProposedEvent(
+                    title=activity,
+                    start=start,
+                    end=end,
+                    all_day=False,
+                    location=_location(text, [c.mention for c in own], segment.start),
+                    attendees=_people(text),
+                    grounds=grounds,
+                    meal=_meal(activity or text),
+                    kind="reminder" if intent == "remind" else "event",
+                    undecided=[c.id for c in options],
+                    activity=activity,
+                )
+            )
+        return self._finish(events, request, thread, speakers, intent)
+
+    # ------------------------------------------------------------------ pieces
+    def _target(
+        self, events: list[ProposedEvent], activity: str, text: str
+    ) -> ProposedEvent | None:
+        """The event this message talks about: same activity, else the latest open one."""
+        live = [e for e in events if not e.cancelled]
+        if activity:
+            key = activity.split()[-1].lower()
+            for event in reversed(live):
+                if event.activity and event.activity.split()[-1].lower() == key:
+                    return event
+            untimed = [e for e in live if e.start is None and not e.all_day]
+            return untimed[-1] if untimed else None
+        return live[-1] if live else None
+
+    def _options(self, text: str, clocks: list[Candidate], offset: int) -> list[Candidate]:
+        """Times offered as alternatives ("1 or 2?"): none of them is decided yet."""
+        for first, second in zip(clocks, clocks[1:], strict=False):
+            gap = text[first.mention.end - offset : second.mention.start - offset]
+            if _OR_RE.match(gap):
+                return clocks
+        return []
+
+    def _resolve(
+        self,
+        chosen: Candidate,
+        target: ProposedEvent | None,
+        last_day: tuple[date, str] | None,
+        dates: list[Candidate],
+    ) -> tuple[datetime, list[str]]:
+        """A clock time's datetime: its own day if it names one, else the day it belongs to."""
+        mention = chosen.mention
+        value = mention.value.astimezone(self.zone)
+        if lang.states_date(mention.text):
+            return value, [chosen.id]
+        if dates:
+            day = dates[-1].mention.value.astimezone(self.zone).date()
+            return _at(day, value.timetz().replace(tzinfo=None), self.zone), [
+                dates[-1].id,
+                chosen.id,
+            ]
+        if target is not None and target.start is not None and not target.all_day:
+            day = target.start.astimezone(self.zone).date()
+            grounds = [g for g in target.grounds if g != target.grounds[-1]] or target.grounds[:1]
+            return _at(day, value.time(), self.zone), [*grounds[:1], chosen.id]
+        if target is not None and target.day is not None:
+            return _at(target.day, value.time(), self.zone), [*target.grounds[:1], chosen.id]
+        if last_day is not None:
+            return _at(last_day[0], value.time(), self.zone), [last_day[1], chosen.id]
+        return value, [chosen.id]
+
+    def _end(self, mention: TimeMention, start: datetime, activity: str) -> datetime:
+        if mention.kind == "interval" and mention.end_value is not None:
+            length = mention.end_value - mention.value
+            if timedelta(0) < length <= timedelta(hours=16):
+                return start + length
+        meal = _meal(activity)
+        return start + (MEAL_DURATIONS[meal] if meal else DEFAULT_DURATION)
+
+    def _dates_and_vague(
+        self,
+        events: list[ProposedEvent],
+        segment: _Segment,
+        activity: str,
+        dates: list[Candidate],
+        vague: list[Candidate],
+        target: ProposedEvent | None,
+        intent: str,
+    ) -> None:
+        """A message with a day but no clock time: an all-day event, or a vague one to ask about."""
+        text = segment.text
+        if not dates and not vague:
+            if activity and target is None:
+                events.append(
+                    ProposedEvent(activity, None, None, False, attendees=_people(text),
+                                  location=_location(text, [], segment.start), activity=activity,
+                                  meal=_meal(activity), vague=activity.lower())
+                )  # fmt: skip
+            return
+        day_candidate = dates[-1] if dates else None
+        day = day_candidate.mention.value.astimezone(self.zone).date() if day_candidate else None
+        if day is None and vague and vague[-1].mention.value is not None:
+            day = vague[-1].mention.value.astimezone(self.zone).date()
+        said = (vague[-1].mention.text if vague else day_candidate.mention.text).strip()
+        if target is not None and (not activity or target.activity == activity):
+            if target.start is None:
+                target.day = day or target.day
+                target.vague = said
+                if day_candidate:
+                    target.grounds = [day_candidate.id]
+                return
+            if _RESCHEDULE_RE.search(text) and day is not None and not target.all_day:
+                moved = _at(day, target.start.astimezone(self.zone).time(), self.zone)
+                length = target.end - target.start if target.end else DEFAULT_DURATION
+                grounds = [day_candidate.id] if day_candidate else []
+                target.start, target.end = moved, moved + length
+                target.grounds = grounds + target.grounds[-1:]
+                return
+            if target.start is not None:
+                return
+        all_day = bool(day_candidate) and not vague and bool(_ALL_DAY_RE.search(text))
+        event = ProposedEvent(
+            title=activity,
+            start=None,
+            end=None,
+            all_day=all_day,
+            location=_location(text, [], segment.start),
+            attendees=_people(text),
+            grounds=[day_candidate.id] if day_candidate else [],
+            vague=None if all_day else said,
+            day=day,
+            meal=_meal(activity or text),
+            kind="reminder" if intent == "remind" else "event",
+            activity=activity,
+        )
+        if all_day and day_candidate is not None:
+            mention = day_candidate.mention
+            first = mention.value.astimezone(self.zone)
+            last = mention.end_value.astimezone(self.zone) if mention.end_value else None
+            event.start = first.replace(hour=0, minute=0, second=0, microsecond=0)
+            event.end = last if last and last > first else event.start + timedelta(days=1)
+            event.vague = None
+        events.append(event)
+
+    def _finish(
+        self,
+        events: list[ProposedEvent],
+        request: str,
+        thread: str,
+        speakers: list[str],
+        intent: str,
+    ) -> list[ProposedEvent]:
+        """Titles and attendees for the events that stand; cancelled ones are dropped."""
+        people = list(
+            dict.fromkeys([*_people(" ".join(speakers)), *_people(request), *_people(thread)])
+        )
+        fallback = (
+            _activity(request) or _reminder_title(request)
+            if intent == "remind"
+            else _activity(request)
+        )
+        kept: list[ProposedEvent] = []
+        timed = any(e.schedulable for e in events)
+        for event in events:
+            if event.cancelled or (timed and event.start is None and event.day is None):
+                continue
+            if not event.title:
+                event.title = fallback or ("Reminder" if event.kind == "reminder" else "Meeting")
+            event.attendees = list(dict.fromkeys([*event.attendees, *people]))[:8]
+            if event.kind == "event" and event.attendees and not PLACEHOLDER_RE.search(event.title):
+                event.title = f"{event.title} with {' and '.join(event.attendees[:2])}"
+            kept.append(event)
+        return kept[:MAX_EVENTS]
+
+
+_REMIND_RE = re.compile(
+    r"\bremind\s+me\s+(?:to\s+|about\s+|that\s+)?(?P<what>[^.!?\n]{2,80})", re.I
+)
+
+
+def _reminder_title(request: str) -> str:
+    match = _REMIND_RE.search(request)
+    if not match:
+        return ""
+    what = re.split(r"\s+(?:at|on|tomorrow|tonight|today|next|this|in)\b", match.group("what"))[0]
+    return what[:1].upper() + what[1:]
+
+
+# ---------------------------------------------------------------------- the model linker
+LINK_SCHEMA_MAX_TITLE = 60
+
+
+def _link_schema(events: list[ProposedEvent], ids: list[str]) -> dict[str, Any]:
+    return {
+        "type": "object",
+        "properties": {
+            "events": {
+                "type": "array",
+                "minItems": len(events),
+                "maxItems": len(events),
+                "items": {
+                    "type": "object",
+                    "properties": {
+                        "time": {"type": "string", "enum": ids},
+                        "title": {"type": "string", "maxLength": LINK_SCHEMA_MAX_TITLE},
+                    },
+                    "required": ["time", "title"],
+                },
+            }
+        },
+        "required": ["events"],
+    }
+
+
+def link_with_model(
+    events: list[ProposedEvent],
+    found: list[Candidate],
+    *,
+    request: str,
+    thread: str,
+    gateway: ModelGateway,
+    guard: PrivacyGuard,
+    session: str | None = None,
+) -> tuple[list[ProposedEvent], bool]:
+    """Let the model pick each event's time among its candidates and word its title.
+
+    Returns the events and whether the model's answer was used. An answer that does not
+    parse, names a candidate outside the event's own messages, or drops the activity word
+    is not used: the rule linker's events stand.
+    """
+    timed = [e for e in events if e.schedulable and not e.all_day]
+    if not gateway.is_available or not timed:
+        return events, False
+    by_id = {c.id: c for c in found}
+    ids = sorted({c.id for c in found if c.mention.has_clock_time}, key=lambda i: int(i[1:]))
+    if not ids:
+        return events, False
+    prompt = load_prompt("link")
+    listing = "\n".join(
+        f"{c.id}: {c.mention.text!r} in: {_context(request, thread, c)}"
+        for c in found
+        if c.id in ids
+    )
+    proposals = "\n".join(
+        f"{i + 1}. {e.title} (suggested time {e.grounds[-1]})" for i, e in enumerate(timed)
+    )
+    messages = [
+        Message("system", prompt["system"]),
+        Message("user", prompt["user"].format(times=listing, events=proposals)),
+    ]
+    try:
+        answer = gateway.complete_json(
+            messages,
+            guard=guard,
+            purpose="link",
+            schema=_link_schema(timed, ids),
+            schema_name=prompt["schema_name"],
+            max_tokens=40 + 30 * len(timed),
+            session=session,
+        )
+    except (ModelError, ModelOutputError) as error:
+        logger.warning("event linker model failed, rules stand: %s", error)
+        return events, False
+    picked = answer.get("events")
+    if not isinstance(picked, list) or len(picked) != len(timed):
+        return events, False
+    updated: dict[int, ProposedEvent] = {}
+    for event, choice in zip(timed, picked, strict=True):
+        chosen = by_id.get(str(choice.get("time")))
+        title = " ".join(str(choice.get("title", "")).split())
+        if chosen is None or chosen.id not in event.grounds:
+            return events, False  # a time from another message is not this event's
+        if event.activity and event.activity.split()[-1].lower() not in title.lower():
+            title = event.title
+        updated[id(event)] = replace(event, title=title or event.title)
+    return [updated.get(id(e), e) for e in events], True
+
+
+def _context(request: str, thread: str, candidate: Candidate) -> str:
+    text = request if candidate.mention.source == "request" else thread
+    lo = max(0, candidate.mention.start - 60)
+    snippet = text[lo : candidate.mention.end + 40].replace("\n", " ")
+    return repr(snippet)

@@ -1,0 +1,133 @@
+"""The reply: written from step results (templates, or the model within a length limit), then
+held to the integrity check, with the real free slots and the question appended where a
+schedule was asked for and not made."""
+
+from __future__ import annotations
+
+import logging
+import re
+from datetime import datetime
+
+from agent.errors import ModelError
+from agent.executor import TurnState, _when
+from agent.gateway import ModelGateway
+from agent.integrity import check_claims
+from agent.model import GenerationOptions, Message
+from agent.prompts import load_prompt
+from privacy import PrivacyGuard
+
+logger = logging.getLogger(__name__)
+_NUMBER_RE = re.compile(r"\d+")
+
+MAX_REPLY_TOKENS = 120
+
+
+def _numbers(text: str) -> set[str]:
+    return {n.lstrip("0") or "0" for n in _NUMBER_RE.findall(text)}
+
+
+def _span(start: str, end: str | None, all_day: bool) -> str:
+    first = datetime.fromisoformat(start)
+    if all_day:
+        return f"{first:%a %d %b} (all day)"
+    if not end:
+        return _when(start)
+    last = datetime.fromisoformat(end)
+    return f"{first:%a %d %b}, {first:%H:%M}–{last:%H:%M}"
+
+
+def facts(state: TurnState, *, tz: str, injections: list[str], intent: str) -> list[str]:
+    """What the turn established, one sentence each; the template reply and the model's input."""
+    lines: list[str] = []
+    for outcome in state.outcomes:
+        event = outcome.event
+        if outcome.status == "created":
+            lines.append(
+                f"Created {'a reminder' if event.kind == 'reminder' else 'an event'}: "
+                f"{event.title}, {_span(event.start.isoformat(), event.end.isoformat() if event.end else None, event.all_day)} ({tz}); "
+                "download the .ics to add it to your calendar."
+            )
+            for conflict in outcome.conflicts[:3]:
+                relation = {"overlap": "It overlaps", "adjacent": "It is right next to",
+                            "tight": "It leaves little time around"}.get(conflict["relation"], "It touches")  # fmt: skip
+                lines.append(
+                    f"{relation} {conflict['title']} "
+                    f"({_span(conflict['start'], conflict['end'], conflict['all_day'])})."
+                )
+        elif outcome.duplicate:
+            lines.append(f"{event.title} is already in your calendar; I did not add it again.")
+        elif outcome.status == "blocked":
+            lines.append(f"I did not create {event.title}: {outcome.reason}.")
+        elif event.undecided:
+            lines.append(
+                f"Several times were offered for {event.title} and none was picked, so nothing is scheduled yet."
+            )
+        elif event.start is None:
+            said = f" ({event.vague})" if event.vague else ""
+            lines.append(
+                f"No exact time was fixed for {event.title}{said}, so nothing is scheduled yet."
+            )
+        elif outcome.reason:
+            lines.append(f"I could not create {event.title}: {outcome.reason}.")
+    if state.extracted and not state.outcomes and intent in ("schedule", "remind"):
+        lines.append("I found no event with a date and time in this, so nothing is scheduled.")
+    if state.slots and not any(o.status == "created" for o in state.outcomes):
+        times = ", ".join(_when(s["start"]) for s in state.slots[:3])
+        lines.append(f"Free in your calendar: {times}.")
+    if state.listed:
+        shown = "; ".join(
+            f"{e['title']} ({_span(e['start'], e['end'], e['all_day'])})" for e in state.listed[:5]
+        )
+        lines.append(f"Coming up in your calendar: {shown}.")
+    elif intent == "question" and not state.outcomes:
+        lines.append("Your calendar has nothing in the next 7 days.")
+    if state.draft is not None:
+        unresolved = state.draft.get("unresolved") or []
+        lines.append("I drafted a reply you can open in your mail app; nothing was sent.")
+        if unresolved:
+            lines.append(f"Add the address of {', '.join(unresolved)} before sending.")
+    lines.extend(state.notes[:3])
+    if injections:
+        lines.append(
+            "I ignored instructions inside the pasted text that were addressed to me "
+            f'("{injections[0][:60]}").'
+        )
+    return lines
+
+
+def write_reply(
+    lines: list[str],
+    *,
+    request: str,
+    gateway: ModelGateway,
+    guard: PrivacyGuard,
+    session: str | None,
+    has_ics: bool,
+    has_eml: bool,
+) -> tuple[str, tuple[str, ...]]:
+    """The reply text (redacted) and the sentences the integrity check removed."""
+    template = " ".join(lines) or "I did not find anything to do in this."
+    text = template
+    if gateway.is_available and lines:
+        prompt = load_prompt("reply")
+        messages = [
+            Message("system", prompt["system"]),
+            Message("user", prompt["user"].format(request=request[:600], facts="\n".join(lines))),
+        ]
+        try:
+            written = gateway.complete(
+                messages,
+                guard=guard,
+                purpose="reply",
+                options=GenerationOptions(max_tokens=MAX_REPLY_TOKENS),
+                session=session,
+            ).text.strip()
+        except ModelError as error:
+            logger.warning("reply model failed, template used: %s", error)
+            written = ""
+        if written and _numbers(written) <= _numbers(template):
+            text = written  # a number the facts do not hold is a made-up time or date
+    checked = check_claims(text, has_ics=has_ics, has_eml=has_eml)
+    if text is not template and len(checked.text) < 20:
+        checked = check_claims(template, has_ics=has_ics, has_eml=has_eml)
+    return checked.text, checked.removed
