@@ -106,6 +106,7 @@ class Assistant:
     def __init__(self, gateway: ModelGateway, *, data_dir: Path) -> None:
         self.gateway = gateway
         self.data_dir = data_dir
+        self.data_dir.mkdir(parents=True, exist_ok=True)
         self.registry = builtin_registry()
 
     def import_calendar(self, data: bytes, *, name: str, now: datetime, tz: str) -> str:
@@ -307,6 +308,5 @@ def build_assistant(
     """The assistant for a model choice; weights load lazily on the first generation."""
     model = select_model(model_path=model_path, llm_url=llm_url, no_llm=no_llm)
     data = Path(data_dir)
-    data.mkdir(parents=True, exist_ok=True)
     audit = AuditLog(audit_path if audit_path else data / "audit.jsonl")
     return Assistant(ModelGateway(model, audit=audit), data_dir=data)

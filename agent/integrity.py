@@ -26,12 +26,13 @@ _OFFER_RE = re.compile(
 _CALENDAR_VERB_RE = re.compile(
     r"\b(?:scheduled|booked|reserved|calendared|pencil+ed(?:\s+in)?|locked\s+in|blocked\s+(?:off|out)"
     r"|added|put|created|set\s+up|set|entered|saved|placed|made|confirmed|organi[sz]ed|arranged"
-    r"|all\s+set|done|taken\s+care\s+of|on\s+(?:your|the)\s+calendar|in\s+(?:your|the)\s+calendar)\b",
+    r"|all\s+set|done|taken\s+care\s+of"
+    r"|(?:is|it's|are|now)\s+(?:now\s+)?(?:in|on)\s+(?:your|the)\s+calendar)\b",
     re.IGNORECASE,
 )
 _STRONG_CALENDAR_RE = re.compile(
-    r"\b(?:scheduled|booked|reserved|calendared|pencil+ed|locked\s+in|on\s+(?:your|the)\s+calendar"
-    r"|in\s+(?:your|the)\s+calendar|all\s+set)\b",
+    r"\b(?:scheduled|booked|reserved|calendared|pencil+ed|locked\s+in|blocked\s+(?:off|out)"
+    r"|(?:in|on)\s+(?:your|the)\s+calendar|all\s+set)\b",
     re.IGNORECASE,
 )
 _CALENDAR_NOUN_RE = re.compile(

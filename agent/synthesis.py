@@ -22,6 +22,17 @@ _NUMBER_RE = re.compile(r"\d+")
 MAX_REPLY_TOKENS = 120
 
 
+_RELATIONS = {
+    "overlap": "It overlaps",
+    "adjacent": "It is right next to",
+    "tight": "It leaves little time around",
+}
+
+
+def _iso(value: datetime | None) -> str | None:
+    return value.isoformat() if value else None
+
+
 def _numbers(text: str) -> set[str]:
     return {n.lstrip("0") or "0" for n in _NUMBER_RE.findall(text)}
 
@@ -44,12 +55,12 @@ def facts(state: TurnState, *, tz: str, injections: list[str], intent: str) -> l
         if outcome.status == "created":
             lines.append(
                 f"Created {'a reminder' if event.kind == 'reminder' else 'an event'}: "
-                f"{event.title}, {_span(event.start.isoformat(), event.end.isoformat() if event.end else None, event.all_day)} ({tz}); "
+                f"{event.title}, {_span(event.start.isoformat(), _iso(event.end), event.all_day)}"
+                f" ({tz}); "
                 "download the .ics to add it to your calendar."
             )
             for conflict in outcome.conflicts[:3]:
-                relation = {"overlap": "It overlaps", "adjacent": "It is right next to",
-                            "tight": "It leaves little time around"}.get(conflict["relation"], "It touches")  # fmt: skip
+                relation = _RELATIONS.get(conflict["relation"], "It touches")
                 lines.append(
                     f"{relation} {conflict['title']} "
                     f"({_span(conflict['start'], conflict['end'], conflict['all_day'])})."
@@ -60,7 +71,8 @@ def facts(state: TurnState, *, tz: str, injections: list[str], intent: str) -> l
             lines.append(f"I did not create {event.title}: {outcome.reason}.")
         elif event.undecided:
             lines.append(
-                f"Several times were offered for {event.title} and none was picked, so nothing is scheduled yet."
+                f"Several times were offered for {event.title} and none was picked, "
+                "so nothing is scheduled yet."
             )
         elif event.start is None:
             said = f" ({event.vague})" if event.vague else ""

@@ -1,0 +1,76 @@
+"""The integrity check on paraphrases: claims need this turn's files, offers and negations stay."""
+
+from __future__ import annotations
+
+import pytest
+
+from agent.integrity import DRAFTED, check_claims
+
+CALENDAR_CLAIMS = [
+    "I scheduled lunch with Tom for Friday.",
+    "Lunch is booked!",
+    "Done, it is in your calendar.",
+    "I've put it on your calendar.",
+    "All set for Friday 3pm.",
+    "Your meeting has been added.",
+    "I created the event for Thursday at 1.",
+    "The dinner is confirmed for 7:30.",
+    "I set up a call with Priya tomorrow.",
+    "I've pencilled in coffee on Monday.",
+    "Your appointment is locked in.",
+    "I blocked off your afternoon for the review.",
+    "Reservation made for four people.",
+    "I've saved the event to your calendar.",
+    "The reminder is set for 5pm.",
+]
+SEND_CLAIMS = [
+    "I sent Tom an email.",
+    "I have e-mailed Priya the details.",
+    "I forwarded the invite to the team.",
+    "I replied to Dana.",
+    "I let Karthik know.",
+    "I invited everyone to the meeting.",
+    "Priya has been notified.",
+    "I messaged the group.",
+]
+NOT_CLAIMS = [
+    "Shall I book it?",
+    "I did not schedule anything.",
+    "I will add it once you confirm.",
+    "Would you like me to send a reply?",
+    "Nothing was scheduled because no time was given.",
+    "Which time works for dinner on Friday?",
+    "I couldn't create the event: the time is not stated.",
+    "Free in your calendar: Fri 27 Nov at 19:30.",
+    "Let me know if I should e-mail Tom.",
+]
+
+
+@pytest.mark.parametrize("sentence", CALENDAR_CLAIMS)
+def test_calendar_claims_need_an_ics(sentence: str) -> None:
+    assert check_claims(sentence, has_ics=False, has_eml=False).text == ""
+    assert check_claims(sentence, has_ics=True, has_eml=False).text == sentence
+
+
+@pytest.mark.parametrize("sentence", SEND_CLAIMS)
+def test_sending_is_never_true_and_becomes_drafted(sentence: str) -> None:
+    assert check_claims(sentence, has_ics=True, has_eml=False).text == ""
+    assert check_claims(sentence, has_ics=True, has_eml=True).text == DRAFTED
+
+
+@pytest.mark.parametrize("sentence", NOT_CLAIMS)
+def test_questions_offers_and_negations_stay(sentence: str) -> None:
+    assert check_claims(sentence, has_ics=False, has_eml=False).text == sentence
+
+
+def test_only_the_false_sentence_goes() -> None:
+    reply = "Lunch is on Friday at 1. I booked it. Which place do you prefer?"
+    checked = check_claims(reply, has_ics=False, has_eml=False)
+    assert checked.text == "Lunch is on Friday at 1. Which place do you prefer?"
+    assert checked.removed == ("I booked it.",)
+
+
+def test_a_draft_claim_needs_an_eml() -> None:
+    assert check_claims("I drafted a reply to Tom.", has_ics=False, has_eml=False).text == ""
+    kept = check_claims("I drafted a reply to Tom.", has_ics=False, has_eml=True).text
+    assert kept == "I drafted a reply to Tom."
