@@ -5,8 +5,8 @@ from __future__ import annotations
 from agent.backends import embedded_model_path
 from agent.backends.llama_cpp import LlamaCppModel
 from agent.gateway import ModelGateway
-from agent.planner import plan_schema
 from agent.model import GenerationOptions, Message
+from agent.planner import plan_schema
 from bench.common import median, write_table
 from privacy import EntityMap, PrivacyGuard
 
