@@ -22,6 +22,9 @@ from privacy import PrivacyGuard
 
 logger = logging.getLogger(__name__)
 
+FAILURES_BEFORE_REST = 3
+REST_S = 60
+
 
 @dataclass(frozen=True)
 class Completion:
@@ -40,11 +43,21 @@ class ModelGateway:
     def __init__(self, model: ChatModel | None, *, audit: AuditLog | None = None) -> None:
         self.model = model
         self.audit = audit
+        self._failures = 0
+        self._resting_until = 0.0
 
     @property
     def is_available(self) -> bool:
-        """False under --no-llm: callers then take their rule-based path."""
-        return self.model is not None
+        """False under --no-llm, and for a while after repeated failures: callers then take
+        their rule-based path instead of waiting on a model that is down."""
+        return self.model is not None and time.monotonic() >= self._resting_until
+
+    def _record(self, failed: bool) -> None:
+        self._failures = self._failures + 1 if failed else 0
+        if self._failures >= FAILURES_BEFORE_REST:
+            logger.warning("model failed %d times in a row; resting it %ds", self._failures, REST_S)
+            self._resting_until = time.monotonic() + REST_S
+            self._failures = 0
 
     @property
     def description(self) -> str:
@@ -71,6 +84,8 @@ class ModelGateway:
         """Screen, generate, log. `on_text(piece)` is called as text streams in."""
         if self.model is None:
             raise ModelUnavailableError("no model configured (--no-llm)")
+        if not self.is_available:
+            raise ModelUnavailableError("the model failed repeatedly; resting it for a while")
         options = options or GenerationOptions()
         screened: list[Message] = []
         reredacted: set[str] = set()
@@ -97,6 +112,7 @@ class ModelGateway:
                     on_text(chunk)
         except ModelError as failure:
             error = str(failure)
+            self._record(failed=True)
             raise
         finally:
             ms = (time.perf_counter() - started) * 1000
@@ -120,6 +136,7 @@ class ModelGateway:
                         error=error,
                     )
                 )
+        self._record(failed=False)
         return Completion(
             "".join(pieces), usage.prompt_tokens, usage.completion_tokens, ms, first_token_ms
         )

@@ -9,7 +9,6 @@ deterministic intent rules and also runs when there is no model or it is down.
 
 from __future__ import annotations
 
-import json
 import logging
 from dataclasses import dataclass, field
 from typing import Any, Literal
@@ -65,13 +64,15 @@ def _step(tool: str, purpose: str) -> PlanStep:
 def rule_plan(plan_input: PlanInput) -> list[PlanStep]:
     """The deterministic plan for an intent; every hard rule holds by construction."""
     intent = plan_input.intent
-    steps: list[PlanStep] = []
     if intent == "question":
-        return [
+        steps = [
             _step("list_events", "read the calendar to answer the question"),
             _step("find_free_slots", "find free time in the coming days"),
         ]
-    steps.append(_step("extract_events", "find the events the request and thread talk about"))
+        if plan_input.vague_time:
+            steps.append(_step("ask_user", "no specific time: ask which one"))
+        return steps
+    steps = [_step("extract_events", "find the events the request and thread talk about")]
     if plan_input.stated_time:
         steps.append(_step("check_conflicts", "check the stated time against the calendar"))
         create = "create_reminder" if intent == "remind" else "create_event"
@@ -96,7 +97,8 @@ def validate_plan(
             notes.append(f"dropped unknown or web tool {step.tool!r}")
             continue
         try:
-            jsonschema.validate(step.args, tool.parameters)
+            if step.args:  # {} means "code fills them from earlier results"
+                jsonschema.validate(step.args, tool.parameters)
         except jsonschema.ValidationError as error:
             notes.append(
                 f"{step.tool}: arguments did not fit its schema ({error.message}); code fills them"
@@ -218,8 +220,3 @@ class Planner:
             for s in steps
             if isinstance(s, dict)
         ]
-
-
-def describe(steps: list[PlanStep]) -> str:
-    """One line per step for logs and traces."""
-    return "; ".join(f"{s.tool}({json.dumps(s.args, ensure_ascii=False)})" for s in steps)

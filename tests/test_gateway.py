@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from agent.audit import AuditLog
-from agent.errors import ModelOutputError, ModelUnavailableError
+from agent.errors import ModelError, ModelOutputError, ModelUnavailableError
 from agent.gateway import ModelGateway
 from agent.model import GenerationOptions, Message
 from privacy import EntityMap, PrivacyGuard, PrivacyLeakError
@@ -123,3 +123,25 @@ def test_no_code_calls_a_backend_around_the_gateway() -> None:
         if re.search(r"create_chat_completion|chat/completions", text) and not in_backends:
             offenders.append(f"{path}: direct model call")
     assert offenders == []
+
+
+class _DownModel(RecordingChatModel):
+    """A backend whose server went away: every generation fails."""
+
+    def generate(self, messages, *, options):  # type: ignore[no-untyped-def,override]
+        self.received.append(list(messages))
+        raise ModelError("connection refused")
+        yield  # pragma: no cover
+
+
+def test_a_model_that_keeps_failing_is_rested_and_not_called() -> None:
+    model = _DownModel()
+    gateway = ModelGateway(model)
+    guard = PrivacyGuard(EntityMap())
+    for _ in range(3):
+        with pytest.raises(ModelError):
+            gateway.complete([Message("user", "hi")], guard=guard, purpose="plan")
+    assert not gateway.is_available
+    with pytest.raises(ModelUnavailableError):
+        gateway.complete([Message("user", "hi")], guard=guard, purpose="plan")
+    assert len(model.received) == 3
