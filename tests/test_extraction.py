@@ -1,0 +1,79 @@
+"""The rule linker: which stated time belongs to which activity, on redacted text."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from zoneinfo import ZoneInfo
+
+import pytest
+
+from agent.extraction import ProposedEvent, RuleLinker, candidates
+from tools.calendar.times import TimeParser
+
+TZ = "Europe/Berlin"
+NOW = datetime(2026, 11, 21, 9, 30, tzinfo=ZoneInfo(TZ))  # Saturday
+
+
+def link(request: str, thread: str = "", intent: str = "schedule") -> list[ProposedEvent]:
+    mentions = TimeParser(tz=TZ, now=NOW).parse_input(request, thread)
+    found = candidates(request, thread, mentions)
+    return RuleLinker(TZ, NOW).link(request, thread, found, intent=intent)
+
+
+def starts(events: list[ProposedEvent]) -> list[str]:
+    return [e.start.isoformat() for e in events if e.schedulable]
+
+
+@pytest.mark.parametrize(
+    ("thread", "expected"),
+    [
+        ("<PERSON_1>: lunch tmrw at 1?\nMe: sure\n<PERSON_1>: actually make it 1:30",
+         ["2026-11-22T13:30:00+01:00"]),
+        ("<PERSON_1>: coffee on monday?\nMe: 10am works", ["2026-11-23T10:00:00+01:00"]),
+        ("<PERSON_1>: call at 3 tomorrow\n<PERSON_1>: can we push to 4pm?",
+         ["2026-11-22T16:00:00+01:00"]),
+        ("<PERSON_1>: standup tomorrow at 9\n<PERSON_1>: can't make it, skip it", []),
+        ("<PERSON_1>: I'm free from 2 to 5 on monday\nMe: ok, review monday at 3",
+         ["2026-11-23T15:00:00+01:00"]),
+        ("<PERSON_1>: dentist on Tuesday at 9:30\n<PERSON_2>: and dinner friday at 8pm",
+         ["2026-11-24T09:30:00+01:00", "2026-11-27T20:00:00+01:00"]),
+    ],
+)  # fmt: skip
+def test_the_latest_word_on_each_event_wins(thread: str, expected: list[str]) -> None:
+    assert starts(link("add this", thread)) == expected
+
+
+def test_offered_options_stay_undecided_until_one_is_picked() -> None:
+    [event] = link("add this", "<PERSON_1>: lunch tomorrow at 1pm or 2pm?")
+    assert not event.schedulable and len(event.undecided) == 2
+    picked = link("add this", "<PERSON_1>: lunch tomorrow at 1pm or 2pm?\nMe: 2pm works")
+    assert starts(picked) == ["2026-11-22T14:00:00+01:00"]
+
+
+def test_a_vague_meal_keeps_its_day_and_no_start() -> None:
+    [event] = link("add this", "<PERSON_1>: dinner friday?")
+    assert event.start is None and event.meal == "dinner" and str(event.day) == "2026-11-27"
+
+
+def test_an_offsite_day_is_all_day() -> None:
+    [event] = link("add this", "<PERSON_1>: team offsite on Dec 3")
+    assert event.all_day and event.start.isoformat() == "2026-12-03T00:00:00+01:00"
+    assert "offsite" in event.title.lower()
+
+
+def test_quoted_older_mail_comes_before_the_reply() -> None:
+    thread = "Friday 11am is better for me.\n\n> Can we do the budget review on Thursday at 10?"
+    [event] = link("add this", thread)
+    assert event.start.isoformat() == "2026-11-27T11:00:00+01:00"
+    assert "review" in event.title.lower()
+
+
+def test_a_reminder_takes_its_title_from_the_request() -> None:
+    [event] = link("remind me to call the bank tomorrow at 5", intent="remind")
+    assert event.kind == "reminder" and event.title == "Call the bank"
+    assert event.start.isoformat() == "2026-11-22T17:00:00+01:00"
+
+
+def test_names_in_titles_stay_placeholders() -> None:
+    [event] = link("lunch with <PERSON_1> next thursday at 1")
+    assert "<PERSON_1>" in event.title and event.attendees == ["<PERSON_1>"]
