@@ -191,7 +191,7 @@ _INJECTION_RES = (
     ),
     # "assistant, book ...", "hey AI: please send ...", "Assistente, marque ..."
     re.compile(
-        rf"\b(?:hey|hi|ok|dear|note\s+to(?:\s+the)?)?\s*(?:the\s+)?(?:{_ROLE})\b\s*[,:!-]\s*"
+        rf"\b(?:hey|hi|ok|dear|note\s+to(?:\s+the)?)?\s*(?:the\s+)?(?:{_ROLE})\b\s*[,:!-]?\s*"
         rf"(?:please\s+|bitte\s+|s'il\s+te\s+plaît\s+|por\s+favor\s+)?(?:{_ACTION})\w*",
         re.IGNORECASE,
     ),
