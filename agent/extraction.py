@@ -52,7 +52,9 @@ _ACTIVITY_WORDS = (
     r"|conference|flight|trip|visit|viewing|pickup|pick-up|session|training|yoga|gym|hike"
     r"|walk|run|playdate|recital|ceremony|dinner party|reservation|talk|lecture|seminar"
     r"|exam|deadline|retro|planning|kickoff|kick-off|onboarding|tour|tasting|massage"
-    r"|therapy|vet|checkup|physio|barbecue|bbq|picnic|brunch|date|event"
+    r"|therapy|vet|checkup|physio|barbecue|bbq|picnic|brunch|date|event|pick(?:\s|-)?up"
+    r"|drop(?:\s|-)?off|summit|all-hands|town\s?hall|standup|screening|debrief|crit"
+    r"|\w*termin|\w*treffen|\w*ausflug|\w*besprechung|\w*feier|\w*essen"
     r"|mittagessen|abendessen|frühstück|treffen|termin|besprechung|anruf|kaffee|feier"
     r"|déjeuner|dîner|diner|réunion|rendez-vous|rdv|appel|café|fête|soirée"
     r"|almuerzo|comida|cena|reunión|reunion|cita|llamada|fiesta|desayuno"
@@ -75,10 +77,15 @@ _STOP = frozenset(
     """a an the my our your their his her its this that these those to for of and or but with
     at on in by from let's lets let us we i you have grab do get go some quick any another
     about maybe how what can could shall should would will is are be it re fwd also just
-    still then so ok okay sure yes no hey hi hello please thanks thank up out""".split()
+    still then so ok okay sure yes no hey hi hello please thanks thank up out was were has had
+    don't dont can't cant we're i'm i'll you're it's that's there here when where who
+    der die das den dem des ein eine einen dein deine mein meine ist sind am um im zum zur und
+    oder mit für auf bei wir ich du sie es le la les un une des du au aux et ou avec pour à ce
+    ma mon mes ton ta on nous je tu est el los las unos unas del al y o con para en mi tu es
+    nos o os as um uma do da dos das no na em com e ou meu minha é""".split()
 )
 _RESCHEDULE_RE = re.compile(
-    r"\b(?:actually|instead|make\s+it|move|moved|push(?:ed)?|change|changed|rather|how\s+about"
+    r"\b(?:actually|instead|make\s+it\s+(?:at\s+)?\d|move|moved|push(?:ed)?|change|changed|rather|how\s+about"
     r"|what\s+about|can\s+we\s+do|let'?s\s+do|better|switch|shift|reschedul\w*|postpone\w*"
     r"|bring\s+(?:it\s+)?forward|earlier|later|update[ds]?|verschieb\w*|lieber|stattdessen"
     r"|plutôt|finalement|décal\w*|mejor|mueve|cambiar|cambia|melhor|mudar|muda)\b",
@@ -88,6 +95,7 @@ _CANCEL_RE = re.compile(
     r"\b(?:can'?t|cannot|can\s+not|won'?t|not\s+going\s+to)\s+make\s+it|\bcancel\w*"
     r"|\bcall\s+(?:it|the\s+\w+)\s+off|\bskip\s+(?:it|this|that)|\bnever\s?mind"
     r"|\bscratch\s+that|\bforget\s+(?:it|about\s+it)|\bno\s+longer\s+(?:happening|on)"
+    r"|\b(?:is|are|'s)\s+(?:off|cancell?ed)\b|\bcalled\s+off|\bnot\s+happening"
     r"|\babsag\w*|\babgesagt|\bfällt\s+aus|\bannul\w*|\bcancelar|\bcancela|\bdesmarc\w*",
     re.IGNORECASE,
 )
@@ -102,6 +110,7 @@ _ALL_DAY_RE = re.compile(
     r"\s+journée|congé|todo\s+el\s+día|vacaciones|feriado|dia\s+inteiro|o\s+dia\s+todo|férias)\b",
     re.IGNORECASE,
 )
+_FROM_TO_RE = re.compile(r"\bfrom\b.+\bto\b|\bvon\b.+\bauf\b|\bde\b.+\bà\b", re.IGNORECASE)
 _OR_RE = re.compile(r"^\s*(?:or|oder|ou|o)\s*$", re.IGNORECASE)
 _LOCATION_RE = re.compile(
     r"\b(?:at|@|held\s+at|location(?:\s+is)?|venue(?:\s+is)?|in)\s+(?:the\s+)?"
@@ -176,25 +185,49 @@ class _Segment:
     quoted: bool
 
 
-_LABEL_PLACEHOLDER_RE = re.compile(r"\s*(?P<speaker><PERSON_\d+>)\s*:\s*")
+_SENTENCE_RE = re.compile(r"(?<=[.!?;])\s+")
+# "lunch friday 12:30 and drinks at 6", "market sat 9am, then brunch sunday 11:30": a joiner
+# between two parts that each hold a number starts a new clause (a new event may start there).
+_JOINER_RE = re.compile(
+    r",?\s+(?:and|then|also|plus|und|dann|et|puis|y|luego|e|depois)\s+|,\s+", re.IGNORECASE
+)
+
+
+def _clauses(text: str) -> list[tuple[int, int]]:
+    """(start, end) of each clause of a message: sentences, split again between timed parts."""
+    spans: list[tuple[int, int]] = []
+    position = 0
+    for piece in [*_SENTENCE_RE.finditer(text), None]:
+        end = piece.start() if piece else len(text)
+        sentence_start = position
+        cut = sentence_start
+        for joiner in _JOINER_RE.finditer(text, sentence_start, end):
+            left, right = text[cut : joiner.start()], text[joiner.end() : end]
+            if re.search(r"\d", left) and re.search(r"\d", right):
+                spans.append((cut, joiner.start()))
+                cut = joiner.end()
+        spans.append((cut, end))
+        position = piece.end() if piece else len(text)
+    return [(a, b) for a, b in spans if text[a:b].strip()]
 
 
 def _segments(request: str, thread: str) -> list[_Segment]:
-    """Thread messages oldest first (quoted lines before the reply), then the typed request."""
+    """Thread clauses oldest first (quoted lines before the reply), then the typed request's."""
     quoted: list[_Segment] = []
     fresh: list[_Segment] = []
     for line in split_thread(thread) if thread.strip() else []:
         if line.kind == "header" and line.field != "subject":
             continue
-        start, speaker = line.body_start, line.speaker
-        label = _LABEL_PLACEHOLDER_RE.match(thread, start, line.body_end)
-        if label and speaker is None:  # "<PERSON_1>: hi": a redacted speaker label
-            start, speaker = label.end(), label.group("speaker")
-        body = thread[start : line.body_end]
+        body = thread[line.body_start : line.body_end]
         is_quoted = body.lstrip().startswith(">")
-        segment = _Segment(body, "thread", start, speaker, is_quoted)
-        (quoted if is_quoted else fresh).append(segment)
-    tail = [_Segment(request, "request", 0, None, False)] if request.strip() else []
+        for a, b in _clauses(body):
+            segment = _Segment(body[a:b], "thread", line.body_start + a, line.speaker, is_quoted)
+            (quoted if is_quoted else fresh).append(segment)
+    tail = (
+        [_Segment(request[a:b], "request", a, None, False) for a, b in _clauses(request)]
+        if request.strip()
+        else []
+    )
     return quoted + fresh + tail
 
 
@@ -240,6 +273,40 @@ def _activity(text: str) -> str:
     if match is None or match.group(0).lower() in {"event", "date"}:
         return ""
     return _title_words(text, match.start())
+
+
+_GENERIC = frozenset(
+    "it this that these those all both everything event events thing things what whatever one "
+    "calendar agenda kalender calendrier calendario".split()
+)
+_REQUEST_TITLE_RE = re.compile(
+    r"\b(?:add|put|schedule|book|save|calendar|enter)\s+(?:the|my|our|a|an|in\s+the)\s+"
+    r"(?P<title>[\w'’ -]{2,40}?)(?=\s+(?:to|on|in|into|for|at)\b|[.!?,]|$)",
+    re.IGNORECASE,
+)
+
+
+def _request_title(request: str) -> str:
+    """ "add the crit" -> "Crit": what the user calls the event, unless it is a generic word."""
+    match = _REQUEST_TITLE_RE.search(request)
+    if not match or match.group("title").split()[0].lower() in _GENERIC:
+        return ""
+    title = match.group("title").strip()
+    return title[:1].upper() + title[1:]
+
+
+def _words_before(text: str, at: int) -> str:
+    """Up to three content words before a time ("farmers market sat 9am" -> "Farmers market")."""
+    words = [
+        w
+        for w in re.findall(r"<[A-Z_]+_\d+>|[^\W\d_][\w'’-]*", text[:at])
+        if w.lower() not in _STOP
+        and not lang.states_date(w)
+        and len(w) > 2
+        and not w.startswith("<")
+    ][-3:]
+    phrase = " ".join(words)
+    return phrase[:1].upper() + phrase[1:]
 
 
 def _location(text: str, mentions: list[TimeMention], offset: int) -> str:
@@ -308,9 +375,10 @@ class RuleLinker:
             if moving and target is None and any(not e.cancelled for e in events):
                 target = [e for e in events if not e.cancelled][-1]
                 activity = ""  # "actually make it 1:30, call me": a change, not a new event
-            if _CANCEL_RE.search(text) and not clocks and target is not None:
-                target.cancelled = True
-                continue
+            if _CANCEL_RE.search(text) and not (moving and clocks):
+                if target is not None:  # "drinks are off", "can't make it, skip it"
+                    target.cancelled = True
+                continue  # a plan called off in the same breath is no event either
             for candidate in dates:
                 day = candidate.mention.value.astimezone(self.zone).date()
                 last_day = (day, candidate.id)
@@ -320,6 +388,9 @@ class RuleLinker:
             options = self._options(text, clocks, segment.start)
             chosen = clocks[-1] if not options else clocks[0]
             start, grounds = self._resolve(chosen, target, last_day, dates)
+            mention = chosen.mention
+            if moving and mention.kind == "interval" and _FROM_TO_RE.search(mention.text):
+                start = mention.end_value  # "moved from 4pm to 11am": the new time is the end
             end = self._end(chosen.mention, start, activity or (target.activity if target else ""))
             fresh = activity and (target is None or (target.start is not None and not moving))
             if target is not None and not (fresh and target.activity != activity):
@@ -340,7 +411,7 @@ class RuleLinker:
                 continue
             events.append(
                 ProposedEvent(
-                    title=activity,
+                    title=activity or _words_before(text, mention.start - segment.start),
                     start=start,
                     end=end,
                     all_day=False,
@@ -492,15 +563,18 @@ class RuleLinker:
             dict.fromkeys([*_people(" ".join(speakers)), *_people(request), *_people(thread)])
         )
         fallback = (
-            _activity(request) or _reminder_title(request)
+            _reminder_title(request) or _activity(request)
             if intent == "remind"
             else _activity(request)
-        )
+        ) or _request_title(request)
+        unnamed = [e for e in events if not e.activity and not e.cancelled]
         kept: list[ProposedEvent] = []
         timed = any(e.schedulable for e in events)
         for event in events:
             if event.cancelled or (timed and event.start is None and event.day is None):
                 continue
+            if not event.activity and fallback and len(unnamed) == 1:
+                event.title = fallback  # "add the crit": the user's own name for it
             if not event.title:
                 event.title = fallback or ("Reminder" if event.kind == "reminder" else "Meeting")
             event.attendees = list(dict.fromkeys([*event.attendees, *people]))[:8]

@@ -37,7 +37,8 @@ STAMP_RE = re.compile(rf"\s*{_STAMP}\s*", re.IGNORECASE)
 _TIME_LINE_RE = re.compile(rf"\s*(?:(?:today|yesterday)\s+at\s+)?{_STAMP}\s*", re.IGNORECASE)
 
 _MARKS = "[\u200e\u200f\u202a-\u202e\ufeff]*"  # bidi marks WhatsApp puts at line starts
-_NAME_TOKEN = r"[^\W\d_][\w'’.\-]*"
+# A name token, or a placeholder the redactor left in its place ("<PERSON_1>: hi").
+_NAME_TOKEN = r"(?:<[A-Z][A-Z_]*_\d+>|[^\W\d_][\w'’.\-]*)"
 _NAME = rf"{_NAME_TOKEN}(?:[ \t]+{_NAME_TOKEN}){{0,3}}"
 _NAME_RE = re.compile(_NAME)
 # Lower-case words that may sit inside a name: "María de la Cruz", "Ludwig van Beethoven".
@@ -86,19 +87,20 @@ _HEADER_RE = re.compile(
 _ADDRESS_FIELDS = frozenset({"from", "to", "cc", "bcc", "reply-to"})
 _EMAIL_RE = re.compile(r"[\w.+'-]+@[\w-]+(?:\.[\w-]+)+")
 # Reply attribution lines: "On Mon, Jun 3, 2024 at 10:00 AM Tom <t@x.com> wrote:" and kin.
-_ADDR = r"\(?<?(?P<addr>[^<>()\s]+@[^<>()\s]+)>?\)?"
+_ADDR = r"\(?<?(?P<addr>[^<>()\s]+@[^<>()\s]+|<EMAIL_\d+>)>?\)?"
+_WHO = r"(?:<[A-Z][A-Z_]*_\d+>|[^<>()])+?"  # a display name, or its placeholder
 _WROTE_RES = (
     re.compile(
-        rf"On\s+(?P<stamp>.+?{_TIME}|.+?\d{{4}}),?\s+(?P<speaker>[^<>]+?)\s*(?:{_ADDR})?\s*wrote:\s*",
+        rf"On\s+(?P<stamp>.+?{_TIME}|.+?\d{{4}}),?\s+(?P<speaker>{_WHO})\s*(?:{_ADDR})?\s*wrote:\s*",
         re.IGNORECASE,
     ),
     re.compile(
-        rf"Am\s+(?P<stamp>.+?)\s+schrieb\s+(?P<speaker>[^<>]+?)\s*(?:{_ADDR})?\s*:\s*",
+        rf"Am\s+(?P<stamp>.+?)\s+schrieb\s+(?P<speaker>{_WHO})\s*(?:{_ADDR})?\s*:\s*",
         re.IGNORECASE,
     ),
     re.compile(
-        rf"(?:Le|El|Em)\s+(?P<stamp>.+?{_TIME}|.+?\d{{4}}),?\s+(?P<speaker>[^<>()]+?)\s*(?:{_ADDR})?"
-        r"\s*(?:a\s+écrit|escribió|escreveu)\s*:\s*",
+        rf"(?:Le|El|Em)\s+(?P<stamp>.+?{_TIME}|.+?\d{{4}}),?\s+(?:(?P<speaker>{_WHO})\s*(?:{_ADDR})?"
+        r"\s*)?(?:a\s+écrit|escribió|escribiste|escreveu|escreveste|as\s+écrit|avez\s+écrit)\s*:\s*",
         re.IGNORECASE,
     ),
 )
@@ -127,6 +129,7 @@ _FUNCTION_WORDS = _NOT_SPEAKERS | frozenset(
     "the an my our your their his her its this that these those it i we you they there here "
     "is are was were be if in on at for with of as".split()
 )
+_PLACEHOLDER_LABEL_RE = re.compile(r"<(?:PERSON|PHONE|EMAIL)_\d+>(?:\s+<PERSON_\d+>)*")
 _PHONE_LABEL_RE = re.compile(r"\+?\d[\d\s().\-]{5,}\d")
 
 
@@ -172,6 +175,8 @@ def _stripped(text: str, start: int, end: int) -> tuple[int, int]:
 
 def _is_name_label(label: str, seen: Counter[str]) -> bool:
     """Judge whether an unstamped "Label:" is a person, not a heading like "Note:"."""
+    if _PLACEHOLDER_LABEL_RE.fullmatch(label.strip()):
+        return True  # the redactor already found a person here
     words = label.split()
     if not words or len(words) > 4 or label.casefold().rstrip(".") in _NOT_SPEAKERS:
         return False
@@ -189,7 +194,7 @@ def _is_name_label(label: str, seen: Counter[str]) -> bool:
 def _is_stamped_label(label: str) -> bool:
     """A label after a stamp: a name in any case, a saved-contact-less number, not "the plan"."""
     label = label.lstrip("~\u202f\u200e ").strip()
-    if _PHONE_LABEL_RE.fullmatch(label):
+    if _PHONE_LABEL_RE.fullmatch(label) or _PLACEHOLDER_LABEL_RE.fullmatch(label):
         return True
     label = re.sub(r"[^\w.'’\-]+$", "", label)  # "Mom ❤️": emoji after a contact name
     words = label.split()
@@ -261,8 +266,11 @@ def _header(text: str, start: int, end: int) -> ThreadLine | None:
     for pattern in _WROTE_RES:
         match = pattern.fullmatch(line)
         if match:
-            s0, s1 = _stripped(text, start + match.start("speaker"), start + match.end("speaker"))
             t0, t1 = _stripped(text, start + match.start("stamp"), start + match.end("stamp"))
+            if match.group("speaker") is None:  # "El lun, 3 ago 2026 a las 18:20, escribiste:"
+                return ThreadLine("header", start, end, None, None, None, text[t0:t1], t0, t1,
+                                  "wrote", start, end)  # fmt: skip
+            s0, s1 = _stripped(text, start + match.start("speaker"), start + match.end("speaker"))
             return ThreadLine("header", start, end, text[s0:s1], s0, s1, text[t0:t1], t0, t1,
                               "wrote", start, end, ((text[s0:s1], s0, s1),))  # fmt: skip
     match = _HEADER_RE.fullmatch(line.lstrip("\u200e\ufeff"))

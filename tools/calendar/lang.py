@@ -125,6 +125,17 @@ PART_NUMBER_RE = re.compile(
     rf"\b(?:morning|afternoon|evening|night|tonight)\s+(?:\d{{1,2}}(?::\d{{2}})?|{_NUMBER_WORDS})\b",
     re.IGNORECASE,
 )
+# A bare hour that changes or accepts a time: "actually make it 4", "push to 5:30", "6 works".
+# Duckling reads such a number only latently; these phrasings make it a clock time.
+CHANGED_HOUR_RE = re.compile(
+    r"\b(?:make\s+it|push(?:ed)?\s+(?:it\s+)?(?:back\s+)?to|mov(?:e|ed)\s+(?:it\s+)?to"
+    r"|chang(?:e|ed)\s+(?:it\s+)?to|how\s+about|what\s+about|instead\s+at|rather\s+at"
+    r"|can\s+we\s+do|let'?s\s+(?:do|say))\s+(?:at\s+)?(?P<hour>\d{1,2}(?::\d{2})?)(?![\d:%])"
+    r"|(?:^|[\s,.!])(?P<first>\d{1,2}(?::\d{2})?)\s+(?:works|is\s+(?:fine|good|better|perfect|ok)"
+    r"|it\s+is|then|sounds\s+good)\b",
+    re.IGNORECASE,
+)
+
 # A bare hour followed by a counted noun is a count: "at 5 people", "table for 4 guests".
 COUNT_AFTER_RE = re.compile(
     r"\s*(?:people|persons?|ppl|guests?|pax|adults?|kids|children|of\s+us|of\s+them|seats?"

@@ -241,7 +241,9 @@ class TimeParser:
     ) -> list[TimeMention]:
         locale = self.locale if code == "en" else None
         entities = self._engine.parse(clean, tz=self.tz, ref=ref, language=code, locale=locale)
-        if code == "en" and lang.PART_NUMBER_RE.search(clean):
+        if code == "en" and (
+            lang.PART_NUMBER_RE.search(clean) or lang.CHANGED_HOUR_RE.search(clean)
+        ):
             entities = self._with_part_number(clean, entities, ref, locale)
         mentions: list[TimeMention] = []
         time_spans = [(e["start"], e["end"]) for e in entities if e["dim"] == "time"]
@@ -263,13 +265,22 @@ class TimeParser:
     def _with_part_number(
         self, clean: str, entities: list[dict[str, Any]], ref: datetime, locale: str | None
     ) -> list[dict[str, Any]]:
-        """Add Duckling's latent "evening 5" readings; other latent ones (a bare "7") stay out."""
+        """Add Duckling's latent "evening 5" and "make it 4" readings; other latent ones (a bare
+        "7") stay out."""
+        changed = {
+            match.span(group)
+            for match in lang.CHANGED_HOUR_RE.finditer(clean)
+            for group in ("hour", "first")
+            if match.group(group)
+        }
         extra = [
             e
             for e in self._engine.parse(
                 clean, tz=self.tz, ref=ref, language="en", locale=locale, latent=True
             )
-            if e["dim"] == "time" and e["latent"] and lang.PART_NUMBER_RE.search(e["body"])
+            if e["dim"] == "time"
+            and e["latent"]
+            and (lang.PART_NUMBER_RE.search(e["body"]) or (e["start"], e["end"]) in changed)
         ]
         kept = [
             e
