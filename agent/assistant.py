@@ -173,8 +173,8 @@ class Assistant:
             events, found, request=request, thread=quiet, gateway=self.gateway, guard=guard,
             session=turn.session,
         )  # fmt: skip
-        if intent == "other" and events:
-            intent = "schedule"  # a pasted plan with no typed verb: the plan is the request
+        if intent in ("other", "question") and thread.strip() and events:
+            intent = "schedule"  # "what do I do with this?" over a pasted plan: the plan
         db = sqlite_utils.Database(self.data_dir / "veil.db")
         try:
             store = CalendarStore(db)

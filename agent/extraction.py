@@ -63,9 +63,12 @@ _ACTIVITY_WORDS = (
 _ACTIVITY_RE = re.compile(rf"\b(?:{_ACTIVITY_WORDS})\b(?!\s+(?:me|you|us|back)\b)", re.IGNORECASE)
 # "label it Leave for airport", "the event is Dentist appointment", "called Team retro".
 _LABEL_RE = re.compile(
-    r"\b(?:(?:label(?:led|ed)?(?:\s+it)?|call(?:ed)?\s+it|titled?|named?"
-    r"|name\s+(?:of\s+the\s+event\s+)?is|event,?\s+(?:called|named))\s+(?:as\s+|the\s+label\s+)?"
-    r"|event\s+is\s+(?=[A-Z<\"'“]))[\"'“]?(?P<title>[^\"'”.,!?\n;:]{3,60}?)[\"'”]?(?=\s+(?:to|on|at|for|in|with|that|which)\b|[.,!?;:\n]|$)",
+    r"\b(?:(?:label(?:led|ed)?(?:\s+it)?|call(?:ed)?\s+(?:it|the\s+event)|title[sd]?(?:\s+it)?"
+    r"|name[sd]?(?:\s+(?:it|the\s+event))?|(?:the\s+)?(?:event\s+)?name\s+(?:of\s+the\s+event\s+)?is"
+    r"|(?:put|use)\s+the\s+(?:name|title)|in\s+the\s+name(?:\s+of)?|event,?\s+(?:called|named))"
+    r"\s+(?:as\s+|the\s+label\s+|to\s+)?|event\s+is\s+(?=[A-Z<\"'“]))[\"'“]?"
+    r"(?P<title>[^\"'”.,!?\n;:]{3,60}?)[\"'”]?"
+    r"(?=\s+(?:to|on|at|for|in|with|that|which|and|located|as\s+the)\b|[.,!?;:\n]|$)",
     re.IGNORECASE,
 )
 _ADD_RE = re.compile(
@@ -88,7 +91,8 @@ _RESCHEDULE_RE = re.compile(
     r"\b(?:actually|instead|make\s+it\s+(?:at\s+)?\d|move|moved|push(?:ed)?|change|changed|rather|how\s+about"
     r"|what\s+about|can\s+we\s+do|let'?s\s+do|better|switch|shift|reschedul\w*|postpone\w*"
     r"|bring\s+(?:it\s+)?forward|earlier|later|update[ds]?|verschieb\w*|lieber|stattdessen"
-    r"|plutôt|finalement|décal\w*|mejor|mueve|cambiar|cambia|melhor|mudar|muda)\b",
+    r"|plutôt|finalement|décal\w*|repouss\w*|avanc\w*|mejor|mueve|mover|cambiar|cambia|pasar\w*"
+    r"|adelant\w*|atras\w*|melhor|mudar|muda|passar|remarc\w*|adiar)\b",
     re.IGNORECASE,
 )
 _CANCEL_RE = re.compile(
@@ -99,9 +103,15 @@ _CANCEL_RE = re.compile(
     r"|\babsag\w*|\babgesagt|\bfällt\s+aus|\bannul\w*|\bcancelar|\bcancela|\bdesmarc\w*",
     re.IGNORECASE,
 )
+# A sentence that reports free time ("you have an empty slot from 8 am to 11 am", "I'm free
+# between 2 and 5") names no event: its times are only options.
 _AVAILABILITY_RE = re.compile(
-    r"\b(?:free|available|availability|open(?:ing)?|busy|booked\s+up|nothing\s+scheduled"
-    r"|empty|slot|frei|libre|disponible|livre|disponível)\b[^.?!\n]{0,40}$",
+    r"\b(?:free|available|availability|open(?:ing)?|empty|nothing\s+(?:scheduled|planned|penciled)"
+    r"|slots?|space|frei|libre|disponible|livre|disponível)\b",
+    re.IGNORECASE,
+)
+_RANGE_RE = re.compile(
+    r"\b(?:from|between|starting|beginning|until|till|through|to|ending|ends|und|bis|entre|jusqu|hasta|até)\b",
     re.IGNORECASE,
 )
 _ALL_DAY_RE = re.compile(
@@ -110,6 +120,7 @@ _ALL_DAY_RE = re.compile(
     r"\s+journée|congé|todo\s+el\s+día|vacaciones|feriado|dia\s+inteiro|o\s+dia\s+todo|férias)\b",
     re.IGNORECASE,
 )
+_POSSESSIVE_RE = re.compile(r"\b(?:my|our|his|her|their|mein\w*|mon|ma|mi|meu|minha)\s*$", re.I)
 _FROM_TO_RE = re.compile(r"\bfrom\b.+\bto\b|\bvon\b.+\bauf\b|\bde\b.+\bà\b", re.IGNORECASE)
 _OR_RE = re.compile(r"^\s*(?:or|oder|ou|o)\s*$", re.IGNORECASE)
 _LOCATION_RE = re.compile(
@@ -183,32 +194,34 @@ class _Segment:
     start: int  # offset of `text` in its source text
     speaker: str | None
     quoted: bool
+    sentence: str = ""  # the whole sentence the clause belongs to
 
 
-_SENTENCE_RE = re.compile(r"(?<=[.!?;])\s+")
+_SENTENCE_RE = re.compile(r"(?<=[.!?;])(?<!\d\.)\s+")  # not after "3." in "am 3. Juli"
 # "lunch friday 12:30 and drinks at 6", "market sat 9am, then brunch sunday 11:30": a joiner
 # between two parts that each hold a number starts a new clause (a new event may start there).
 _JOINER_RE = re.compile(
-    r",?\s+(?:and|then|also|plus|und|dann|et|puis|y|luego|e|depois)\s+|,\s+", re.IGNORECASE
+    r",?\s+(?:and|then|also|plus|und|dann|et|puis|y|luego|e|depois)\s+|,\s+(?:then|dann|puis)\s+",
+    re.IGNORECASE,
 )
 
 
-def _clauses(text: str) -> list[tuple[int, int]]:
-    """(start, end) of each clause of a message: sentences, split again between timed parts."""
-    spans: list[tuple[int, int]] = []
+def _clauses(text: str) -> list[tuple[int, int, int, int]]:
+    """(start, end, sentence start, sentence end) of each clause: sentences, split again
+    between timed parts."""
+    spans: list[tuple[int, int, int, int]] = []
     position = 0
     for piece in [*_SENTENCE_RE.finditer(text), None]:
         end = piece.start() if piece else len(text)
-        sentence_start = position
-        cut = sentence_start
-        for joiner in _JOINER_RE.finditer(text, sentence_start, end):
+        cut = position
+        for joiner in _JOINER_RE.finditer(text, position, end):
             left, right = text[cut : joiner.start()], text[joiner.end() : end]
             if re.search(r"\d", left) and re.search(r"\d", right):
-                spans.append((cut, joiner.start()))
+                spans.append((cut, joiner.start(), position, end))
                 cut = joiner.end()
-        spans.append((cut, end))
+        spans.append((cut, end, position, end))
         position = piece.end() if piece else len(text)
-    return [(a, b) for a, b in spans if text[a:b].strip()]
+    return [span for span in spans if text[span[0] : span[1]].strip()]
 
 
 def _segments(request: str, thread: str) -> list[_Segment]:
@@ -216,19 +229,36 @@ def _segments(request: str, thread: str) -> list[_Segment]:
     quoted: list[_Segment] = []
     fresh: list[_Segment] = []
     for line in split_thread(thread) if thread.strip() else []:
-        if line.kind == "header" and line.field != "subject":
-            continue
+        if line.kind == "header":
+            continue  # a subject names the thread, not an event: see _subject
         body = thread[line.body_start : line.body_end]
         is_quoted = body.lstrip().startswith(">")
-        for a, b in _clauses(body):
-            segment = _Segment(body[a:b], "thread", line.body_start + a, line.speaker, is_quoted)
+        for a, b, c, d in _clauses(body):
+            segment = _Segment(
+                body[a:b], "thread", line.body_start + a, line.speaker, is_quoted, body[c:d]
+            )
             (quoted if is_quoted else fresh).append(segment)
     tail = (
-        [_Segment(request[a:b], "request", a, None, False) for a, b in _clauses(request)]
+        [
+            _Segment(request[a:b], "request", a, None, False, request[c:d])
+            for a, b, c, d in _clauses(request)
+        ]
         if request.strip()
         else []
     )
     return quoted + fresh + tail
+
+
+_REPLY_PREFIX_RE = re.compile(r"^(?:\s*(?:re|fwd?|aw|wg|tr|rv|res|enc)\s*:\s*)+", re.IGNORECASE)
+
+
+def _subject(thread: str) -> str:
+    """The thread's subject without "Re:"/"Fwd:" prefixes: a title for an unnamed event."""
+    for line in split_thread(thread) if thread.strip() else []:
+        if line.kind == "header" and line.field == "subject":
+            subject = _REPLY_PREFIX_RE.sub("", thread[line.body_start : line.body_end]).strip()
+            return subject[:1].upper() + subject[1:]
+    return ""
 
 
 def candidates(request: str, thread: str, mentions: list[TimeMention]) -> list[Candidate]:
@@ -293,6 +323,26 @@ def _request_title(request: str) -> str:
         return ""
     title = match.group("title").strip()
     return title[:1].upper() + title[1:]
+
+
+_AFTER_TITLE_RE = re.compile(
+    r"\s*(?:\S+\s+){0,4}?(?:for|to|para|pra|pour|für|zum|zur)\s+(?:go\s+over\s+|discuss\s+)?"
+    r"(?P<title>(?:(?:the|a|an|our|o|a|le|la|el|der|die|das)\s+)?[^\W\d][\w'’ -]{2,40}?)"
+    r"(?=[.,!?;:()]|$)",
+    re.IGNORECASE,
+)
+
+
+def _words_around(text: str, start: int, end: int) -> str:
+    """A title for a time with no activity word: "for the tax prep" after it, else the words
+    before it ("farmers market sat 9am" -> "Farmers market")."""
+    after = _AFTER_TITLE_RE.match(text, end)
+    if after:
+        words = [w for w in after.group("title").split() if w.lower() not in _STOP]
+        if words:
+            phrase = " ".join(words[:4])
+            return phrase[:1].upper() + phrase[1:]
+    return _words_before(text, start)
 
 
 def _words_before(text: str, at: int) -> str:
@@ -361,19 +411,16 @@ class RuleLinker:
             activity = _activity(text)
             if intent == "remind" and segment.source == "request":
                 activity = _reminder_title(text) or activity
-            clocks = [
-                c
-                for c in own
-                if c.mention.has_clock_time
-                and c.mention.value is not None
-                and not _AVAILABILITY_RE.search(text[: c.mention.start - segment.start])
-            ]
+            clocks = [c for c in own if self._is_event_time(c, segment)]
             dates = [c for c in own if c.mention.all_day and c.mention.value is not None]
             vague = [c for c in own if c.mention.kind == "vague"]
             moving = bool(_RESCHEDULE_RE.search(text))
             target = self._target(events, activity, text)
-            if moving and target is None and any(not e.cancelled for e in events):
-                target = [e for e in events if not e.cancelled][-1]
+            if moving and not activity:
+                timed = [e for e in events if e.schedulable]
+                target = timed[-1] if timed else target
+            elif moving and target is None and any(e.schedulable for e in events):
+                target = [e for e in events if e.schedulable][-1]
                 activity = ""  # "actually make it 1:30, call me": a change, not a new event
             if _CANCEL_RE.search(text) and not (moving and clocks):
                 if target is not None:  # "drinks are off", "can't make it, skip it"
@@ -387,19 +434,26 @@ class RuleLinker:
                 continue
             options = self._options(text, clocks, segment.start)
             chosen = clocks[-1] if not options else clocks[0]
-            start, grounds = self._resolve(chosen, target, last_day, dates)
             mention = chosen.mention
+            own_day = lang.states_date(mention.text)
+            if own_day:
+                last_day = (mention.value.astimezone(self.zone).date(), chosen.id)
+            echo = self._echo(events, mention) if not own_day and not moving else None
+            if echo is not None:  # "9:30 is tight but fine": the agreed time, said again
+                continue
+            if target is not None and not activity and not moving and target.start is not None:
+                if own_day and target.start.date() != mention.value.astimezone(self.zone).date():
+                    target = None  # "the plumber comes monday at 8": its own day, its own event
+            start, grounds = self._resolve(chosen, target, last_day, dates)
             if moving and mention.kind == "interval" and _FROM_TO_RE.search(mention.text):
                 start = mention.end_value  # "moved from 4pm to 11am": the new time is the end
             end = self._end(chosen.mention, start, activity or (target.activity if target else ""))
             fresh = activity and (target is None or (target.start is not None and not moving))
             if target is not None and not (fresh and target.activity != activity):
-                if target.schedulable and fresh and target.activity == activity:
-                    pass  # the same activity restated: a confirmation updates it
                 target.start, target.end, target.grounds = start, end, grounds
                 target.all_day, target.vague, target.cancelled = False, None, False
                 target.undecided = [c.id for c in options]
-                if activity and not target.title:
+                if activity and not target.activity:
                     target.title, target.activity = activity, activity
                 if not target.location:
                     target.location = _location(text, [c.mention for c in own], segment.start)
@@ -411,7 +465,10 @@ class RuleLinker:
                 continue
             events.append(
                 ProposedEvent(
-                    title=activity or _words_before(text, mention.start - segment.start),
+                    title=activity
+                    or _words_around(
+                        text, mention.start - segment.start, mention.end - segment.start
+                    ),
                     start=start,
                     end=end,
                     all_day=False,
@@ -427,6 +484,30 @@ class RuleLinker:
         return self._finish(events, request, thread, speakers, intent)
 
     # ------------------------------------------------------------------ pieces
+    def _is_event_time(self, candidate: Candidate, segment: _Segment) -> bool:
+        """A stated clock time that could start an event: not "I'm free from 2 to 5", not
+        "my 2pm is running long" (someone's other commitment)."""
+        mention = candidate.mention
+        if not mention.has_clock_time or mention.value is None:
+            return False
+        before = segment.text[: mention.start - segment.start]
+        sentence = segment.sentence or segment.text
+        if _AVAILABILITY_RE.search(sentence) and (
+            _RANGE_RE.search(sentence) or mention.kind == "interval"
+        ):
+            return False
+        return not _POSSESSIVE_RE.search(before)
+
+    def _echo(self, events: list[ProposedEvent], mention: TimeMention) -> ProposedEvent | None:
+        """A live event already at this clock time, which a bare time just repeats."""
+        wall = mention.value.astimezone(self.zone)
+        for event in events:
+            if event.schedulable and not event.all_day:
+                start = event.start.astimezone(self.zone)
+                if (start.hour, start.minute) == (wall.hour, wall.minute):
+                    return event
+        return None
+
     def _target(
         self, events: list[ProposedEvent], activity: str, text: str
     ) -> ProposedEvent | None:
@@ -527,8 +608,10 @@ class RuleLinker:
             if target.start is not None:
                 return
         all_day = bool(day_candidate) and not vague and bool(_ALL_DAY_RE.search(text))
+        said_at = (dates or vague)[-1].mention
         event = ProposedEvent(
-            title=activity,
+            title=activity
+            or _words_around(text, said_at.start - segment.start, said_at.end - segment.start),
             start=None,
             end=None,
             all_day=all_day,
@@ -563,11 +646,16 @@ class RuleLinker:
             dict.fromkeys([*_people(" ".join(speakers)), *_people(request), *_people(thread)])
         )
         fallback = (
-            _reminder_title(request) or _activity(request)
-            if intent == "remind"
-            else _activity(request)
-        ) or _request_title(request)
+            (
+                _reminder_title(request) or _activity(request)
+                if intent == "remind"
+                else _activity(request)
+            )
+            or _request_title(request)
+            or _subject(thread)
+        )
         unnamed = [e for e in events if not e.activity and not e.cancelled]
+        events = _selected(events, _request_title(request))
         kept: list[ProposedEvent] = []
         timed = any(e.schedulable for e in events)
         for event in events:
@@ -587,6 +675,15 @@ class RuleLinker:
 _REMIND_RE = re.compile(
     r"\bremind\s+me\s+(?:to\s+|about\s+|that\s+)?(?P<what>[^.!?\n]{2,80})", re.I
 )
+
+
+def _selected(events: list[ProposedEvent], wanted: str) -> list[ProposedEvent]:
+    """ "add the pickup": only the events the request names, when any does."""
+    key = re.sub(r"[\s-]+", "", wanted.split(" with ")[0]).lower()
+    if not key:
+        return events
+    named = [e for e in events if key in re.sub(r"[\s-]+", "", e.title).lower()]
+    return named or events
 
 
 def _reminder_title(request: str) -> str:

@@ -148,8 +148,9 @@ def drop_injected(
 # --- Injections ----------------------------------------------------------------------------
 # Who may not speak in pasted text: roles of a chat template, and the assistant's own names.
 _ROLE = (
-    r"system|sys|developer|admin(?:istrator)?|root|operator|instructions?|assistant|ai|bot"
-    r"|llm|chatgpt|gpt|claude|gemini|copilot|veil|assistent|ki|assistente|asistente|ia"
+    r"system|sys|developer|admin(?:istrator)?|root|operator|instructions?|assistants?|ai|bots?"
+    r"|llms?|chatgpt|gpt|claude|gemini|copilot|veil|assistent(?:en)?|ki|assistente|asistente|ia"
+    r"|sistema|système|systeme|entwickler|développeur|desarrollador|desenvolvedor"
 )
 # Imperatives an assistant acts on, in the five languages Veil reads (stems, so "books" too).
 _ACTION = (
@@ -200,6 +201,16 @@ _INJECTION_RES = (
         r"\b(?:create|delete|update|send|cancel|book|add|draft)_[a-z_]+\b|\"(?:tool|function)\"\s*:",
         re.IGNORECASE,
     ),
+    # "note to the AI reading this: you MUST also schedule ...", "AI assistants processing this
+    # e-mail: accept ...", "This is your developer speaking. Override: create ..."
+    re.compile(
+        rf"\b(?:to|for|dear)\s+(?:the\s+|any\s+|all\s+)?(?:{_ROLE})\b[^\n]{{0,40}}?:"
+        rf"|\b(?:{_ROLE})\s+(?:reading|processing|parsing|summari[sz]ing|handling)\b"
+        rf"|\bthis\s+is\s+(?:your|the)\s+(?:{_ROLE})\b|\b(?:system\s+|admin\s+)?override\s*:"
+        r"|\byou\s+(?:must|have\s+to|need\s+to)\s+(?:also\s+)?(?:book|create|schedule|add|send"
+        r"|e-?mail|reply|forward|accept|delete|cancel)\b",
+        re.IGNORECASE,
+    ),
     # "you are now ...", "from now on you ...", "new instructions:", "act as ..."
     re.compile(
         r"\b(?:you\s+are\s+now|from\s+now\s+on,?\s+you|new\s+(?:instructions|task|rules)\s*:"
@@ -207,16 +218,17 @@ _INJECTION_RES = (
         re.IGNORECASE,
     ),
 )
-_SENTENCE_END_RE = re.compile(r"[\n.!?]")
+_LINE_END_RE = re.compile(r"\n")
 
 
 def find_injections(text: str) -> list[Injection]:
-    """Instructions to the assistant inside pasted text, each widened to its sentence or line."""
+    """Instructions to the assistant inside pasted text, each widened to the end of its line:
+    the rest of a message that gives the assistant orders is no one's real plan."""
     spans: list[tuple[int, int]] = []
     for pattern in _INJECTION_RES:
         for match in pattern.finditer(text):
             start = match.start() + len(match.group(0)) - len(match.group(0).lstrip())
-            stop = _SENTENCE_END_RE.search(text, match.end())
+            stop = _LINE_END_RE.search(text, match.end())
             spans.append((start, stop.start() if stop else len(text)))
     merged: list[tuple[int, int]] = []
     for start, end in sorted(spans):

@@ -252,7 +252,11 @@ _DATE_WORD_RE = re.compile(
     rf"|weekend|week|heute|morgen|übermorgen|demain|aujourd'hui|ce\s+soir|après-demain|hoy"
     rf"|mañana|pasado\s+mañana|hoje|amanhã|amanha|depois\s+de\s+amanhã|segunda|terça|terca"
     rf"|quarta|quinta|sexta|sábado|domingo)\b"
-    rf"|{STAMP_WEEKDAY_RE.pattern}|\b{_MONTHS}\s*\d|\d{{1,2}}(?:st|nd|rd|th|er|e|º|ª)?\.?\s+{_MONTHS}"
+    rf"|\b(?:(?:mon|tue|tues|wed|thu|thur|thurs|fri|sat|sun)(?:day)?|tuesday|wednesday|thursday"
+    rf"|saturday|montag|dienstag|mittwoch|donnerstag|freitag|samstag|sonntag"
+    rf"|lundi|mardi|mercredi|jeudi|vendredi|samedi|dimanche|lun|mer|jeu|ven|sam|dim|lunes|martes"
+    rf"|miércoles|miercoles|jueves|viernes|sábado|sabado|domingo|mié|jue|vie|seg|ter|qua|qui|sex"
+    rf")\.?(?![\w])|\b{_MONTHS}\s*\d|\d{{1,2}}(?:st|nd|rd|th|er|e|º|ª)?\.?\s+{_MONTHS}"
     rf"|\b\d{{1,4}}[./-]\d{{1,2}}(?:[./-]\d{{2,4}})?\b|\bthe\s+\d{{1,2}}(?:st|nd|rd|th)\b"
     rf"|\bin\s+\d+\s+days?\b",
     re.IGNORECASE,
