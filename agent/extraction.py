@@ -68,7 +68,8 @@ _LABEL_RE = re.compile(
     r"|(?:put|use)\s+the\s+(?:name|title)|in\s+the\s+name(?:\s+of)?|event,?\s+(?:called|named))"
     r"\s+(?:as\s+|the\s+label\s+|to\s+)?|event\s+is\s+(?=[A-Z<\"'“]))[\"'“]?"
     r"(?P<title>[^\"'”.,!?\n;:]{3,60}?)[\"'”]?"
-    r"(?=\s+(?:to|on|at|for|in|with|that|which|and|located|as\s+the)\b|[.,!?;:\n]|$)",
+    r"(?=\s+(?:to|on|at|for|in|with|that|which|and|located|scheduled|planned|booked|starting"
+    r"|as\s+the)\b|[.,!?;:\n]|$)",
     re.IGNORECASE,
 )
 _ADD_RE = re.compile(
@@ -108,6 +109,10 @@ _CANCEL_RE = re.compile(
 _AVAILABILITY_RE = re.compile(
     r"\b(?:free|available|availability|open(?:ing)?|empty|nothing\s+(?:scheduled|planned|penciled)"
     r"|slots?|space|frei|libre|disponible|livre|disponível)\b",
+    re.IGNORECASE,
+)
+_SCHEDULE_QUESTION_RE = re.compile(
+    r"\b(?:my\s+(?:schedule|calendar|diary|day)|check|look\s+at)\b",
     re.IGNORECASE,
 )
 _RANGE_RE = re.compile(
@@ -293,6 +298,8 @@ def _activity(text: str) -> str:
     """The title the segment gives its activity, or "" when it names none."""
     for pattern in (_LABEL_RE, _ADD_RE):
         match = pattern.search(text)
+        if match and text.rstrip().endswith("?"):
+            continue  # "what is the name of the event?" asks for a title, it gives none
         if match:
             title = match.group("title").strip()
             if (_ACTIVITY_RE.search(title) and not re.match(r"events?\b", title, re.I)) or (
@@ -426,9 +433,12 @@ class RuleLinker:
                 if target is not None:  # "drinks are off", "can't make it, skip it"
                     target.cancelled = True
                 continue  # a plan called off in the same breath is no event either
-            for candidate in dates:
-                day = candidate.mention.value.astimezone(self.zone).date()
-                last_day = (day, candidate.id)
+            for candidate in own:  # the last day anyone named: "1pm works" means that day
+                said = candidate.mention
+                if said.value is not None and (
+                    said.all_day or (said.has_clock_time and lang.states_date(said.text))
+                ):
+                    last_day = (said.value.astimezone(self.zone).date(), candidate.id)
             if not clocks:
                 self._dates_and_vague(events, segment, activity, dates, vague, target, intent)
                 continue
@@ -436,8 +446,6 @@ class RuleLinker:
             chosen = clocks[-1] if not options else clocks[0]
             mention = chosen.mention
             own_day = lang.states_date(mention.text)
-            if own_day:
-                last_day = (mention.value.astimezone(self.zone).date(), chosen.id)
             echo = self._echo(events, mention) if not own_day and not moving else None
             if echo is not None:  # "9:30 is tight but fine": the agreed time, said again
                 continue
@@ -579,6 +587,10 @@ class RuleLinker:
         """A message with a day but no clock time: an all-day event, or a vague one to ask about."""
         text = segment.text
         if not dates and not vague:
+            unnamed = [e for e in events if not e.cancelled and not e.activity]
+            if activity and unnamed and _LABEL_RE.search(text):
+                unnamed[-1].title = unnamed[-1].activity = activity  # "title it The Hives Concert"
+                return
             if activity and target is None:
                 events.append(
                     ProposedEvent(activity, None, None, False, attendees=_people(text),
@@ -586,6 +598,8 @@ class RuleLinker:
                                   meal=_meal(activity), vague=activity.lower())
                 )  # fmt: skip
             return
+        if _AVAILABILITY_RE.search(segment.sentence or text) or _SCHEDULE_QUESTION_RE.search(text):
+            return  # "am I free on the 13th?": a day asked about, not an event
         day_candidate = dates[-1] if dates else None
         day = day_candidate.mention.value.astimezone(self.zone).date() if day_candidate else None
         if day is None and vague and vague[-1].mention.value is not None:

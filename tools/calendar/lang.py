@@ -145,6 +145,13 @@ COUNT_AFTER_RE = re.compile(
 )
 # "John 3:16", "Psalm 23:4": a bare h:mm (12-hour shaped) right after a capitalised word
 # that is not a time or scheduling word is a citation; "Lunch 12:30", "Put 16:15" are times.
+# A number that starts a street address: "at 1 East 161 Street", "at 27 Via Tortona".
+STREET_AFTER_RE = re.compile(
+    r"(?:\s+[A-Z][\w.'’-]*){0,3}\s+(?:st|street|ave|avenue|rd|road|blvd|boulevard|way|drive|dr"
+    r"|lane|ln|place|pl|court|ct|square|sq|highway|hwy|straße|strasse|str|rue|calle|avenida|rua"
+    r"|via)\b\.?|\s+(?:east|west|north|south|via|rue|calle|rua)\s+[A-Z0-9]",
+    re.IGNORECASE,
+)
 CITATION_BEFORE_RE = re.compile(r"\b[A-Z][a-z]{2,}\.?\s+$")
 CITED_HM_RE = re.compile(r"(?:[1-9]|1[0-2]):\d{2}")
 BARE_HOUR_RE = re.compile(r"(?:at|@|um|à|a\s+las?|às)?\s*\d{1,2}", re.IGNORECASE)

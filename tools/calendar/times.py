@@ -379,10 +379,17 @@ class TimeParser:
         )
 
     def _is_not_a_time(self, clean: str, start: int, end: int) -> bool:
-        """Counts ("at 5 people") and citations ("John 3:16") that Duckling reads as times."""
+        """Counts ("at 5 people"), house numbers ("at 1 East 161 Street"), "in 1" (a minute
+        from now, Duckling says) and citations ("John 3:16") that Duckling reads as times."""
         span = clean[start:end].strip()
-        if lang.BARE_HOUR_RE.fullmatch(span) and lang.COUNT_AFTER_RE.match(clean, end):
+        if lang.BARE_HOUR_RE.fullmatch(span) and (
+            lang.COUNT_AFTER_RE.match(clean, end) or lang.STREET_AFTER_RE.match(clean, end)
+        ):
             return True
+        if re.fullmatch(r"in\s+\d{1,2}", span, re.IGNORECASE):
+            return True
+        if re.search(r"\d$", span) and lang.STREET_AFTER_RE.match(clean, end):
+            return True  # "at 1 East 161" + " Street": an address Duckling read as a time
         before = clean[:start]
         return bool(
             lang.CITED_HM_RE.fullmatch(span)
