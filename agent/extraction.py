@@ -82,6 +82,7 @@ _STOP = frozenset(
     at on in by from let's lets let us we i you have grab do get go some quick any another
     about maybe how what can could shall should would will is are be it re fwd also just
     still then so ok okay sure yes no hey hi hello please thanks thank up out was were has had
+    event events
     don't dont can't cant we're i'm i'll you're it's that's there here when where who
     der die das den dem des ein eine einen dein deine mein meine ist sind am um im zum zur und
     oder mit für auf bei wir ich du sie es le la les un une des du au aux et ou avec pour à ce
@@ -112,7 +113,7 @@ _AVAILABILITY_RE = re.compile(
     re.IGNORECASE,
 )
 _SCHEDULE_QUESTION_RE = re.compile(
-    r"\b(?:my\s+(?:schedule|calendar|diary|day)|check|look\s+at)\b",
+    r"\b(?:my\s+(?:schedule|calendar|diary|day)|check\w*|look\s+at)\b",
     re.IGNORECASE,
 )
 _RANGE_RE = re.compile(
@@ -561,7 +562,9 @@ class RuleLinker:
             grounds = [g for g in target.grounds if g != target.grounds[-1]] or target.grounds[:1]
             return _at(day, value.time(), self.zone), [*grounds[:1], chosen.id]
         if target is not None and target.day is not None:
-            return _at(target.day, value.time(), self.zone), [*target.grounds[:1], chosen.id]
+            said = int(target.grounds[0][1:]) if target.grounds else 0
+            if last_day is None or int(last_day[1][1:]) <= said:  # unless a later day was named
+                return _at(target.day, value.time(), self.zone), [*target.grounds[:1], chosen.id]
         if last_day is not None:
             return _at(last_day[0], value.time(), self.zone), [last_day[1], chosen.id]
         return value, [chosen.id]
