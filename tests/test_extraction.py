@@ -80,7 +80,10 @@ def test_names_in_titles_stay_placeholders() -> None:
 
 
 def test_one_message_can_hold_several_events() -> None:
-    thread = "<PERSON_1>: farmers market tue 9am, then brunch wed 11:30\n<PERSON_1>: and the plumber comes monday at 8"
+    thread = (
+        "<PERSON_1>: farmers market tue 9am, then brunch wed 11:30\n"
+        "<PERSON_1>: and the plumber comes monday at 8"
+    )
     events = link("add all of this", thread)
     assert starts(events) == [
         "2026-11-24T09:00:00+01:00",
@@ -91,7 +94,10 @@ def test_one_message_can_hold_several_events() -> None:
 
 
 def test_reported_free_time_is_no_event() -> None:
-    thread = "Agent: On March 9th you are free from 8 am to 6 pm.\nMe: ok, add the dentist at 9:30 that day"
+    thread = (
+        "Agent: On March 9th you are free from 8 am to 6 pm.\n"
+        "Me: ok, add the dentist at 9:30 that day"
+    )
     [event] = link("add it", thread)
     assert event.start.isoformat() == "2027-03-09T09:30:00+01:00"
 
@@ -104,12 +110,18 @@ def test_someone_elses_commitment_is_no_event() -> None:
 
 
 def test_the_request_picks_the_event_it_names() -> None:
-    thread = "<PERSON_1>: dentist moved to friday 8:30am\n<PERSON_1>: can you do the pickup at 3:15 that day?"
+    thread = (
+        "<PERSON_1>: dentist moved to friday 8:30am\n"
+        "<PERSON_1>: can you do the pickup at 3:15 that day?"
+    )
     [event] = link("add the pickup to my calendar", thread)
     assert event.start.isoformat() == "2026-11-27T15:15:00+01:00"
 
 
 def test_a_label_names_the_event_the_time_came_with() -> None:
-    thread = "Me: add an event at 9:45 tomorrow night\nAgent: What should I call it?\nMe: Title it as The Hives Concert."
+    thread = (
+        "Me: add an event at 9:45 tomorrow night\nAgent: What should I call it?\n"
+        "Me: Title it as The Hives Concert."
+    )
     [event] = link("add the event we agreed on", thread)
     assert event.title == "The Hives Concert"
