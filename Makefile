@@ -20,6 +20,10 @@ $(STAMP): pyproject.toml
 	$(BIN)/pip install "torch==2.13.0"
 	CMAKE_ARGS="$(LLAMA_CMAKE_ARGS)" $(BIN)/pip install "llama-cpp-python==0.3.36"
 	$(BIN)/pip install -e ".[test]"
+	# rapidocr pulls the desktop build of OpenCV, which needs the system's libGL; the headless
+	# build of the same version overwrites its files so OCR also works where libGL is missing.
+	$(BIN)/pip install --no-deps --force-reinstall \
+		"opencv-python-headless==$$($(BIN)/pip show opencv-python | sed -n 's/^Version: //p')"
 	touch $(STAMP)
 
 run: $(STAMP)

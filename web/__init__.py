@@ -7,15 +7,20 @@ import secrets
 from pathlib import Path
 from typing import Any
 
-from flask import Flask, jsonify
+from flask import Flask, Response, jsonify, render_template, request
 from werkzeug.exceptions import HTTPException
 
 from agent.assistant import build_assistant
 from agent.errors import AgentError, InputError
-from memory.errors import StoreError
+from memory.errors import NotFoundError, StoreError
 from memory.paths import default_data_dir
 from privacy.errors import PrivacyError
 from tools.errors import ToolError
+from tools.ocr import ScreenshotReader
+from web.db import close_store
+from web.generation import BusyError, GenerationQueue
+from web.security import check_csrf
+from web.turns import TurnRunner
 
 DEFAULTS: dict[str, Any] = {
     "DATA_DIR": None,
@@ -24,6 +29,16 @@ DEFAULTS: dict[str, Any] = {
     "NO_LLM": False,
     "CHECK_MODEL": True,  # load or reach the model at start-up: fail closed, not mid-turn
     "MAX_CONTENT_LENGTH": 20 * 1024 * 1024,
+    "WAIT_LIMIT": 120.0,  # seconds a turn may wait for the model before a 503
+    "SESSION_COOKIE_SAMESITE": "Strict",
+}
+# The page loads only its own files: no inline script, no other origin, no framing.
+SECURITY_HEADERS = {
+    "Content-Security-Policy": "default-src 'self'; img-src 'self' data: blob:; "
+    "frame-ancestors 'none'; base-uri 'none'; form-action 'self'",
+    "X-Content-Type-Options": "nosniff",
+    "Referrer-Policy": "no-referrer",
+    "X-Frame-Options": "DENY",
 }
 
 # Aliases of the environment variables DESIGN.md names (VEIL_MODEL, VEIL_LLM_URL).
@@ -66,12 +81,35 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
     if app.config["CHECK_MODEL"]:
         assistant.gateway.check()
     app.extensions["assistant"] = assistant
+    queue = GenerationQueue(float(app.config["WAIT_LIMIT"]))
+    app.extensions["generation"] = queue
+    app.extensions["turns"] = TurnRunner(assistant, data_dir, queue)
+    app.extensions["ocr"] = ScreenshotReader()
 
     from web.chat import chat
+    from web.files import files
+    from web.sessions import sessions
+    from web.uploads import uploads
 
-    app.register_blueprint(chat)
+    for blueprint in (chat, sessions, files, uploads):
+        app.register_blueprint(blueprint)
+    app.before_request(check_csrf)
+    app.after_request(_secure_headers)
+    app.teardown_appcontext(close_store)
     _register_errors(app)
     return app
+
+
+def _secure_headers(response: Response) -> Response:
+    response.headers.update(SECURITY_HEADERS)
+    return response
+
+
+def _error(message: str, code: int) -> tuple[Any, int]:
+    """JSON for the API and scripts, a small page for a browser that navigated here."""
+    if request.path.startswith("/api/") or not request.accept_mimetypes.accept_html:
+        return jsonify(error=message), code
+    return render_template("error.html", message=message, code=code), code
 
 
 def _register_errors(app: Flask) -> None:
@@ -79,27 +117,36 @@ def _register_errors(app: Flask) -> None:
 
     @app.errorhandler(InputError)
     def bad_input(error: InputError) -> tuple[Any, int]:
-        return jsonify(error=str(error)), 400
+        return _error(str(error), 400)
+
+    @app.errorhandler(NotFoundError)
+    def not_found(error: NotFoundError) -> tuple[Any, int]:
+        return _error(str(error), 404)
+
+    @app.errorhandler(BusyError)
+    def busy(error: BusyError) -> tuple[Any, int]:
+        return _error(str(error), 503)
 
     @app.errorhandler(AgentError)
     @app.errorhandler(ToolError)
     @app.errorhandler(PrivacyError)
     @app.errorhandler(StoreError)
     def known_failure(error: Exception) -> tuple[Any, int]:
-        return jsonify(error=str(error)), 422
+        return _error(str(error), 422)
 
     @app.errorhandler(HTTPException)
     def http_error(error: HTTPException) -> tuple[Any, int]:
+        limit = app.config["MAX_CONTENT_LENGTH"] // (1024 * 1024)
         message = (
-            error.description
-            if error.code != 413
-            else ("That upload is too large: the limit is 20 MB.")
+            f"That upload is too large: the limit is {limit} MB."
+            if error.code == 413
+            else str(error.description)
         )
-        return jsonify(error=message), error.code or 500
+        return _error(message, error.code or 500)
 
     @app.errorhandler(Exception)
     def unexpected(error: Exception) -> tuple[Any, int]:
         if app.testing:
             raise error
         app.logger.exception("unexpected error")
-        return jsonify(error="Something went wrong inside Veil; nothing was changed."), 500
+        return _error("Something went wrong inside Veil; nothing was changed.", 500)

@@ -1,25 +1,62 @@
-"""The chat blueprint: the page, and the JSON endpoint every front-end shares."""
+"""The chat blueprint: the page, turns (start, status, live trace, prompts) and one-shot ask."""
 
 from __future__ import annotations
 
+import json
+from collections.abc import Iterator
 from typing import Any
 
-from flask import Blueprint, current_app, jsonify, render_template, request
+from flask import Blueprint, Response, current_app, jsonify, render_template, request
 
 from agent.assistant import Assistant, Turn, local_zone_name, parse_now, parse_zone
 from agent.errors import InputError
+from web.db import get_store
+from web.generation import GenerationQueue
+from web.security import csrf_token
+from web.turns import LiveTurn, TurnRunner, model_saw
 
 chat = Blueprint("chat", __name__)
+
+KEEP_ALIVE_S = 15.0
 
 
 def _assistant() -> Assistant:
     return current_app.extensions["assistant"]
 
 
+def _runner() -> TurnRunner:
+    return current_app.extensions["turns"]
+
+
+def _text_fields(payload: Any, names: tuple[str, ...]) -> dict[str, str | None]:
+    """The named fields of a JSON object, each text or absent; anything else is a clear 400."""
+    if not isinstance(payload, dict):
+        raise InputError("send a JSON object with at least a 'request' field")
+    fields = {key: payload.get(key) for key in names}
+    wrong = [key for key, value in fields.items() if not isinstance(value, str | None)]
+    if wrong:
+        raise InputError(f"these fields must be text: {', '.join(wrong)}")
+    return fields  # type: ignore[return-value]
+
+
+def _turn(fields: dict[str, str | None], session: str | None = None) -> Turn:
+    tz = fields["tz"] or local_zone_name()
+    turn = Turn(
+        request=fields["request"] or "",
+        thread=fields["thread"] or "",
+        now=parse_now(fields["now"], parse_zone(tz)),
+        tz=tz,
+        session=session,
+    )
+    if not turn.request.strip() and not turn.thread.strip():
+        raise InputError("nothing to do: give a request or paste a thread")
+    return turn
+
+
 @chat.get("/")
 def index() -> str:
     """The chat page."""
-    return render_template("index.html", model=_assistant().gateway.description)
+    return render_template("index.html", model=_assistant().gateway.description, csrf=csrf_token())
 
 
 @chat.get("/healthz")
@@ -28,23 +65,122 @@ def health() -> Any:
     return jsonify(ok=True, model=_assistant().gateway.description)
 
 
+@chat.get("/api/csrf")
+def csrf() -> Any:
+    """The token scripts send back in the X-CSRF-Token header (same-origin readers only)."""
+    return jsonify(token=csrf_token())
+
+
 @chat.post("/api/ask")
 def ask() -> Any:
-    """One turn: JSON in ({request, thread, now, tz}), the turn bundle out."""
-    payload = request.get_json(silent=True)
-    if not isinstance(payload, dict):
-        raise InputError("send a JSON object with at least a 'request' field")
-    fields = {key: payload.get(key) for key in ("request", "thread", "tz", "now")}
-    wrong = [
-        key for key, value in fields.items() if value is not None and not isinstance(value, str)
-    ]
-    if wrong:
-        raise InputError(f"these fields must be text: {', '.join(wrong)}")
-    tz = fields["tz"] or local_zone_name()
-    turn = Turn(
-        request=fields["request"] or "",
-        thread=fields["thread"] or "",
-        now=parse_now(fields["now"], parse_zone(tz)),
-        tz=tz,
+    """One turn without a session: JSON in ({request, thread, now, tz}), the turn bundle out."""
+    turn = _turn(_text_fields(request.get_json(silent=True), ("request", "thread", "tz", "now")))
+    queue: GenerationQueue = current_app.extensions["generation"]
+    with queue.slot():
+        return jsonify(_assistant().ask(turn).to_dict())
+
+
+@chat.post("/api/turns")
+def start_turn() -> Any:
+    """Start a turn in a session (a new one when none is given); 202 with the turn's id."""
+    fields = _text_fields(
+        request.get_json(silent=True), ("request", "thread", "tz", "now", "session")
     )
-    return jsonify(_assistant().ask(turn).to_dict())
+    store = get_store()
+    session_id = fields["session"]
+    if session_id:
+        store.get_session(session_id)
+    turn = _turn(fields)
+    if not session_id:
+        title = (turn.request or turn.thread).strip().splitlines()[0][:60]
+        session_id = store.create_session(title).id
+    turn.session = session_id
+    live = _runner().start(store, turn)
+    return (
+        jsonify(turn=live.id, session=session_id, events=f"/api/turns/{live.id}/events"),
+        202,
+    )
+
+
+@chat.get("/api/turns/<int:turn_id>")
+def turn_status(turn_id: int) -> Any:
+    """A turn's state: running, done (with the answer), error (with the message), interrupted."""
+    return jsonify(turn_payload(turn_id))
+
+
+def turn_payload(turn_id: int) -> dict[str, Any]:
+    """The page's view of one turn, live or stored."""
+    stored = get_store().get_turn(turn_id)
+    live = _runner().get(turn_id)
+    outcome = live.outcome if live and live.outcome else stored.outcome
+    if live and live.outcome is None:
+        status = "running"
+    elif outcome is None:
+        status = stored.status  # running in a dead process: "interrupted"
+    else:
+        status = "error" if "error" in outcome else "done"
+    events = live.events if live else [step["detail"] for step in stored.steps]
+    return {
+        "id": turn_id,
+        "session": stored.session_id,
+        "request": stored.request,
+        "status": status,
+        "answer": (outcome or {}).get("answer"),
+        "error": (outcome or {}).get("error"),
+        "code": (outcome or {}).get("status"),
+        "events": events,
+    }
+
+
+@chat.get("/api/turns/<int:turn_id>/events")
+def turn_events(turn_id: int) -> Response:
+    """Server-Sent Events: each trace event as it happens, then `end`; replays a past turn."""
+    live = _runner().get(turn_id)
+    first = int(request.headers.get("Last-Event-ID", "-1")) + 1
+    if live is None:
+        payload = turn_payload(turn_id)
+        stream = _replay(payload["events"][first:], payload["status"])
+    else:
+        stream = _follow(live, first)
+    return Response(
+        stream,
+        mimetype="text/event-stream",
+        headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"},
+    )
+
+
+def _sse(event: str, data: Any, event_id: int | None = None) -> str:
+    head = f"id: {event_id}\n" if event_id is not None else ""
+    return f"{head}event: {event}\ndata: {json.dumps(data, ensure_ascii=False)}\n\n"
+
+
+def _replay(events: list[dict[str, Any]], status: str) -> Iterator[str]:
+    for event in events:
+        yield _sse("trace", event, event.get("seq"))
+    yield _sse("end", {"status": status})
+
+
+def _follow(live: LiveTurn, seen: int) -> Iterator[str]:
+    yield "retry: 2000\n\n"
+    while True:
+        events, done = live.wait(seen, KEEP_ALIVE_S)
+        for event in events:
+            yield _sse("trace", event, event["seq"])
+        seen += len(events)
+        if done and not events:
+            outcome = live.outcome or {}
+            yield _sse("end", {"status": "error" if "error" in outcome else "done"})
+            return
+        if not events:
+            yield ": still working\n\n"  # keeps proxies and the browser from timing out
+
+
+@chat.get("/api/turns/<int:turn_id>/prompts")
+def turn_prompts(turn_id: int) -> Any:
+    """What the model saw in this turn: its redacted prompts from the audit log."""
+    stored = get_store().get_turn(turn_id)
+    span = (stored.outcome or {}).get("audit", [])
+    return jsonify(
+        model=_assistant().gateway.description,
+        prompts=model_saw(_assistant(), stored.session_id, span),
+    )

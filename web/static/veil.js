@@ -1,26 +1,292 @@
-// Minimal client: post the form as JSON, show the reply or the error message.
-const form = document.getElementById("ask");
-const answer = document.getElementById("answer");
-form.addEventListener("submit", async (event) => {
-  event.preventDefault();
-  answer.textContent = "Working…";
-  answer.className = "";
-  const body = {
-    request: form.request.value,
-    thread: form.thread.value,
-    tz: Intl.DateTimeFormat().resolvedOptions().timeZone,
-  };
-  try {
-    const response = await fetch("/api/ask", {
-      method: "POST",
-      headers: { "Content-Type": "application/json" },
-      body: JSON.stringify(body),
-    });
-    const data = await response.json();
-    if (!response.ok) throw new Error(data.error || response.statusText);
-    answer.textContent = data.reply + (data.question ? "\n\n" + data.question : "");
-  } catch (error) {
-    answer.textContent = error.message;
-    answer.className = "error";
+// Veil's page: sessions, turns with a live trace (Server-Sent Events), answers, uploads.
+// Plain DOM code, no build step; every element is made with textContent, never innerHTML,
+// so text from a thread can never become markup.
+"use strict";
+
+const csrf = document.querySelector('meta[name="csrf-token"]').content;
+const $ = (id) => document.getElementById(id);
+const form = $("ask");
+const conversation = $("conversation");
+let session = new URLSearchParams(location.hash.slice(1)).get("s");
+
+$("tz").value = Intl.DateTimeFormat().resolvedOptions().timeZone || "UTC";
+
+function el(tag, attrs = {}, ...children) {
+  const node = document.createElement(tag);
+  for (const [key, value] of Object.entries(attrs)) {
+    if (key === "class") node.className = value;
+    else if (key === "text") node.textContent = value;
+    else node.setAttribute(key, value);
   }
+  for (const child of children) if (child) node.append(child);
+  return node;
+}
+
+async function api(path, { method = "GET", json, body } = {}) {
+  const headers = { "X-CSRF-Token": csrf };
+  if (json !== undefined) headers["Content-Type"] = "application/json";
+  const response = await fetch(path, {
+    method, headers, body: json !== undefined ? JSON.stringify(json) : body,
+  });
+  const data = await response.json().catch(() => ({ error: response.statusText }));
+  if (!response.ok) throw new Error(data.error || response.statusText);
+  return data;
+}
+
+// ---------------------------------------------------------------- sessions
+async function loadSessions() {
+  const { sessions } = await api("/api/sessions");
+  const list = $("session-list");
+  list.replaceChildren();
+  for (const item of sessions) {
+    const button = el("button", { type: "button", text: item.title });
+    if (item.id === session) {
+      button.setAttribute("aria-current", "page");
+      $("session-title").textContent = item.title;
+    }
+    button.addEventListener("click", () => openSession(item.id));
+    list.append(el("li", {}, button));
+  }
+  $("session-actions").hidden = !session;
+  if (!session) $("session-title").textContent = "New chat";
+}
+
+async function openSession(id) {
+  session = id;
+  location.hash = id ? `s=${id}` : "";
+  conversation.replaceChildren();
+  if (id) {
+    try {
+      const { turns } = await api(`/api/sessions/${id}`);
+      for (const turn of turns) {
+        const view = turnView(turn.id, turn.said);
+        for (const event of turn.events) addTrace(view, event);
+        if (turn.status === "running") follow(view, turn.id);
+        else showOutcome(view, turn);
+      }
+    } catch (error) {
+      session = null;
+      location.hash = "";
+    }
+  }
+  await loadSessions();
+  $("request").focus();
+}
+
+$("new-session").addEventListener("click", () => openSession(null));
+$("rename-session").addEventListener("click", async () => {
+  const title = prompt("New name for this chat:", $("session-title").textContent);
+  if (title) await api(`/api/sessions/${session}/rename`, { method: "POST", json: { title } });
+  await loadSessions();
 });
+$("forget-session").addEventListener("click", async () => {
+  if (!confirm("Forget this chat's messages, files and names? The chat stays in the list.")) return;
+  await api(`/api/sessions/${session}/forget`, { method: "POST", json: {} });
+  await openSession(session);
+});
+$("delete-session").addEventListener("click", async () => {
+  if (!confirm("Delete this chat and everything Veil remembers from it?")) return;
+  await api(`/api/sessions/${session}/delete`, { method: "POST", json: {} });
+  await openSession(null);
+});
+
+// ---------------------------------------------------------------- turns
+function turnView(id, said) {
+  const list = el("ol", { class: "trace-list" });
+  const count = el("span", { text: "0" });
+  const trace = el("details", { class: "trace", open: "" },
+    el("summary", {}, "Trace (", count, " events)"), list);
+  const answer = el("div", { class: "answer" });
+  const article = el("article", { class: "turn", id: `turn-${id}`, "aria-label": "Turn" },
+    el("p", { class: "said", text: said }), trace, answer);
+  conversation.append(article);
+  return { id, article, list, count, answer, trace };
+}
+
+const STAGES = {
+  queued: "Waiting for the model", redact: "Replacing names with placeholders",
+  times: "Finding the times you stated", import: "Importing the calendar",
+  reply: "Writing the reply", done: "Done",
+};
+
+function describe(event) {
+  if (event.stage === "queue") return `In line: position ${event.position}`;
+  if (event.stage === "plan" && event.status === "ok")
+    return `Plan (${event.planner}): ${(event.steps || []).join(" → ")}`;
+  if (event.stage === "plan") return "Planning";
+  if (event.stage === "step") {
+    const mark = { running: "▶", ok: "✓", failed: "✗", blocked: "⛔" }[event.status] || "";
+    return `${mark} ${event.tool}${event.status === "running" ? "…" : ` ${event.status}`}` +
+      (event.detail ? ` — ${event.detail}` : "");
+  }
+  return STAGES[event.stage] || `${event.stage} ${event.status || ""}`;
+}
+
+function addTrace(view, event) {
+  const seconds = ((event.ms || 0) / 1000).toFixed(1);
+  view.list.append(el("li", { class: `trace-event ${event.status || ""}`, "data-stage": event.stage },
+    `${describe(event)} `, el("span", { class: "meta", text: `+${seconds} s` })));
+  view.count.textContent = String(view.list.children.length);
+}
+
+function follow(view, id) {
+  const source = new EventSource(`/api/turns/${id}/events`);
+  let seen = view.list.children.length;
+  source.addEventListener("trace", (message) => {
+    const event = JSON.parse(message.data);
+    if (event.seq >= seen) { addTrace(view, event); seen = event.seq + 1; }
+  });
+  source.addEventListener("end", async () => {
+    source.close();
+    showOutcome(view, await api(`/api/turns/${id}`));
+  });
+}
+
+form.addEventListener("submit", async (submit) => {
+  submit.preventDefault();
+  await ask($("request").value, $("thread").value);
+});
+
+async function ask(request, thread) {
+  const said = [request, thread].filter((part) => part.trim()).join("\n\n");
+  try {
+    const started = await api("/api/turns", {
+      method: "POST", json: { request, thread, tz: $("tz").value, session },
+    });
+    const fresh = started.session !== session;
+    session = started.session;
+    location.hash = `s=${session}`;
+    if (fresh) await loadSessions();
+    $("request").value = "";
+    $("thread").value = "";
+    $("ocr-note").hidden = true;
+    follow(turnView(started.turn, said), started.turn);
+  } catch (error) {
+    $("upload-status").replaceChildren(el("p", { class: "error", role: "alert", text: error.message }));
+  }
+}
+
+// ---------------------------------------------------------------- answers
+function showOutcome(view, turn) {
+  view.trace.open = false;
+  if (turn.status === "interrupted") {
+    view.answer.replaceChildren(el("p", { class: "error", text: "This turn was interrupted (Veil stopped while it ran). Ask again to re-run it." }));
+    return;
+  }
+  if (turn.error || !turn.answer) {
+    view.answer.replaceChildren(el("p", { class: "error", role: "alert", text: turn.error || "No answer." }));
+    return;
+  }
+  const answer = turn.answer;
+  const parts = [el("p", { class: "reply", text: answer.reply })];
+  if (answer.question) parts.push(el("p", { class: "question", text: answer.question }));
+  if (answer.slots.length) {
+    const slots = el("div", { class: "slots", role: "group", "aria-label": "Proposed times" });
+    for (const slot of answer.slots) {
+      const button = el("button", { type: "button", class: "slot", text: slot.label,
+        "aria-label": `Choose ${slot.label}` });
+      button.addEventListener("click", () => ask(slot.answer, ""));
+      slots.append(button);
+    }
+    parts.push(slots);
+  }
+  for (const event of answer.events) parts.push(eventCard(event));
+  if (answer.files.length) parts.push(downloads(answer));
+  parts.push(modelSaw(view.id));
+  view.answer.replaceChildren(...parts);
+}
+
+function eventCard(event) {
+  const rows = el("dl");
+  const add = (term, value) => { if (value) rows.append(el("dt", { text: term }), el("dd", {}, value)); };
+  add("When", `${event.when} (${$("tz").value})`);
+  add("Where", event.location);
+  add("With", event.attendees.join(", "));
+  add("Status", el("span", {},
+    el("span", { class: `badge status-${event.status}`, text: event.status }), ` ${event.reason}`));
+  if (event.conflicts.length) {
+    const list = el("ul", { class: "conflicts" });
+    for (const c of event.conflicts)
+      list.append(el("li", {}, el("span", { class: "badge conflict", text: "conflict" }),
+        ` ${c.title}, ${c.when} (${c.relation})`));
+    add("Conflicts", list);
+  }
+  return el("article", { class: "event-card", "aria-label": event.title },
+    el("h4", { text: event.title }), rows);
+}
+
+function downloads(answer) {
+  const box = el("div", { class: "downloads", role: "group", "aria-label": "Downloads" });
+  const names = { ics: "Download .ics", eml: "Download e-mail (.eml)", mailto: "Open in mail app" };
+  for (const file of answer.files) {
+    const link = el("a", { href: file.url, class: `file-${file.type}`, text: names[file.type],
+      title: file.label, "aria-label": `${names[file.type]}: ${file.label}` });
+    if (file.type !== "mailto") link.setAttribute("download", "");
+    box.append(link);
+  }
+  if (answer.all_ics)
+    box.append(el("a", { href: answer.all_ics, class: "file-all", download: "", text: "Download all (.ics)" }));
+  return box;
+}
+
+function modelSaw(id) {
+  const body = el("div");
+  const panel = el("details", { class: "model-saw" }, el("summary", { text: "What the model saw" }), body);
+  panel.addEventListener("toggle", async () => {
+    if (!panel.open || body.childElementCount) return;
+    const { prompts, model } = await api(`/api/turns/${id}/prompts`);
+    if (!prompts.length) {
+      body.append(el("p", { class: "meta", text: `No model call in this turn (model: ${model}); rules did the work.` }));
+      return;
+    }
+    for (const p of prompts) body.append(el("h5", { text: p.purpose }), el("pre", { text: p.prompt }));
+  });
+  return panel;
+}
+
+// ---------------------------------------------------------------- uploads
+async function upload(file) {
+  const status = $("upload-status");
+  status.replaceChildren(el("p", { text: `Reading ${file.name}…` }));
+  const body = new FormData();
+  body.append("file", file);
+  body.append("tz", $("tz").value);
+  try {
+    const result = await api("/api/upload", { method: "POST", body });
+    if (result.kind === "ics") {
+      const parts = [el("p", { class: "imported", text: result.message })];
+      if (result.refused.length) {
+        const list = el("ul", { class: "refused", "aria-label": "Refused items" });
+        for (const r of result.refused) list.append(el("li", { text: `${r.item}: ${r.reason}` }));
+        parts.push(list);
+      }
+      status.replaceChildren(...parts);
+    } else {
+      const thread = $("thread");
+      thread.value = (thread.value.trim() ? `${thread.value.trim()}\n` : "") + result.text;
+      const note = $("ocr-note");
+      note.textContent = `Read ${result.name} (${result.engine}, ${result.seconds} s). Check and ` +
+        "correct the text above before you ask: “Them” is the other person, “Me” is you.";
+      note.hidden = false;
+      status.replaceChildren();
+      thread.focus();
+    }
+  } catch (error) {
+    status.replaceChildren(el("p", { class: "error", role: "alert", text: `${file.name}: ${error.message}` }));
+  }
+}
+
+const zone = $("dropzone");
+$("file").addEventListener("change", async (change) => {
+  for (const file of change.target.files) await upload(file);
+  change.target.value = "";
+});
+zone.addEventListener("dragover", (drag) => { drag.preventDefault(); zone.classList.add("over"); });
+zone.addEventListener("dragleave", () => zone.classList.remove("over"));
+zone.addEventListener("drop", async (drop) => {
+  drop.preventDefault();
+  zone.classList.remove("over");
+  for (const file of drop.dataTransfer.files) await upload(file);
+});
+
+openSession(session);

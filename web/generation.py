@@ -1,0 +1,70 @@
+"""One generation at a time: a first-come queue with visible positions and a wait limit.
+
+A 135M model on two cores is slow enough that two turns at once would each take twice as long
+and fight over memory; queued turns instead see their place in line, and give up with a clear
+message when the wait passes the limit.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+
+
+class BusyError(Exception):
+    """The wait for the model passed the limit."""
+
+
+class GenerationQueue:
+    """A fair lock: tickets run in arrival order, one at a time."""
+
+    def __init__(self, wait_limit: float) -> None:
+        self.wait_limit = wait_limit
+        self._changed = threading.Condition()
+        self._waiting: list[object] = []
+        self._running: object | None = None
+
+    def position(self, ticket: object) -> int:
+        """0 while `ticket` runs, n when n-1 tickets and the running one are ahead of it."""
+        with self._changed:
+            if ticket is self._running:
+                return 0
+            return self._waiting.index(ticket) + 1 if ticket in self._waiting else -1
+
+    def pending(self) -> int:
+        """How many turns are running or waiting."""
+        with self._changed:
+            return len(self._waiting) + (self._running is not None)
+
+    @contextmanager
+    def slot(self, on_wait: Callable[[int], None] | None = None) -> Iterator[None]:
+        """Hold the generation slot; `on_wait(position)` hears each change while queued."""
+        ticket = object()
+        deadline = time.monotonic() + self.wait_limit
+        with self._changed:
+            self._waiting.append(ticket)
+            told = -1
+            while self._running is not None or self._waiting[0] is not ticket:
+                place = self._waiting.index(ticket) + 1
+                if on_wait and place != told:
+                    on_wait(place)
+                    told = place
+                remaining = deadline - time.monotonic()
+                if remaining <= 0:
+                    self._waiting.remove(ticket)
+                    self._changed.notify_all()
+                    raise BusyError(
+                        f"Veil is busy with other requests and this one waited more than "
+                        f"{self.wait_limit:.0f} s; try again in a moment."
+                    )
+                self._changed.wait(remaining)
+            self._waiting.pop(0)
+            self._running = ticket
+        try:
+            yield
+        finally:
+            with self._changed:
+                self._running = None
+                self._changed.notify_all()
