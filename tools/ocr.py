@@ -131,6 +131,7 @@ _GLUED = (
     (re.compile(r"(?<=[a-z]{2})(?=[A-Z][a-z])"), " "),  # "ThenTuesday" (not "McD", "iPhone")
     (re.compile(r"(?<=[a-z]{2})(?=\d)"), " "),  # "Tuesday2pm"
     (re.compile(r"(?<=\d[apAP][mM])(?=[a-z]{2})"), " "),  # "2pmto"
+    (re.compile(r"(?<=[a-z][!?,;])(?=[A-Za-z])|(?<=[a-z]\.)(?=[A-Z][a-z])"), " "),  # "Yes!Where"
 )
 
 

@@ -92,7 +92,7 @@ def start_turn() -> Any:
         store.get_session(session_id)
     turn = _turn(fields)
     if not session_id:
-        title = (turn.request or turn.thread).strip().splitlines()[0][:60]
+        title = (turn.request or turn.thread).strip().splitlines()[0][:60].rstrip(" ,.;:")
         session_id = store.create_session(title).id
     turn.session = session_id
     live = _runner().start(store, turn)

@@ -1,0 +1,199 @@
+"""The page in a real browser: Debian's Chromium driven by Playwright against a loopback server.
+
+Each test leaves a PNG of the page in test-artifacts/e2e/ (gitignored) for a human to look at.
+The assistant runs without a model here: these tests are about the page, not the model.
+"""
+
+from __future__ import annotations
+
+import base64
+import io
+import shutil
+import threading
+from collections.abc import Iterator
+from datetime import date, timedelta
+from pathlib import Path
+
+import icalendar
+import pytest
+from playwright.sync_api import Browser, Page, expect
+from werkzeug.serving import make_server
+
+from bench.ocr import FONTS, render_chat
+from web import create_app
+
+CHROMIUM = "/usr/bin/chromium"
+ARTIFACTS = Path(__file__).resolve().parent.parent / "test-artifacts" / "e2e"
+TOMORROW = f"{date.today() + timedelta(days=1):%Y%m%d}"  # the page's turns use the real clock
+CALENDAR = (
+    "BEGIN:VCALENDAR\r\nVERSION:2.0\r\nPRODID:-//test//EN\r\n"
+    "BEGIN:VEVENT\r\nUID:dentist-1\r\nDTSTAMP:20261101T000000Z\r\n"
+    f"DTSTART:{TOMORROW}T130000Z\r\nDTEND:{TOMORROW}T140000Z\r\nSUMMARY:Dentist\r\nEND:VEVENT\r\n"
+    "BEGIN:VTODO\r\nUID:todo-1\r\nSUMMARY:Buy milk\r\nEND:VTODO\r\nEND:VCALENDAR\r\n"
+).encode()
+
+expect.set_options(timeout=60_000)  # OCR and turns share two cores with the browser
+pytestmark = pytest.mark.skipif(
+    shutil.which(CHROMIUM) is None, reason="Debian's chromium is not installed (.ci/run does it)"
+)
+
+
+@pytest.fixture
+def server(tmp_path: Path) -> Iterator[str]:
+    """The real app on a free loopback port, in a thread."""
+    app = create_app({"DATA_DIR": str(tmp_path / "data"), "NO_LLM": True})
+    httpd = make_server("127.0.0.1", 0, app, threaded=True)
+    thread = threading.Thread(target=httpd.serve_forever, daemon=True)
+    thread.start()
+    yield f"http://127.0.0.1:{httpd.server_port}"
+    httpd.shutdown()
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Browser]:
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(
+            executable_path=CHROMIUM, args=["--no-sandbox", "--disable-gpu"]
+        )
+        yield browser
+        browser.close()
+
+
+@pytest.fixture
+def page(browser: Browser, server: str, request: pytest.FixtureRequest) -> Iterator[Page]:
+    """A fresh page on the app in Europe/Berlin; its screenshot is saved when the test ends."""
+    context = browser.new_context(
+        accept_downloads=True, timezone_id="Europe/Berlin", viewport={"width": 1100, "height": 900}
+    )
+    page = context.new_page()
+    page.set_default_timeout(60_000)
+    page.goto(server)
+    yield page
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=str(ARTIFACTS / f"{request.node.name}.png"), full_page=True)
+    context.close()
+
+
+def drop(page: Page, name: str, data: bytes, mime: str) -> None:
+    """Drop a file on the drop zone the way a browser does: a DataTransfer on a drop event."""
+    page.evaluate(
+        """([name, b64, mime]) => {
+            const bytes = Uint8Array.from(atob(b64), (c) => c.charCodeAt(0));
+            const transfer = new DataTransfer();
+            transfer.items.add(new File([bytes], name, { type: mime }));
+            const zone = document.getElementById("dropzone");
+            for (const type of ["dragover", "drop"])
+                zone.dispatchEvent(new DragEvent(type, { dataTransfer: transfer, bubbles: true }));
+        }""",
+        [name, base64.b64encode(data).decode(), mime],
+    )
+
+
+def ask_by_keyboard(page: Page, request: str, thread: str = "") -> None:
+    """Reach the message box with Tab, type, and send with Enter."""
+    for _ in range(12):
+        page.keyboard.press("Tab")
+        if page.evaluate("document.activeElement.id") == "request":
+            break
+    assert page.evaluate("document.activeElement.id") == "request"
+    if thread:
+        page.get_by_label("Pasted thread (optional)").fill(thread)
+        page.get_by_label("What should I do?").focus()
+    page.keyboard.type(request)
+    page.keyboard.press("Enter")
+
+
+def test_page_loads_with_labelled_controls(page: Page) -> None:
+    for label in (
+        "What should I do?",
+        "Pasted thread (optional)",
+        "Add a screenshot (PNG, JPEG, WebP) or an .ics calendar",
+        "Your time zone",
+    ):
+        assert page.get_by_label(label).count() == 1, label
+    assert page.get_by_label("Your time zone").input_value() == "Europe/Berlin"
+    assert page.get_by_role("button", name="New chat").is_visible()
+
+
+def test_a_turn_streams_its_trace_then_offers_ics_and_mailto(page: Page) -> None:
+    ask_by_keyboard(
+        page,
+        "lunch with Karthik Rao next thursday at 1pm at Blue Bottle, draft a reply",
+        thread="Karthik Rao: lunch next week?",
+    )
+    page.wait_for_selector(".trace-event")
+    page.wait_for_selector(".turn .reply")
+    stages = page.eval_on_selector_all(".trace-event", "items => items.map(i => i.dataset.stage)")
+    assert stages[0] == "queued" and "plan" in stages and stages[-1] == "done"
+    card = page.locator(".event-card")
+    assert "Europe/Berlin" in card.inner_text() and "created" in card.inner_text()
+
+    with page.expect_download() as download:
+        page.click("a.file-ics")
+    calendar = icalendar.Calendar.from_ical(Path(download.value.path()).read_bytes())
+    [event] = calendar.walk("VEVENT")
+    assert str(event["SUMMARY"]).startswith("Lunch with Karthik Rao")
+    assert event["DTSTART"].dt.hour == 13 and event["DTSTART"].params["TZID"] == "Europe/Berlin"
+
+    mailto = page.locator("a.file-mailto")
+    assert mailto.inner_text() == "Open in mail app"
+    assert mailto.get_attribute("href").startswith("mailto:")
+    assert page.locator("a.file-eml").get_attribute("href").startswith("/files/")
+
+
+def test_dropped_screenshot_and_ics(page: Page) -> None:
+    image = render_chat(
+        [("them", "Dinner on Friday at 7pm?"), ("me", "Yes! Where?"), ("them", "Luigi's")],
+        "light",
+        FONTS["liberation-sans"],
+    )
+    buffer = io.BytesIO()
+    image.save(buffer, format="PNG")
+    drop(page, "chat.png", buffer.getvalue(), "image/png")
+    thread = page.get_by_label("Pasted thread (optional)")
+    expect(thread).to_have_value("Them: Dinner on Friday at 7pm?\nMe: Yes! Where?\nThem: Luigi's")
+    assert "check and correct" in page.locator("#ocr-note").inner_text().lower()
+
+    drop(page, "work.ics", CALENDAR, "text/calendar")
+    page.wait_for_selector("#upload-status .imported")
+    assert page.locator("#upload-status .imported").inner_text().startswith("Imported 1 event(s)")
+    assert "VTODO" in page.locator("#upload-status .refused li").inner_text()
+
+    pdf = {"name": "x.pdf", "mimeType": "application/pdf", "buffer": b"%PDF-1.7"}
+    page.set_input_files("#file", files=[pdf])  # the file picker path
+    page.wait_for_selector("#upload-status .error")
+    assert "checked by its content" in page.locator("#upload-status .error").inner_text()
+
+
+def test_a_slot_button_answers_the_question(page: Page) -> None:
+    ask_by_keyboard(page, "dinner with Karthik Rao friday")
+    slot = page.locator("button.slot").first
+    slot.wait_for()
+    assert page.locator(".question").is_visible()
+    slot.focus()
+    page.keyboard.press("Enter")
+    page.wait_for_selector(".turn:nth-of-type(2) .badge.status-created")
+
+
+def test_sessions_survive_a_reload_and_can_be_renamed(page: Page) -> None:
+    ask_by_keyboard(page, "lunch with Anna tomorrow at 1pm")
+    page.wait_for_selector(".turn .reply")
+    page.reload()
+    page.wait_for_selector(".turn .reply")
+    assert page.locator(".turn .trace-event").count() >= 5
+    current = page.locator('#session-list button[aria-current="page"]')
+    assert current.inner_text().startswith("lunch with Anna")
+
+    page.once("dialog", lambda dialog: dialog.accept("Anna lunches"))
+    page.get_by_role("button", name="Rename").click()
+    page.wait_for_selector('#session-list button:text("Anna lunches")')
+
+    page.locator("summary", has_text="What the model saw").click()
+    page.wait_for_selector(".model-saw .meta")
+    assert "No model call" in page.locator(".model-saw .meta").inner_text()
+
+    page.get_by_role("button", name="New chat").click()
+    expect(page.locator(".turn")).to_have_count(0)
+    assert page.locator("#session-title").inner_text() == "New chat"
