@@ -93,10 +93,12 @@ def drop(page: Page, name: str, data: bytes, mime: str) -> None:
 
 def ask_by_keyboard(page: Page, request: str, thread: str = "") -> None:
     """Reach the message box with Tab, type, and send with Enter."""
+    page.wait_for_selector("body[data-ready]")  # the page focuses the box once it has loaded
+    page.keyboard.press("Shift+Tab")
     for _ in range(12):
-        page.keyboard.press("Tab")
         if page.evaluate("document.activeElement.id") == "request":
             break
+        page.keyboard.press("Tab")
     assert page.evaluate("document.activeElement.id") == "request"
     if thread:
         page.get_by_label("Pasted thread (optional)").fill(thread)

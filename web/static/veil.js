@@ -71,6 +71,7 @@ async function openSession(id) {
   }
   await loadSessions();
   $("request").focus();
+  document.body.dataset.ready = "1";
 }
 
 $("new-session").addEventListener("click", () => openSession(null));
