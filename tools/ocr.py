@@ -155,12 +155,45 @@ def _fix_time(match: re.Match[str]) -> str:
     return text
 
 
+# Glued lowercase words ("Goodluckwiththat"): split only into common words, shorter pieces
+# needing to be commoner, so that rare names ("Karthik", "Sundaram") are left alone.
+_RUN = re.compile(r"(?:(?<=^)|(?<=[.!?] ))[A-Z]?[a-z]{4,}|(?<![A-Za-z'])[a-z]{5,}")
+_PIECE_ZIPF = {1: 9.0, 2: 5.0, 3: 4.0}
+_KNOWN_ZIPF = 1.5  # a run at least this frequent is a real word
+
+
+def _split_run(match: re.Match[str]) -> str:
+    from wordfreq import zipf_frequency
+
+    word = match.group(0)
+    lower = word.lower()
+    if zipf_frequency(lower, "en") >= _KNOWN_ZIPF:
+        return word
+    best: list[tuple[float, list[str]] | None] = [(0.0, [])] + [None] * len(lower)
+    for end in range(1, len(lower) + 1):
+        for start in range(max(0, end - 14), end):
+            if best[start] is None:
+                continue
+            piece = lower[start:end]
+            score = zipf_frequency(piece, "en")
+            if score < _PIECE_ZIPF.get(len(piece), 3.0):
+                continue
+            total = best[start][0] + score - 6.0  # type: ignore[index]  # fewer pieces win
+            if best[end] is None or total > best[end][0]:  # type: ignore[index]
+                best[end] = (total, [*best[start][1], piece])  # type: ignore[index]
+    if best[-1] is None or len(best[-1][1]) < 2:
+        return word
+    split = " ".join(best[-1][1])
+    return word[0] + split[1:]
+
+
 def fix_text(text: str) -> str:
     """Repair OCR confusions in times and glued words, line by line."""
     lines = []
     for line in text.splitlines():
         for pattern, gap in _GLUED:
             line = pattern.sub(gap, line)
+        line = _RUN.sub(_split_run, line)
         lines.append(_TIME_TOKEN.sub(_fix_time, line))
     return "\n".join(lines)
 

@@ -1,0 +1,129 @@
+"""The chat page: its weight, and how soon a turn's live trace starts to move.
+
+Starts `run.py serve` as a user would (rules only, then the embedded model), posts turns the
+way the page does (CSRF token, JSON) and reads the Server-Sent Events stream.
+
+    python -m bench.web
+"""
+
+from __future__ import annotations
+
+import gzip
+import http.cookiejar
+import json
+import re
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.request
+
+from bench.common import median, write_table
+from bench.serve import ROOT, _free_port
+
+TURNS = 3
+REQUEST = "lunch with Karthik Rao next thursday at 1pm at Blue Bottle, draft a reply"
+THREAD = "Karthik Rao: lunch next week? I'm free Thursday after 12:30"
+
+
+def _serve(port: int, data_dir: str, *flags: str) -> subprocess.Popen[bytes]:
+    process = subprocess.Popen(
+        [sys.executable, str(ROOT / "run.py"), "serve", "--port", str(port), "--data-dir",
+         data_dir, *flags],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )  # fmt: skip
+    deadline = time.monotonic() + 180
+    while time.monotonic() < deadline:
+        try:
+            urllib.request.urlopen(f"http://127.0.0.1:{port}/healthz", timeout=2).close()
+            return process
+        except OSError:
+            time.sleep(0.1)
+    process.kill()
+    raise TimeoutError("serve did not answer in 180 s")
+
+
+def page_weight(base: str) -> tuple[int, int, int]:
+    """Bytes of the page and everything it loads: raw, gzipped, and the number of requests."""
+    html = urllib.request.urlopen(base + "/").read()
+    assets = re.findall(rb'(?:href|src)="(/static/[^"]+)"', html)
+    bodies = [html] + [urllib.request.urlopen(base + a.decode()).read() for a in assets]
+    return sum(map(len, bodies)), sum(len(gzip.compress(b)) for b in bodies), len(bodies)
+
+
+def timed_turn(base: str, opener: urllib.request.OpenerDirector, token: str) -> dict[str, float]:
+    """Seconds from the POST to the first trace event, to the plan, and to the end."""
+    started = time.perf_counter()
+    body = json.dumps({"request": REQUEST, "thread": THREAD, "tz": "Europe/Berlin"}).encode()
+    post = urllib.request.Request(
+        base + "/api/turns",
+        data=body,
+        headers={"Content-Type": "application/json", "X-CSRF-Token": token},
+    )
+    turn = json.load(opener.open(post))
+    marks: dict[str, float] = {}
+    with opener.open(base + turn["events"], timeout=600) as stream:
+        for raw in stream:
+            line = raw.decode().strip()
+            if line.startswith("event: end"):
+                marks["end"] = time.perf_counter() - started
+                break
+            if line.startswith("data: "):
+                stage = json.loads(line[6:]).get("stage")
+                marks.setdefault("first", time.perf_counter() - started)
+                if stage == "plan":
+                    marks.setdefault("plan", time.perf_counter() - started)
+    return marks
+
+
+def measure(flags: tuple[str, ...]) -> tuple[list[dict[str, float]], tuple[int, int, int]]:
+    """TURNS timed turns (after one warm-up) against a fresh server."""
+    port = _free_port()
+    with tempfile.TemporaryDirectory() as data_dir:
+        process = _serve(port, data_dir, *flags)
+        try:
+            base = f"http://127.0.0.1:{port}"
+            opener = urllib.request.build_opener(
+                urllib.request.HTTPCookieProcessor(http.cookiejar.CookieJar())
+            )
+            token = json.load(opener.open(base + "/api/csrf"))["token"]
+            timed_turn(base, opener, token)  # warm-up: spaCy, Presidio, the model's first load
+            return [timed_turn(base, opener, token) for _ in range(TURNS)], page_weight(base)
+        finally:
+            process.terminate()
+            process.wait(30)
+
+
+def main() -> None:
+    """Write bench/results/web.md."""
+    rows = []
+    weight = (0, 0, 0)
+    for label, flags in (("rules only (--no-llm)", ("--no-llm",)), ("embedded SmolLM2", ())):
+        turns, weight = measure(flags)
+        rows.append(
+            [
+                label,
+                f"{median([t['first'] for t in turns]) * 1000:.0f} ms",
+                f"{median([t['plan'] for t in turns]):.2f} s",
+                f"{median([t['end'] for t in turns]):.2f} s",
+            ]
+        )
+    raw, zipped, requests = weight
+    write_table(
+        "web",
+        "Chat page: live trace and page weight",
+        ["model", "POST to first trace event", "to the plan", "to the end of the turn"],
+        rows,
+        notes=[
+            f"Median of {TURNS} turns after one warm-up turn, through `run.py serve` on loopback: "
+            "the page's own POST /api/turns, then its Server-Sent Events stream. The request "
+            "names a person, a place and a time, pastes a two-line thread and asks for a draft.",
+            f"Page weight: {raw / 1024:.1f} KiB in {requests} requests ({zipped / 1024:.1f} KiB "
+            "gzipped); no fonts, images, frameworks or other origins.",
+        ],
+    )
+
+
+if __name__ == "__main__":
+    main()
