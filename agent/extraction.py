@@ -747,13 +747,15 @@ def link_with_model(
     guard: PrivacyGuard,
     session: str | None = None,
 ) -> tuple[list[ProposedEvent], bool]:
-    """Let the model pick each event's time among its candidates and word its title.
+    """Let the model pick the time of each unnamed event among its candidates and title it.
 
     Returns the events and whether the model's answer was used. An answer that does not
-    parse, names a candidate outside the event's own messages, or drops the activity word
-    is not used: the rule linker's events stand.
+    parse or names a candidate outside the event's own messages is not used: the rule
+    linker's events stand; a title of placeholders or IDs keeps the code's title.
     """
-    timed = [e for e in events if e.schedulable and not e.all_day]
+    # Only events code could not name go to the model: a title with the activity word and a
+    # time from its own messages are already what the model would be asked for.
+    timed = [e for e in events if e.schedulable and not e.all_day and not e.activity]
     if not gateway.is_available or not timed:
         return events, False
     by_id = {c.id: c for c in found}
@@ -795,8 +797,8 @@ def link_with_model(
         title = " ".join(str(choice.get("title", "")).split())
         if chosen is None or chosen.id not in event.grounds:
             return events, False  # a time from another message is not this event's
-        if event.activity and event.activity.split()[-1].lower() not in title.lower():
-            title = event.title
+        if PLACEHOLDER_RE.sub("", title).strip(" -:") == "" or re.search(r"\bT\d+\b", title):
+            title = event.title  # a title of placeholders or candidate IDs names nothing
         updated[id(event)] = replace(event, title=title or event.title)
     return [updated.get(id(e), e) for e in events], True
 

@@ -145,7 +145,7 @@ def plan_schema(names: list[str]) -> dict[str, Any]:
                     "properties": {
                         "tool": {"type": "string", "enum": names},
                         "args": {"type": "object"},
-                        "purpose": {"type": "string", "maxLength": 80},
+                        "purpose": {"type": "string", "maxLength": 48},
                     },
                     "required": ["tool", "args", "purpose"],
                 },
@@ -202,7 +202,7 @@ class Planner:
                 purpose="plan",
                 schema=plan_schema(self.registry.names()),
                 schema_name=prompt["schema_name"],
-                max_tokens=220,
+                max_tokens=160,
                 session=session,
             )
         except (ModelError, ModelOutputError) as error:

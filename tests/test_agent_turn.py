@@ -140,7 +140,7 @@ def test_a_made_up_time_from_the_model_is_blocked(data_dir: Path) -> None:
 
 def test_an_invalid_model_plan_falls_back_to_rules(data_dir: Path) -> None:
     plan = {"steps": [{"tool": "list_events", "args": {}, "purpose": "look"}]}
-    model = RecordingChatModel(['{"events": []}', json.dumps(plan)])
+    model = RecordingChatModel([json.dumps(plan)])
     assistant = Assistant(ModelGateway(model), data_dir=data_dir)
     bundle = ask(assistant, "lunch with Karthik next thursday at 1")
     assert bundle["planner"] == "rules" and len(created(bundle)) == 1
