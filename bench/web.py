@@ -22,7 +22,8 @@ from bench.common import median, write_table
 from bench.serve import ROOT, _free_port
 
 TURNS = 3
-REQUEST = "lunch with Karthik Rao next thursday at 1pm at Blue Bottle, draft a reply"
+DAYS = ("monday", "tuesday", "wednesday", "thursday", "friday")  # a new event each turn
+REQUEST = "lunch with Karthik Rao next {day} at 1pm at Blue Bottle, draft a reply"
 THREAD = "Karthik Rao: lunch next week? I'm free Thursday after 12:30"
 
 
@@ -52,10 +53,13 @@ def page_weight(base: str) -> tuple[int, int, int]:
     return sum(map(len, bodies)), sum(len(gzip.compress(b)) for b in bodies), len(bodies)
 
 
-def timed_turn(base: str, opener: urllib.request.OpenerDirector, token: str) -> dict[str, float]:
-    """Seconds from the POST to the first trace event, to the plan, and to the end."""
+def timed_turn(
+    base: str, opener: urllib.request.OpenerDirector, token: str, day: str
+) -> dict[str, float]:
+    """Seconds from the POST to the first trace event, to the finished plan, and to the end."""
     started = time.perf_counter()
-    body = json.dumps({"request": REQUEST, "thread": THREAD, "tz": "Europe/Berlin"}).encode()
+    request = REQUEST.format(day=day)
+    body = json.dumps({"request": request, "thread": THREAD, "tz": "Europe/Berlin"}).encode()
     post = urllib.request.Request(
         base + "/api/turns",
         data=body,
@@ -70,10 +74,13 @@ def timed_turn(base: str, opener: urllib.request.OpenerDirector, token: str) -> 
                 marks["end"] = time.perf_counter() - started
                 break
             if line.startswith("data: "):
-                stage = json.loads(line[6:]).get("stage")
+                event = json.loads(line[6:])
                 marks.setdefault("first", time.perf_counter() - started)
-                if stage == "plan":
+                if event.get("stage") == "plan" and event.get("status") == "ok":
                     marks.setdefault("plan", time.perf_counter() - started)
+    status = json.load(opener.open(f"{base}/api/turns/{turn['turn']}"))
+    if status["status"] != "done":
+        raise RuntimeError(f"turn ended {status['status']}: {status['error']}")
     return marks
 
 
@@ -88,8 +95,9 @@ def measure(flags: tuple[str, ...]) -> tuple[list[dict[str, float]], tuple[int, 
                 urllib.request.HTTPCookieProcessor(http.cookiejar.CookieJar())
             )
             token = json.load(opener.open(base + "/api/csrf"))["token"]
-            timed_turn(base, opener, token)  # warm-up: spaCy, Presidio, the model's first load
-            return [timed_turn(base, opener, token) for _ in range(TURNS)], page_weight(base)
+            timed_turn(base, opener, token, DAYS[-1])  # warm-up: spaCy, Presidio, the model
+            turns = [timed_turn(base, opener, token, day) for day in DAYS[:TURNS]]
+            return turns, page_weight(base)
         finally:
             process.terminate()
             process.wait(30)
@@ -113,7 +121,7 @@ def main() -> None:
     write_table(
         "web",
         "Chat page: live trace and page weight",
-        ["model", "POST to first trace event", "to the plan", "to the end of the turn"],
+        ["model", "POST to first trace event", "to the finished plan", "to the end of the turn"],
         rows,
         notes=[
             f"Median of {TURNS} turns after one warm-up turn, through `run.py serve` on loopback: "

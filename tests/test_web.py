@@ -119,6 +119,12 @@ def test_oversized_upload_is_refused_clearly(client: FlaskClient) -> None:
     assert "20 MB" in response.get_json()["error"]
 
 
+def test_oversized_file_is_refused_clearly(client: FlaskClient) -> None:
+    response = upload(client, b"\x89PNG\r\n\x1a\n" + b"0" * (21 * 1024 * 1024), "big.png")
+    assert response.status_code == 413
+    assert response.get_json() == {"error": "That upload is too large: the limit is 20 MB."}
+
+
 def test_browser_navigation_gets_an_html_error_page(client: FlaskClient) -> None:
     response = client.get("/files/nope", headers={"Accept": "text/html"})
     assert response.status_code == 404

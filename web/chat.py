@@ -128,6 +128,7 @@ def turn_payload(turn_id: int) -> dict[str, Any]:
         "answer": (outcome or {}).get("answer"),
         "error": (outcome or {}).get("error"),
         "code": (outcome or {}).get("status"),
+        "tz": (outcome or {}).get("tz"),
         "events": events,
     }
 

@@ -26,6 +26,8 @@ from web.generation import BusyError, GenerationQueue
 
 log = logging.getLogger(__name__)
 
+KEEP_FINISHED = 50  # finished turns kept in memory for their streams; older ones replay from disk
+
 
 @dataclass
 class LiveTurn:
@@ -87,6 +89,9 @@ class TurnRunner:
         store.append_message(turn.session, "user", shown, turn_id)
         live = LiveTurn(turn_id, turn.session)
         with self._lock:
+            finished = [i for i, t in self._live.items() if t.outcome is not None]
+            for old in finished[: max(0, len(finished) - KEEP_FINISHED)]:
+                del self._live[old]  # memory/ still has them; only the live copy goes
             self._live[turn_id] = live
         if wait:
             self._run(live, turn)

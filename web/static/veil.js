@@ -191,16 +191,16 @@ function showOutcome(view, turn) {
     }
     parts.push(slots);
   }
-  for (const event of answer.events) parts.push(eventCard(event));
+  for (const event of answer.events) parts.push(eventCard(event, turn.tz || $("tz").value));
   if (answer.files.length) parts.push(downloads(answer));
   parts.push(modelSaw(view.id));
   view.answer.replaceChildren(...parts);
 }
 
-function eventCard(event) {
+function eventCard(event, tz) {
   const rows = el("dl");
   const add = (term, value) => { if (value) rows.append(el("dt", { text: term }), el("dd", {}, value)); };
-  add("When", `${event.when} (${$("tz").value})`);
+  add("When", `${event.when} (${tz})`);
   add("Where", event.location);
   add("With", event.attendees.join(", "));
   add("Status", el("span", {},
