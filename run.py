@@ -46,6 +46,8 @@ def build_parser() -> argparse.ArgumentParser:
     ask.add_argument("--calendar", help="your calendar as an .ics file")
     ask.add_argument("--thread", help="a file holding the pasted thread")
     ask.add_argument("--audit", help="JSONL file that receives every model call")
+    ask.add_argument("--mail-dir", help="a folder of .eml/.mbox mail (env VEIL_MAIL_DIR)")
+    ask.add_argument("--docs-dir", help="a folder of .txt/.md/.pdf/.docx (env VEIL_DOCS_DIR)")
     ask.add_argument("--json", action="store_true", help="print the turn bundle as JSON")
 
     redact = sub.add_parser("redact", help="run the privacy layer alone")
@@ -107,7 +109,11 @@ def ask(args: argparse.Namespace) -> None:
     tz = args.tz or os.environ.get("TZ") or local_zone_name()
     now = parse_now(args.now, parse_zone(tz))
     assistant = build_assistant(
-        audit_path=args.audit, data_dir=_data_dir(args), **_model_choice(args)
+        audit_path=args.audit,
+        data_dir=_data_dir(args),
+        mail_dir=args.mail_dir or os.environ.get("VEIL_MAIL_DIR"),
+        docs_dir=args.docs_dir or os.environ.get("VEIL_DOCS_DIR"),
+        **_model_choice(args),
     )
     assistant.gateway.check()
     thread = _read_text(args.thread) if args.thread else ""

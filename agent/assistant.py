@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import logging
+import re
 import uuid
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -34,6 +35,7 @@ from agent.intent import intent_by_rules
 from agent.planner import PlanInput, Planner
 from agent.synthesis import facts, write_reply
 from memory.calendar import CalendarStore
+from memory.store import MemoryStore
 from privacy import EntityMap, PrivacyGuard
 from privacy.entity_map import PLACEHOLDER_RE
 from privacy.redactor import Redactor
@@ -103,9 +105,19 @@ class Turn:
 class Assistant:
     """Holds the process-wide parts (model gateway) and runs turns against them."""
 
-    def __init__(self, gateway: ModelGateway, *, data_dir: Path) -> None:
+    def __init__(
+        self,
+        gateway: ModelGateway,
+        *,
+        data_dir: Path,
+        mail_dir: Path | None = None,
+        docs_dir: Path | None = None,
+    ) -> None:
         self.gateway = gateway
         self.data_dir = data_dir
+        self.mail_dir = mail_dir
+        self.docs_dir = docs_dir
+        self._index: Any = None
         self.data_dir.mkdir(parents=True, exist_ok=True)
         self.registry = builtin_registry()
 
@@ -201,10 +213,20 @@ class Assistant:
                 / f"{turn.now:%Y%m%d-%H%M%S}-{uuid.uuid4().hex[:6]}",
                 calendar=store,
                 mentions=mentions,
+                memory=MemoryStore(db),
                 session=turn.session,
-                services={"extract": lambda: events},
+                email_dir=self.mail_dir,
+                documents_dir=self.docs_dir,
+                services={"extract": lambda: events, "recall": self._recall},
             )
-            state = TurnState()
+            state = TurnState(
+                people=[
+                    m.group(0)
+                    for m in PLACEHOLDER_RE.finditer(f"{request}\n{quiet}")
+                    if m.group(1) == "PERSON"
+                ],
+                topic=_topic(request),
+            )
             executor = Executor(
                 self.registry,
                 gateway=self.gateway,
@@ -259,6 +281,26 @@ class Assistant:
         notify({"stage": "done", "status": "ok"})
         return bundle
 
+    def _recall(self, query: str, k: int) -> list[str]:
+        """Facts nearest in meaning to `query`; the embedding model loads on first use only."""
+        from memory.index import FactIndex, MiniLMEmbedder
+
+        if self._index is None:
+            db = sqlite_utils.Database(self.data_dir / "veil.db")
+            self._index = FactIndex(db, MiniLMEmbedder(), path=self.data_dir / "facts.faiss")
+        hits = self._index.search(query, k)
+        store = MemoryStore(self._index.db)
+        return [fact.text for fact in store.get_facts([fact_id for fact_id, _ in hits])]
+
+
+_ABOUT_RE = re.compile(r"\b(?:about|re|regarding|on)\s+(?:the\s+)?(?P<topic>[^.?!\n]{2,60})$", re.I)
+
+
+def _topic(request: str) -> str:
+    """What an e-mail is about, from "email karthik about the budget"."""
+    match = _ABOUT_RE.search(request.strip())
+    return match.group("topic").strip() if match else ""
+
 
 def _restore_json(value: dict[str, Any], entity_map: EntityMap) -> dict[str, Any]:
     return json.loads(entity_map.restore(json.dumps(value, ensure_ascii=False)))
@@ -304,9 +346,16 @@ def build_assistant(
     llm_url: str | None = None,
     no_llm: bool = False,
     audit_path: str | Path | None = None,
+    mail_dir: str | Path | None = None,
+    docs_dir: str | Path | None = None,
 ) -> Assistant:
     """The assistant for a model choice; weights load lazily on the first generation."""
     model = select_model(model_path=model_path, llm_url=llm_url, no_llm=no_llm)
     data = Path(data_dir)
     audit = AuditLog(audit_path if audit_path else data / "audit.jsonl")
-    return Assistant(ModelGateway(model, audit=audit), data_dir=data)
+    return Assistant(
+        ModelGateway(model, audit=audit),
+        data_dir=data,
+        mail_dir=Path(mail_dir) if mail_dir else None,
+        docs_dir=Path(docs_dir) if docs_dir else None,
+    )

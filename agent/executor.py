@@ -64,6 +64,8 @@ class TurnState:
     listed: list[dict[str, Any]] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
     extracted: bool = False
+    people: list[str] = field(default_factory=list)  # placeholders the request and thread name
+    topic: str = ""  # "about the budget" in the request: a draft's subject
 
     def schedulable(self, kind: str) -> list[EventOutcome]:
         return [o for o in self.outcomes if o.event.schedulable and o.event.kind == kind]
@@ -270,7 +272,7 @@ class Executor:
         return f"What day and time should {what} be?"
 
     def _draft_args(self, state: TurnState, ctx: ToolContext) -> dict[str, Any]:
-        people = [p for o in state.outcomes for p in o.event.attendees]
+        people = [p for o in state.outcomes for p in o.event.attendees] or state.people
         people = list(dict.fromkeys(people))[:3]
         created = [o for o in state.outcomes if o.status == "created"]
         greeting = f"Hi {' and '.join(people)}," if people else "Hi,"
@@ -286,8 +288,8 @@ class Executor:
                 (o.event.title.split(" with ")[0] for o in state.outcomes), "Finding a time"
             )
         else:
-            line = "Thanks for your message."
-            subject = "Re: your message"
+            line = f"About {state.topic}: " if state.topic else "Thanks for your message."
+            subject = state.topic[:1].upper() + state.topic[1:] if state.topic else "Hello"
         return {"to": people, "subject": subject, "body": f"{greeting}\n\n{line}\n\nBest"}
 
     # ------------------------------------------------------------------ results into state

@@ -163,3 +163,38 @@ def test_the_embedded_model_turn_keeps_pii_out_of_every_prompt(
     assert prompts
     for raw in ("Priya", "Raman", "priya.raman@example.com", "7700 900123", "Baker Street"):
         assert all(raw.lower() not in p.lower() for p in prompts), raw
+
+
+def test_write_tools_get_real_names_and_read_tools_placeholders(
+    data_dir: Path, tmp_path: Path
+) -> None:
+    from email.message import EmailMessage
+
+    from memory.store import MemoryStore
+
+    mail = tmp_path / "mail"
+    mail.mkdir()
+    message = EmailMessage()
+    message["From"] = "Karthik Rao <karthik@acme.example>"
+    message["Subject"] = "Budget"
+    message.set_content("Numbers attached.")
+    (mail / "budget.eml").write_bytes(message.as_bytes())
+    plan = {
+        "steps": [
+            {"tool": "memory_store", "args": {"text": "<PERSON_1> is my CFO"}, "purpose": "x"},
+            {"tool": "list_emails", "args": {"query": "budget"}, "purpose": "y"},
+            {"tool": "draft_reply", "args": {}, "purpose": "z"},
+        ]
+    }
+    model = RecordingChatModel([json.dumps(plan)])
+    audit = data_dir / "audit.jsonl"
+    assistant = Assistant(
+        ModelGateway(model, audit=AuditLog(audit)), data_dir=data_dir, mail_dir=mail
+    )
+    bundle = ask(assistant, "email karthik my cfo about the budget")
+    assert [s["status"] for s in bundle["steps"]] == ["ok", "ok", "ok"]
+    import sqlite_utils
+
+    facts = MemoryStore(sqlite_utils.Database(data_dir / "veil.db")).facts()
+    assert [f.text for f in facts] == ["karthik is my CFO"]
+    assert "karthik" not in audit.read_text().lower()
