@@ -69,6 +69,7 @@ CHATS: list[list[tuple[str, str]]] = [
 ]
 WIDTH = 750
 SIZE = 28
+JPEG_QUALITY = 75
 
 
 @dataclass(frozen=True)
@@ -120,15 +121,18 @@ def render_chat(messages: list[tuple[str, str]], theme: str, font_path: str) -> 
 
 
 def make_screens(folder: Path = SCREENS) -> list[Screen]:
-    """Draw every theme x font x chat combination (12 screenshots) and their truth.json."""
+    """Draw every theme x font x chat combination as PNG and as JPEG (24 screenshots: shared
+    screenshots are often recompressed) and write their truth.json."""
     folder.mkdir(parents=True, exist_ok=True)
     screens = []
     for chat_index, chat in enumerate(CHATS):
         for theme in THEMES:
             for font_name, font_path in FONTS.items():
-                path = folder / f"chat{chat_index + 1}-{theme}-{font_name}.png"
-                render_chat(chat, theme, font_path).save(path, optimize=True)
-                screens.append(Screen(path, chat))
+                image = render_chat(chat, theme, font_path)
+                stem = folder / f"chat{chat_index + 1}-{theme}-{font_name}"
+                image.save(stem.with_suffix(".png"), optimize=True)
+                image.save(stem.with_suffix(".jpg"), quality=JPEG_QUALITY)
+                screens += [Screen(stem.with_suffix(ext), chat) for ext in (".png", ".jpg")]
     truth = {s.path.name: [list(m) for m in s.messages] for s in screens}
     (folder / "truth.json").write_text(json.dumps(truth, indent=1) + "\n", encoding="utf-8")
     return screens
@@ -254,8 +258,8 @@ def main() -> None:
         rows,
         notes=[
             f"{len(screens)} screenshots ({WIDTH} px wide, {len(THEMES)} themes x {len(FONTS)} "
-            f"fonts x {len(CHATS)} chats, 11-12 messages each), drawn by bench/ocr.py into "
-            "bench/data/screens/.",
+            f"fonts x {len(CHATS)} chats, 11-12 messages each, as PNG and as JPEG at quality "
+            f"{JPEG_QUALITY}), drawn by bench/ocr.py into bench/data/screens/.",
             "CER is the edit distance to the truth read as 'Them: ...' / 'Me: ...' lines in "
             "order, divided by its length, so a wrong speaker or order counts as errors too. "
             "'Before fixes' is the engine's text grouped into bubbles; 'after fixes' also "

@@ -80,8 +80,8 @@ class TurnRunner:
         with self._lock:
             return self._live.get(turn_id)
 
-    def start(self, store: MemoryStore, turn: Turn, *, wait: bool = False) -> LiveTurn:
-        """Open the turn in memory/ and run it on a thread (or in this one when `wait`)."""
+    def start(self, store: MemoryStore, turn: Turn) -> LiveTurn:
+        """Open the turn in memory/ and run it on a thread of its own."""
         if turn.session is None:
             raise InputError("a turn needs a session")
         shown = "\n\n".join(part for part in (turn.request, turn.thread) if part.strip())
@@ -93,10 +93,7 @@ class TurnRunner:
             for old in finished[: max(0, len(finished) - KEEP_FINISHED)]:
                 del self._live[old]  # memory/ still has them; only the live copy goes
             self._live[turn_id] = live
-        if wait:
-            self._run(live, turn)
-        else:
-            threading.Thread(target=self._run, args=(live, turn), daemon=True).start()
+        threading.Thread(target=self._run, args=(live, turn), daemon=True).start()
         return live
 
     def _run(self, live: LiveTurn, turn: Turn) -> None:
@@ -145,6 +142,8 @@ class TurnRunner:
                        "status": 500}  # fmt: skip
         try:
             store.finish_turn(live.id, outcome)
+        except (StoreError, ValueError) as error:  # the page still gets the outcome
+            log.warning("turn %d could not be saved: %s", live.id, error)
         finally:
             store.db.close()
             live.finish(outcome)
