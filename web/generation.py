@@ -26,18 +26,6 @@ class GenerationQueue:
         self._waiting: list[object] = []
         self._running: object | None = None
 
-    def position(self, ticket: object) -> int:
-        """0 while `ticket` runs, n when n-1 tickets and the running one are ahead of it."""
-        with self._changed:
-            if ticket is self._running:
-                return 0
-            return self._waiting.index(ticket) + 1 if ticket in self._waiting else -1
-
-    def pending(self) -> int:
-        """How many turns are running or waiting."""
-        with self._changed:
-            return len(self._waiting) + (self._running is not None)
-
     @contextmanager
     def slot(self, on_wait: Callable[[int], None] | None = None) -> Iterator[None]:
         """Hold the generation slot; `on_wait(position)` hears each change while queued."""
