@@ -179,6 +179,7 @@ class Assistant:
         parser = TimeParser(tz=turn.tz, now=turn.now)
         mentions = drop_injected(parser.parse_input(request, thread), injections, "thread")
         intent = intent_by_rules(request)
+        notify({"stage": "link", "status": "running"})
         found = candidates(request, quiet, mentions)
         events = RuleLinker(turn.tz, turn.now).link(request, quiet, found, intent=intent)
         events, _ = link_with_model(

@@ -268,7 +268,7 @@ class Executor:
         if not what:
             return None
         if slots:
-            return f"When should {what} be? Free times: {slots}."
+            return f"Which time works for {what}: {slots}?"
         return f"What day and time should {what} be?"
 
     def _draft_args(self, state: TurnState, ctx: ToolContext) -> dict[str, Any]:
@@ -343,10 +343,10 @@ class Executor:
 
 
 def _summary(name: str, result: ToolResult) -> str:
-    """A short line about a result, for step details (placeholders only, never raw data)."""
+    """A short line about a result for step details: no private "_" data, no server paths."""
     if not result.ok:
         return result.error or "failed"
-    data = {k: v for k, v in result.data.items() if not k.startswith("_")}
+    data = {k: v for k, v in result.data.items() if not k.startswith("_") and k != "path"}
     text = f"{name}: " + ", ".join(f"{k}={_short(v)}" for k, v in list(data.items())[:4])
     return text[:240]
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import http.cookiejar
 import json
 import socket
 import subprocess
@@ -77,11 +78,18 @@ def _peak_during(process: psutil.Process, port: int) -> tuple[int, float]:
     sampler = threading.Thread(target=sample)
     sampler.start()
     body = json.dumps({"request": "lunch with karthik next thursday at 1", "tz": "UTC"}).encode()
+    # The page's session cookie carries the CSRF token every POST must echo.
+    opener = urllib.request.build_opener(
+        urllib.request.HTTPCookieProcessor(http.cookiejar.CookieJar())
+    )
+    token = json.load(opener.open(f"http://127.0.0.1:{port}/api/csrf"))["token"]
     request = urllib.request.Request(
-        f"http://127.0.0.1:{port}/api/ask", data=body, headers={"Content-Type": "application/json"}
+        f"http://127.0.0.1:{port}/api/ask",
+        data=body,
+        headers={"Content-Type": "application/json", "X-CSRF-Token": token},
     )
     started = time.perf_counter()
-    with urllib.request.urlopen(request, timeout=120) as response:
+    with opener.open(request, timeout=120) as response:
         response.read()
     seconds = time.perf_counter() - started
     done.set()
