@@ -25,6 +25,9 @@ from tools.base import Registry
 logger = logging.getLogger(__name__)
 
 MAX_STEPS = 10
+# The planner needs the gist, not the whole thread: code already found the events in it, and a
+# short prompt keeps a turn within seconds on a laptop CPU.
+MAX_THREAD_CHARS = 800
 WRITE_EVENT_TOOLS = ("create_event", "create_reminder")
 CALENDAR_CHECKS = ("find_free_slots", "list_events", "check_conflicts")
 _WEB_WORDS = ("web", "search_internet", "browse", "http")
@@ -145,9 +148,8 @@ def plan_schema(names: list[str]) -> dict[str, Any]:
                     "properties": {
                         "tool": {"type": "string", "enum": names},
                         "args": {"type": "object"},
-                        "purpose": {"type": "string", "maxLength": 48},
                     },
-                    "required": ["tool", "args", "purpose"],
+                    "required": ["tool", "args"],
                 },
             }
         },
@@ -186,9 +188,8 @@ class Planner:
         )
         facts = "\n".join(f"- {fact}" for fact in plan_input.recall) or "(none)"
         user = prompt["user"].format(
-            tools=catalogue,
-            request=plan_input.request[:1500],
-            thread=plan_input.thread[-2500:] if plan_input.thread else "(none)",
+            request=plan_input.request[:1000],
+            thread=plan_input.thread[-MAX_THREAD_CHARS:] if plan_input.thread else "(none)",
             calendar=plan_input.calendar_summary or "(empty)",
             facts=facts,
             time_note="The input states a date and clock time."
@@ -197,7 +198,10 @@ class Planner:
         )
         try:
             answer = self.gateway.complete_json(
-                [Message("system", prompt["system"]), Message("user", user)],
+                [
+                    Message("system", prompt["system"].format(tools=catalogue)),
+                    Message("user", user),
+                ],
                 guard=guard,
                 purpose="plan",
                 schema=plan_schema(self.registry.names()),
@@ -211,11 +215,12 @@ class Planner:
         steps = answer.get("steps")
         if not isinstance(steps, list):
             return None
+        purposes = {spec["name"]: spec["description"] for spec in self.registry.catalogue()}
         return [
             PlanStep(
                 str(s.get("tool", "")),
                 s.get("args") if isinstance(s.get("args"), dict) else {},
-                " ".join(str(s.get("purpose", "")).split())[:80],
+                purposes.get(str(s.get("tool", "")), ""),  # the model spends no tokens on prose
             )
             for s in steps
             if isinstance(s, dict)

@@ -19,7 +19,7 @@ from privacy import PrivacyGuard
 logger = logging.getLogger(__name__)
 _NUMBER_RE = re.compile(r"\d+")
 
-MAX_REPLY_TOKENS = 90
+MAX_REPLY_TOKENS = 60
 
 
 _RELATIONS = {

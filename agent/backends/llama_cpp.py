@@ -14,6 +14,8 @@ from agent.model import Chunk, GenerationOptions, Message, Usage
 
 logger = logging.getLogger(__name__)
 
+PROMPT_CACHE_BYTES = 512 << 20
+
 GGUF_MAGIC = b"GGUF"
 
 
@@ -79,6 +81,11 @@ class LlamaCppModel:
                     f"llama.cpp could not load {self.path} ({error}); the file may be corrupt "
                     "or not a chat model: pass another --model"
                 ) from error
+            # Prompts share long fixed prefixes (each purpose's system prompt and tool list);
+            # a RAM cache of states lets alternating purposes skip re-reading them.
+            from llama_cpp import LlamaRAMCache
+
+            self._llama.set_cache(LlamaRAMCache(capacity_bytes=PROMPT_CACHE_BYTES))
             self.load_seconds = time.perf_counter() - started
             logger.info("loaded %s in %.2f s", self.path.name, self.load_seconds)
         return self._llama
