@@ -97,6 +97,8 @@ def test_phone_key_merges_spellings(spellings: list[str], region: str) -> None:
         ("meet at 3 pm Friday", []),
         ("I walked 3 blocks to the park", []),
         ("we have 2 options on the table", []),
+        ("see you on 27 November 2026 at 10", []),
+        ("am 12. Juni 2026", []),
     ],
 )
 def test_street_address_recognizer(text: str, expected: list[str]) -> None:

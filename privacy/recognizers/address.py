@@ -34,6 +34,14 @@ _ROMANCE = (
 )
 
 
+# "27 November 2026", "3 de março 2026", "12. Juni 2026": a day, a month, a year.
+_DATE_RE = regex.compile(
+    r"(?i)\d{1,2}\.?\s+(?:de\s+)?(?:jan|feb|m[aä]r|apr|ma[iy]|jun|jul|aug|sep|o[ck]t|nov|de[cz]"
+    r"|janv|févr|avr|juin|juil|août|déc|ene|abr|ago|dic|set|out|fev|mär)\p{L}*\.?,?\s+(?:de\s+)?"
+    r"\d{2,4}\b"
+)
+
+
 class StreetAddressRecognizer(PatternRecognizer):
     """STREET_ADDRESS: a house number with a street name and a street word, in either order."""
 
@@ -95,5 +103,8 @@ class StreetAddressRecognizer(PatternRecognizer):
         )
 
     def validate_result(self, pattern_text: str) -> bool:
-        """ "3 pm Friday way" is no street: times and number-only words are refused."""
-        return not regex.search(r"(?i)^\d{1,2}\s*(?:am|pm|h|uhr)\b", pattern_text)
+        """ "3 pm Friday way" and "27 November 2026" are no streets: times and dates are
+        refused."""
+        return not regex.search(r"(?i)^\d{1,2}\s*(?:am|pm|h|uhr)\b", pattern_text) and not (
+            _DATE_RE.match(pattern_text)
+        )
