@@ -26,6 +26,7 @@ import sqlite_utils
 from agent.audit import AuditLog
 from agent.backends import select_model
 from agent.bundle import BundleEvent, BundleFile, PlanItem, StepOutcome, TurnBundle
+from agent.contacts import learn_contacts
 from agent.errors import AgentError, InputError
 from agent.executor import EventOutcome, Executor, TurnState
 from agent.extraction import ProposedEvent, RuleLinker, candidates, link_with_model
@@ -51,6 +52,7 @@ Progress = Callable[[dict[str, Any]], None]
 # Window of a calendar import: recent past for context, a year ahead for conflicts.
 IMPORT_PAST = timedelta(days=30)
 IMPORT_AHEAD = timedelta(days=365)
+RECALL_K = 3  # remembered facts offered to the planner
 
 
 def parse_zone(name: str) -> ZoneInfo:
@@ -100,6 +102,7 @@ class Turn:
     thread: str = ""
     session: str | None = None
     contacts: list[str] = field(default_factory=list)
+    id: int | None = None  # the stored turn: its own message is not "earlier in this chat"
 
 
 class Assistant:
@@ -162,10 +165,27 @@ class Assistant:
             notify({"stage": "import", "status": "running"})
             imported = self.import_calendar(calendar, name=calendar_name, now=turn.now, tz=turn.tz)
         notify({"stage": "redact", "status": "running"})
-        redactor = Redactor(entity_map=entity_map, contacts=turn.contacts)
-        request = redactor.redact(turn.request).text
-        thread = redactor.redact(turn.thread).text if turn.thread.strip() else ""
-        guard = PrivacyGuard(entity_map, turn.contacts)
+        db = sqlite_utils.Database(self.data_dir / "veil.db")
+        try:
+            memory = MemoryStore(db)
+            # Known contacts are always redacted, in every session and front-end.
+            contacts = list(dict.fromkeys([*turn.contacts, *memory.contact_names()]))
+            redactor = Redactor(entity_map=entity_map, contacts=contacts)
+            request = redactor.redact(turn.request).text
+            thread = redactor.redact(turn.thread).text if turn.thread.strip() else ""
+            for learned in learn_contacts(request, entity_map):
+                memory.save_contact(
+                    learned.name, role=learned.role, email=learned.email, phone=learned.phone
+                )
+            history: list[tuple[str, str]] = []
+            if turn.session is not None:
+                history = memory.prompt_history(
+                    turn.session, lambda text: redactor.redact(text).text, before_turn=turn.id
+                )
+            recall = self._recall_for(memory, request)
+        finally:
+            db.close()
+        guard = PrivacyGuard(entity_map, contacts)
         injections = find_injections(thread)
         # Injected text keeps its length (offsets stay valid) but says nothing to the linker.
         quiet = thread
@@ -199,6 +219,8 @@ class Assistant:
                 vague_time=any(not e.schedulable for e in events)
                 or (intent in ("schedule", "remind") and not events),
                 calendar_summary=_calendar_summary(store, turn.now, redactor),
+                recall=tuple(redactor.redact(fact).text for fact in recall),
+                history=tuple(f"{role}: {text}" for role, text in history),
             )
             notify({"stage": "plan", "status": "running"})
             plan = Planner(self.gateway, self.registry).plan(
@@ -281,6 +303,12 @@ class Assistant:
             )
         notify({"stage": "done", "status": "ok"})
         return bundle
+
+    def _recall_for(self, memory: MemoryStore, request: str) -> list[str]:
+        """Remembered facts near the request; the encoder is not loaded while there are none."""
+        if not request.strip() or not memory.fact_count():
+            return []
+        return self._recall(request, RECALL_K)
 
     def _recall(self, query: str, k: int) -> list[str]:
         """Facts nearest in meaning to `query`; the embedding model loads on first use only."""

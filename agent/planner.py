@@ -28,6 +28,7 @@ MAX_STEPS = 10
 # The planner needs the gist, not the whole thread: code already found the events in it, and a
 # short prompt keeps a turn within seconds on a laptop CPU.
 MAX_THREAD_CHARS = 800
+MAX_HISTORY_CHARS = 600  # the newest end of the session's short-term messages
 WRITE_EVENT_TOOLS = ("create_event", "create_reminder")
 CALENDAR_CHECKS = ("find_free_slots", "list_events", "check_conflicts")
 _WEB_WORDS = ("web", "search_internet", "browse", "http")
@@ -51,6 +52,7 @@ class PlanInput:
     vague_time: bool  # it talks about a time without stating one ("dinner friday")
     calendar_summary: str = ""
     recall: tuple[str, ...] = ()
+    history: tuple[str, ...] = ()  # earlier messages of the session, "role: text", redacted
 
 
 @dataclass
@@ -187,11 +189,13 @@ class Planner:
             f"- {spec['name']}: {spec['description']}" for spec in self.registry.catalogue()
         )
         facts = "\n".join(f"- {fact}" for fact in plan_input.recall) or "(none)"
+        history = "\n".join(" ".join(line.split())[:200] for line in plan_input.history)
         user = prompt["user"].format(
             request=plan_input.request[:1000],
             thread=plan_input.thread[-MAX_THREAD_CHARS:] if plan_input.thread else "(none)",
             calendar=plan_input.calendar_summary or "(empty)",
             facts=facts,
+            history=history[-MAX_HISTORY_CHARS:] if history else "(none)",
             time_note="The input states a date and clock time."
             if plan_input.stated_time
             else "The input states no specific date and clock time.",

@@ -294,14 +294,19 @@ class MemoryStore:
         return self.messages(session_id, last=SHORT_TERM)
 
     def prompt_history(
-        self, session_id: str, redact: Callable[[str], str]
+        self, session_id: str, redact: Callable[[str], str], *, before_turn: int | None = None
     ) -> list[tuple[str, str]]:
         """(role, text) of the short-term messages, each through `redact` on its way out.
 
         Memory holds real values, so nothing from it may reach a prompt unredacted: the
-        caller passes the privacy layer's redact with this session's map.
+        caller passes the privacy layer's redact with this session's map. `before_turn`
+        leaves out the running turn's own messages (the prompt has them already).
         """
-        return [(m.role, redact(m.content)) for m in self.short_term(session_id)]
+        return [
+            (m.role, redact(m.content))
+            for m in self.short_term(session_id)
+            if before_turn is None or m.turn_id is None or m.turn_id < before_turn
+        ]
 
     # turn checkpoints
 
@@ -472,6 +477,10 @@ class MemoryStore:
         ).fetchall()
         found = {row[0]: Fact(*row) for row in rows}
         return [found[i] for i in fact_ids if i in found]
+
+    def fact_count(self) -> int:
+        """How many facts are stored (cheap: callers skip loading the encoder when none)."""
+        return int(self.db.execute("SELECT count(*) FROM facts").fetchone()[0])
 
     def facts(self) -> list[Fact]:
         """Every fact, oldest first."""

@@ -12,6 +12,7 @@ import pytest
 from agent.assistant import Assistant, Turn, build_assistant
 from agent.audit import AuditLog
 from agent.gateway import ModelGateway
+from privacy import EntityMap
 from privacy.entity_map import PLACEHOLDER_RE
 from tests.fakes import RecordingChatModel
 from tools.calendar.event import CalendarEvent
@@ -198,3 +199,49 @@ def test_write_tools_get_real_names_and_read_tools_placeholders(
     facts = MemoryStore(sqlite_utils.Database(data_dir / "veil.db")).facts()
     assert [f.text for f in facts] == ["karthik is my CFO"]
     assert "karthik" not in audit.read_text().lower()
+
+
+def test_a_contact_taught_in_one_session_is_redacted_in_the_next(data_dir: Path) -> None:
+    """'karthik my cfo' is remembered: later sessions redact karthik even with no cue word."""
+    import sqlite_utils
+
+    from memory.store import MemoryStore
+
+    ask(build_assistant(data_dir=data_dir, no_llm=True), "email karthik my cfo about the budget")
+    store = MemoryStore(sqlite_utils.Database(data_dir / "veil.db"))
+    [contact] = store.contacts()
+    assert (contact.name.lower(), contact.role) == ("karthik", "cfo")
+    model = RecordingChatModel()
+    audit = data_dir / "audit.jsonl"
+    assistant = Assistant(ModelGateway(model, audit=AuditLog(audit)), data_dir=data_dir)
+    ask(assistant, "KARTHIK wants the deck monday at 10am")
+    prompts = [m.content for messages in model.received for m in messages]
+    assert prompts and all("karthik" not in p.lower() for p in prompts)
+
+
+def test_earlier_messages_reach_the_plan_redacted_with_the_session_map(data_dir: Path) -> None:
+    """The short-term history feeds the planner, through the same placeholders, never raw."""
+    import sqlite_utils
+
+    from memory.store import MemoryStore
+
+    data_dir.mkdir(parents=True, exist_ok=True)
+    store = MemoryStore(sqlite_utils.Database(data_dir / "veil.db"))
+    session = store.create_session()
+    first = store.start_turn(session.id, "lunch with Priya Raman friday")
+    store.append_message(session.id, "user", "lunch with Priya Raman friday", first)
+    store.append_message(session.id, "assistant", "Which time suits Priya Raman?", first)
+    second = store.start_turn(session.id, "make it 1pm")
+    store.append_message(session.id, "user", "make it 1pm", second)
+    entity_map = EntityMap()
+    model = RecordingChatModel()
+    assistant = Assistant(ModelGateway(model), data_dir=data_dir)
+    turn = Turn(request="make it 1pm", now=NOW, tz=TZ, session=session.id, id=second)
+    assistant.ask(turn, entity_map)
+    [plan_prompt] = [m for m in model.received if "Earlier in this chat" in m[-1].content]
+    text = plan_prompt[-1].content
+    placeholder = entity_map.find("PERSON", "priya raman")
+    assert placeholder and f"user: lunch with {placeholder} friday" in text
+    assert f"assistant: Which time suits {placeholder}?" in text
+    assert "Priya" not in text and "Raman" not in text
+    assert text.count("make it 1pm") == 1  # this turn's own message is the request, not history

@@ -504,3 +504,30 @@ def test_a_request_that_waits_too_long_gets_503(app: Flask, client: FlaskClient)
     assert response.status_code == 503 and "busy" in response.get_json()["error"]
     assert turn["status"] == "error" and turn["code"] == 503
     assert any(e["stage"] == "queue" and e["position"] == 1 for e in turn["events"])
+
+
+def test_an_interrupted_turn_can_be_rerun_with_its_thread(app: Flask, client: FlaskClient) -> None:
+    from web.db import open_store
+
+    store = open_store(app.config["DATA_DIR"])
+    session = store.create_session("lunch")
+    turn_id = store.start_turn(session.id, "add this")
+    store.append_message(session.id, "user", "add this\n\nAnna: lunch tomorrow at 1pm?", turn_id)
+    store.db.execute("UPDATE turns SET status = 'interrupted' WHERE id = ?", [turn_id])
+    store.db.commit()
+    assert client.get(f"/api/turns/{turn_id}").get_json()["status"] == "interrupted"
+    started = client.post(f"/api/turns/{turn_id}/rerun", json={"tz": TZ})
+    assert started.status_code == 202, started.get_json()
+    body = started.get_json()
+    assert body["session"] == session.id and body["turn"] != turn_id
+    assert "event: end" in client.get(body["events"]).get_data(as_text=True)
+    rerun = client.get(f"/api/turns/{body['turn']}").get_json()
+    assert rerun["status"] == "done"
+    [event] = [e for e in rerun["answer"]["events"] if e["status"] == "created"]
+    assert "Anna" in event["title"]
+    said = [m.content for m in store.messages(session.id) if m.turn_id == body["turn"]]
+    assert said[0] == "add this\n\nAnna: lunch tomorrow at 1pm?"
+    # a finished turn is not re-run: ask again instead
+    again = client.post(f"/api/turns/{body['turn']}/rerun", json={"tz": TZ})
+    assert again.status_code == 400 and "interrupted" in again.get_json()["error"]
+    store.db.close()

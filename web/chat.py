@@ -102,6 +102,29 @@ def start_turn() -> Any:
     )
 
 
+@chat.post("/api/turns/<int:turn_id>/rerun")
+def rerun_turn(turn_id: int) -> Any:
+    """Run an interrupted turn again, with its request and pasted thread, as a new turn."""
+    fields = _text_fields(request.get_json(silent=True) or {}, ("tz", "now"))
+    store = get_store()
+    stored = store.get_turn(turn_id)
+    if stored.status != "interrupted":
+        raise InputError("only an interrupted turn can be re-run; ask again instead")
+    said = next(
+        (m.content for m in store.messages(stored.session_id)
+         if m.turn_id == turn_id and m.role == "user"),
+        stored.request,
+    )  # fmt: skip
+    # The user message is the request, a blank line, then the thread (TurnRunner.start).
+    thread = said[len(stored.request) :].strip("\n") if said.startswith(stored.request) else said
+    turn = _turn({"request": stored.request, "thread": thread, **fields}, stored.session_id)
+    live = _runner().start(store, turn)
+    return (
+        jsonify(turn=live.id, session=stored.session_id, events=f"/api/turns/{live.id}/events"),
+        202,
+    )
+
+
 @chat.get("/api/turns/<int:turn_id>")
 def turn_status(turn_id: int) -> Any:
     """A turn's state: running, done (with the answer), error (with the message), interrupted."""

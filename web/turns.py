@@ -86,6 +86,7 @@ class TurnRunner:
             raise InputError("a turn needs a session")
         shown = "\n\n".join(part for part in (turn.request, turn.thread) if part.strip())
         turn_id = store.start_turn(turn.session, turn.request)
+        turn.id = turn_id
         store.append_message(turn.session, "user", shown, turn_id)
         live = LiveTurn(turn_id, turn.session)
         with self._lock:
@@ -113,7 +114,6 @@ class TurnRunner:
             emit({"stage": "queued", "status": "waiting"})
             with self.queue.slot(lambda place: emit({"stage": "queue", "position": place})):
                 entity_map = store.load_map(live.session_id)
-                turn.contacts = store.contact_names()
                 audit_from = self._audit_count(live.session_id)
                 bundle = self.assistant.ask(turn, entity_map, progress=emit)
                 store.save_map(live.session_id, entity_map)

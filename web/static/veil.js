@@ -171,7 +171,22 @@ async function ask(request, thread) {
 function showOutcome(view, turn) {
   view.trace.open = false;
   if (turn.status === "interrupted") {
-    view.answer.replaceChildren(el("p", { class: "error", text: "This turn was interrupted (Veil stopped while it ran). Ask again to re-run it." }));
+    const rerun = el("button", { type: "button", class: "rerun", text: "Re-run this turn" });
+    rerun.addEventListener("click", async () => {
+      rerun.disabled = true;
+      try {
+        const started = await api(`/api/turns/${turn.id}/rerun`, {
+          method: "POST", json: { tz: $("tz").value },
+        });
+        follow(turnView(started.turn, view.article.querySelector(".said").textContent), started.turn);
+      } catch (error) {
+        rerun.disabled = false;
+        view.answer.append(el("p", { class: "error", role: "alert", text: error.message }));
+      }
+    });
+    view.answer.replaceChildren(
+      el("p", { class: "error", text: "This turn was interrupted (Veil stopped while it ran)." }),
+      rerun);
     return;
   }
   if (turn.error || !turn.answer) {
