@@ -8,6 +8,7 @@ never leave this package: callers see placeholder types (PERSON, PHONE, EMAIL, A
 from __future__ import annotations
 
 import bisect
+import itertools
 import locale
 import logging
 import re
@@ -133,6 +134,8 @@ def _chunks(text: str) -> Iterable[tuple[int, str]]:
         end = min(len(text), start + CHUNK_CHARS)
         if end < len(text):
             cut = text.rfind("\n", start, end)
+            if cut <= start:  # one long line: cut at a space rather than inside a word
+                cut = max(text.rfind(" ", start, end), text.rfind("\t", start, end))
             end = cut + 1 if cut > start else end
         yield start, text[start:end]
         start = end
@@ -173,8 +176,8 @@ def _english_line(text: str, position: int) -> bool:
     """Whether the line around `position` is English: there "Ramos" is a surname, not branches."""
     line_start = text.rfind("\n", 0, position) + 1
     line_end = text.find("\n", position)
-    line = text[line_start : line_end if line_end >= 0 else len(text)]
-    words = [w.casefold() for w in _WORD_RE.findall(line)][:40]
+    found = _WORD_RE.finditer(text, line_start, line_end if line_end >= 0 else len(text))
+    words = [w.group().casefold() for w in itertools.islice(found, 40)]
     english = sum(1 for w in words if zipf(w) >= 3.0 and not foreign_word(w))
     return bool(words) and english / len(words) >= 0.6
 
@@ -202,6 +205,16 @@ class Redactor:
     ) -> None:
         self.entity_map = entity_map if entity_map is not None else EntityMap()
         self.contacts = [c.strip() for c in contacts if c and c.strip()]
+        # Contacts by normalised value and by first word: a session may know 10,000 of them,
+        # and every new name would otherwise scan them all.
+        self._contact_spelling: dict[str, str] = {}
+        self._contacts_by_first: dict[str, list[str]] = {}
+        for contact in self.contacts:
+            norm = normalize_value(contact)
+            self._contact_spelling.setdefault(norm, contact)
+            if len(norm.split()) > 1:
+                self._contacts_by_first.setdefault(norm.split()[0], []).append(contact)
+        self._known_cache: tuple[int, list[tuple[re.Pattern[str], dict[str, str]]]] | None = None
         own = (region or default_region()).upper()
         self.regions = (own, *(r for r in DEFAULT_REGIONS if r != own))
         self.max_chars = max_chars
@@ -295,6 +308,18 @@ class Redactor:
 
     def _known(self, text: str) -> list[_Found]:
         """Every occurrence of a value the session or the contacts already know, in any case."""
+        found = []
+        for regex, kinds in self._known_patterns():
+            for match in regex.finditer(text):
+                kind = kinds.get(normalize_value(match.group()), "PERSON")
+                found.append(_Found(match.start(), match.end(), kind, "known"))
+        return [f for f in found if not _inside_placeholder(text, f)]
+
+    def _known_patterns(self) -> list[tuple[re.Pattern[str], dict[str, str]]]:
+        """The known values as two alternations, recompiled only when the session map grew."""
+        size = self.entity_map.spelling_count()
+        if self._known_cache is not None and self._known_cache[0] == size:
+            return self._known_cache[1]
         values: dict[str, str] = {}
         for placeholder, value in self.entity_map.variants():
             values.setdefault(value, self.entity_map.type_of(placeholder) or "PERSON")
@@ -316,15 +341,13 @@ class Redactor:
                 strict += [re.escape(f) for f in sorted({value, value.capitalize(), value.upper()})]
             else:
                 loose.append(r"\s+".join(re.escape(word) for word in value.split()))
-        found = []
-        for parts, flags in ((loose, re.IGNORECASE), (strict, 0)):
-            if not parts:
-                continue
-            regex = re.compile(r"(?<![\w@<])(?:" + "|".join(parts) + r")(?![\w@])", flags)
-            for match in regex.finditer(text):
-                kind = kinds.get(normalize_value(match.group()), "PERSON")
-                found.append(_Found(match.start(), match.end(), kind, "known"))
-        return [f for f in found if not _inside_placeholder(text, f)]
+        patterns = [
+            (re.compile(r"(?<![\w@<])(?:" + "|".join(parts) + r")(?![\w@])", flags), kinds)
+            for parts, flags in ((loose, re.IGNORECASE), (strict, 0))
+            if parts
+        ]
+        self._known_cache = (size, patterns)
+        return patterns
 
     def _placeholder(self, kind: str, value: str) -> str:
         """The session placeholder for a value: phones by E.164, first names by full name."""
@@ -338,14 +361,13 @@ class Redactor:
         if found is not None:
             return found
         # a contact is stored as the user spelled it, whatever case the thread used
-        value = next((c for c in self.contacts if normalize_value(c) == norm), value)
+        value = self._contact_spelling.get(norm, value)
         words = norm.split()
         index = self._full_names()
         owners = set(index.get(words[0], ()))
         pending = [
-            c for c in self.contacts
-            if len(c.split()) > 1 and normalize_value(c).split()[0] == words[0]
-            and self.entity_map.find("PERSON", normalize_value(c)) is None
+            c for c in self._contacts_by_first.get(words[0], ())
+            if self.entity_map.find("PERSON", normalize_value(c)) is None
         ]  # fmt: skip
         before = self.entity_map.spelling_count()
         single = self.entity_map.find("PERSON", words[0])

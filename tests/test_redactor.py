@@ -261,4 +261,5 @@ def test_many_names_in_bounded_time() -> None:
     assert result.text.count("<PERSON_") == 2
     listing = "Invite " + ", ".join(f"{n}" for n in names[:1000])
     assert redactor.redact(listing).text.count("<PERSON_") >= 1000
-    assert time.perf_counter() - started < 20
+    # each new name used to scan every contact: ~17 s here before the contact index
+    assert time.perf_counter() - started < 10
