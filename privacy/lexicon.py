@@ -42,7 +42,7 @@ ROLES = frozenset(
     landlord landlady colleague coworker co-worker friend buddy pal bestie sister brother sis bro
     wife husband partner spouse assistant therapist coach teacher tutor neighbor neighbour intern
     recruiter client customer contractor plumber electrician mechanic realtor agent trainer
-    nanny babysitter roommate flatmate cousin aunt auntie uncle mother father mom mum dad mommy
+    nanny babysitter roommate flatmate kid cousin aunt auntie uncle mother father mom mum dad mommy
     mummy daddy son daughter niece nephew grandma grandpa granny nana fiancé fiancée fiance
     fiancee girlfriend boyfriend gf bf mentor supervisor director founder cofounder co-founder
     investor advisor adviser vet physio physiotherapist hairdresser barber chef secretary pa
@@ -93,6 +93,9 @@ NOT_NAMES = (
     )
 )
 
+# Words that open the unit part of an address ("Apt. 4"): never the end of a name.
+UNIT_WORDS = frozenset({"apt", "apartment", "suite", "ste", "unit", "flat"})
+
 # Words that make a capitalised phrase an organisation or a venue, which stays visible.
 ORG_WORDS = frozenset(
     """inc inc. corp corp. corporation co co. ltd ltd. llc llp plc gmbh ag sa sas sarl bv nv
@@ -101,7 +104,9 @@ ORG_WORDS = frozenset(
     studio studios partners associates consulting systems technologies tech solutions
     services foundation trust fund capital ventures media agency network airlines airport
     station museum gallery theatre theater cinema church club gym center centre market store
-    shop mall park stadium arena""".split()
+    shop mall park stadium arena orchestra band choir ensemble research investments consulting
+    transit movers analytics software insurance logistics realty properties pharma
+    pharmaceuticals motors industries enterprises""".split()
 )
 
 

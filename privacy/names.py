@@ -23,6 +23,7 @@ from privacy.lexicon import (
     ROLES,
     SALUTATIONS,
     TIME_WORDS,
+    UNIT_WORDS,
     foreign_word,
     is_given_name,
     max_zipf,
@@ -32,13 +33,15 @@ from privacy.thread import ThreadLine
 
 Strength = Literal["strong", "weak", "free"]
 
-TOKEN = r"[^\W\d_](?:[^\W\d_]|['’\-])*"  # letters only: no name holds a digit
+# Letters only: no name holds a digit ("Q3", "Q0042x"), and "Franciska's" is "Franciska".
+TOKEN = r"[^\W\d_]+(?:['’\-](?![sS]\b)[^\W\d_]+)*['’\-]?(?!\w)"
 _TOKEN_RE = re.compile(TOKEN)
 
 _STRONG_CUES = (
     r"e-?mail(?:ed|ing)?(?:\s+to)?|mail\s+to|(?:write|wrote)\s+to|sen[dt]\s+(?:it\s+|this\s+)?to"
     r"|talk(?:ed|ing)?\s+(?:to|with)|sp(?:eak|oke)\s+(?:to|with)|repl(?:y|ied)\s+to"
-    r"|forward(?:ed)?\s+(?:it\s+|this\s+)?to|text(?:ed|ing)?|txt|call(?:ed|ing)?|ring|rang"
+    r"|forward(?:ed)?\s+(?:it\s+|this\s+)?to|text(?:ed|ing)?|txt|calls?\s+me|call(?:ed|ing)?"
+    r"|ring|rang|said|says|shouted\s+at|yelled\s+at"
     r"|ping(?:ed)?|message[ds]?|dm|meet(?:ing)?(?:\s+up)?(?:\s+with)?|met(?:\s+with)?"
     r"|invit(?:e|ed|ing)|cc|bcc|tell|told|ask(?:ed)?|remind(?:ed)?|introduced?|thanks?|thanked"
     r"|thank\s+you|thx|ty|hey|hi|hello|hiya|yo|dear"
@@ -49,14 +52,14 @@ _STRONG_CUES = (
     r"|rencontre|llama|escribe|pregunta|liga|ligar|pergunta|escreve|encontra|pick\s+up|loop\s+in"
     r"|bring(?:e|s|ing)?|visit(?:ing)?|add|tag|join|congrats|congratulate|happy\s+birthday"
     r"|levar|trazer|llevar|traer|invitar|convidar|einladen|inviter|avisa|avise|préviens"
-    r"|(?:my\s+|maiden\s+|full\s+)?name(?:\s+is)?|i'm|i\s+am|calls?\s+me|called|named|signed"
+    r"|(?:my\s+|maiden\s+|full\s+)?name(?:\s+is)?|i'm|i\s+am|called|named|signed"
     r"|je\s+m'appelle|ich\s+bin|ich\s+heiße|me\s+llamo|soy|me\s+chamo|sou"
 )
 _WEAK_CUES = r"with|w/|mit|avec|con|com|from|von|for|für|pour|para|by|to|an|à|and|und|et|&"
 # Portuguese and colloquial Spanish/German put an article before a name: "com a Ana".
 _ARTICLE = r"(?:(?:a|o|la|el|der|die|den|dem)[ \t]+(?=[^\W\d_]))?"
 _CUE_RE = re.compile(
-    rf"(?<![\w@<])(?:(?P<strong>{_STRONG_CUES})|(?P<weak>{_WEAK_CUES}))[,:!]?[ \t]+{_ARTICLE}"
+    rf"(?<![\w@<])(?:(?P<strong>{_STRONG_CUES})|(?P<weak>{_WEAK_CUES}))[,:!?]?[ \t]+{_ARTICLE}"
     rf"(?P<name>{TOKEN})",
     re.IGNORECASE,
 )
@@ -127,22 +130,34 @@ def is_name_word(word: str, strength: Strength) -> bool:
 
 def _is_surname(word: str, first: str) -> bool:
     """A second word of a full name: capitalised like the first, not a venue word."""
+    if len(word) < 2:
+        return False  # "Can I": a lone letter is an initial only before a surname
     if not first[0].isupper() or not word[0].isupper():
         return not first[0].isupper() and is_name_word(word, "weak")
     low = word.casefold()
     # "Nguyễn Văn An": capitalised inside a name, "An" is no article; times and venues end it.
-    blocked = TIME_WORDS | ROLES | SALUTATIONS | ORG_WORDS
+    blocked = TIME_WORDS | ROLES | SALUTATIONS | ORG_WORDS | UNIT_WORDS
     return low not in blocked and not (word.isupper() and len(word) > 1)
 
 
-_SURNAME_RE = re.compile(rf"(?:[ \t]+[^\W\d_]\.)?[ \t]+({TOKEN})")
+# A middle initial, with or without its full stop: "Iva D. Grusová", "Julieta S Almeida".
+_SURNAME_RE = re.compile(rf"(?:[ \t]+(?P<initial>[^\W\d_])(?P<dot>\.)?)?[ \t]+({TOKEN})")
+# Lower-case one-letter words of the five languages: never an undotted initial ("tom a lot").
+_LETTER_WORDS = frozenset("a à e é i o ó u y".split())
 
 
 def _extend(text: str, start: int, end: int, first: str) -> int:
     """Grow a one-word name over following surname words ("Priya Patel", "Iva D. Grusová")."""
     for _ in range(3):
         match = _SURNAME_RE.match(text, end)
-        if not match or not _is_surname(match.group(1), first):
+        if not match or not _is_surname(match.group(3), first):
+            break
+        initial = match.group("initial")
+        if (
+            initial
+            and not match.group("dot")
+            and (initial.isupper() != first[0].isupper() or initial in _LETTER_WORDS)
+        ):
             break
         end = match.end()
     return end
@@ -177,6 +192,9 @@ def _cue_names(text: str) -> Iterator[NameHit]:
         position = match.start("name")
         name = match.group("name")
         strength: Strength = "strong" if match.group("strong") else "weak"
+        weak = match.group("weak")
+        if weak and weak[0].isupper() and not _sentence_start(text, match.start("weak")):
+            continue  # "Standard And Poors": a capitalised "And" is inside a title
         if not is_name_word(name, strength):
             continue
         if strength == "weak" and EMPLOYER_BEFORE_RE.search(
@@ -261,7 +279,7 @@ def _alone_names(text: str, lines: list[ThreadLine]) -> Iterator[NameHit]:
 
 
 _NAME_LINE_RE = re.compile(
-    rf"[ \t>?*]*({TOKEN}(?:[ \t]+(?:[^\W\d_]\.[ \t]+)?{TOKEN}){{1,2}})[ \t]*"
+    rf"[ \t>?*]*({TOKEN}(?:[ \t]+(?:[^\W\d_]\.?[ \t]+)?{TOKEN}){{1,2}})[ \t]*"
 )
 
 
@@ -274,14 +292,29 @@ def _name_lines(text: str, lines: list[ThreadLine]) -> Iterator[NameHit]:
         if not match:
             continue
         words = match.group(1).split()
-        first, rest = words[0], [w for w in words[1:] if not w.endswith(".")]
-        if is_given_name(first) and not foreign_word(first) and zipf(first.casefold()) < 5.0:
-            # names share their case ("Leone Mazzi", "leone mazzi"); "Priya confirmed" is prose
-            same_case = all(w[0].isupper() == first[0].isupper() for w in rest)
-            plain = all(w.casefold() not in NOT_NAMES and w.casefold() not in ORG_WORDS
-                        and (w[0].isupper() or zipf(w.casefold()) < 4.0) for w in rest)  # fmt: skip
-            if same_case and plain:
-                yield NameHit(match.start(1), match.end(1), "name-line")
+        initial = any(len(w.rstrip(".")) == 1 for w in words[1:-1])
+        first, rest = words[0], [w for w in words[1:] if len(w.rstrip(".")) > 1]
+        # names share their case ("Leone Mazzi", "leone mazzi"); "Priya confirmed" is prose
+        same_case = all(w[0].isupper() == first[0].isupper() for w in rest)
+        plain = all(w.casefold() not in NOT_NAMES and w.casefold() not in ORG_WORDS
+                    and (w[0].isupper() or zipf(w.casefold()) < 4.0 or is_given_name(w))
+                    for w in rest)  # fmt: skip
+        if not (same_case and plain and rest):
+            continue
+        # "Christophe Björklund", "Ella H. Snider": a given name that is also a French or
+        # Spanish word still opens a name when a rare surname or an initial follows it
+        surnamed = initial or all(max_zipf(w.casefold()) < 3.5 for w in rest)
+        given = (
+            is_given_name(first)
+            and zipf(first.casefold()) < 5.0
+            and (surnamed or not foreign_word(first))
+        )
+        # "Dreux Joly", "Tzigane Lantos": capitalised words no language Veil reads uses
+        unknown = first[0].isupper() and all(
+            zipf(w.casefold()) < 3.0 and max_zipf(w.casefold()) < 4.0 for w in [first, *rest]
+        )
+        if given or unknown:
+            yield NameHit(match.start(1), match.end(1), "name-line")
 
 
 def _sentence_start(text: str, position: int) -> bool:
@@ -322,6 +355,9 @@ def _capitalised_names(text: str) -> Iterator[NameHit]:
                     and max_zipf(word.casefold()) < 2.0 and not employer):  # fmt: skip
                 yield NameHit(match.start(), match.end(), "rare")
             continue
+        cue = _CUE_RE.match(text, match.start())
+        if cue and cue.group("strong") and cue.start("name") > match.start():
+            continue  # "Tell Priya": the verb is a cue, not a first name before a surname
         end = _extend(text, match.start(), match.end(), word)
         full = end > match.end()
         if _sentence_start(text, match.start()):
@@ -335,6 +371,108 @@ def _capitalised_names(text: str) -> Iterator[NameHit]:
         yield NameHit(match.start(), end, "capitalised")
 
 
+# Verbs only people do: a rare word before one opens a sentence as its subject ("Trivo lives
+# on ...", "Mourik began writing"). "is" and "has" are left out: "Verdafero is a startup".
+_PERSON_VERBS = frozenset(
+    """said says told tells asked asks replied replies wrote writes texted called calls emailed
+    lives lived began begins shouted yelled thinks thought wants wanted feels felt loves loved
+    hates knows knew agreed agrees confirmed mentioned cancelled canceled arrived left joined
+    met sent smiled laughed cried sings sang""".split()
+)
+# After a lower-case given name, auxiliaries also mark a subject: "tom is running late".
+_SUBJECT_VERBS = _PERSON_VERBS | frozenset("is was has had will can could would 's".split())
+_SUBJECT_RE = re.compile(
+    rf"(?P<first>{TOKEN})(?:[ \t]+(?P<second>{TOKEN}))??(?P<comma>[ \t]*,)?[ \t]+"
+    rf"(?P<verb>[^\W\d_]+(?:'s)?)"
+)
+_SENTENCE_RE = re.compile(r"(?:^|(?<=[.!?])[ \t]+)[ \t>]*", re.MULTILINE)
+_VOCATIVE_NEXT = frozenset("can could would will please do did are is have i you".split())
+
+
+def _subject(text: str, position: int) -> re.Match[str] | None:
+    """The shortest "Name [Surname] verb" at `position` whose verb is a subject's verb."""
+    match = _SUBJECT_RE.match(text, position)
+    if match and match.group("verb").casefold() not in _SUBJECT_VERBS | _VOCATIVE_NEXT:
+        longer = re.compile(_SUBJECT_RE.pattern.replace(")??", ")?", 1))
+        match = longer.match(text, position)
+    return match
+
+
+def _subject_names(text: str) -> Iterator[NameHit]:
+    """A name opening a sentence as its subject, in lower case or rare: "eva kleist lives"."""
+    for opening in _SENTENCE_RE.finditer(text):
+        match = _subject(text, opening.end())
+        if not match:
+            continue
+        first, second = match.group("first"), match.group("second")
+        verb = match.group("verb").casefold()
+        low = first.casefold()
+        if first.islower():
+            # "bill said" is someone; "bill is due" is not: auxiliaries need a rarer name
+            ceiling = 5.0 if verb in _PERSON_VERBS else 4.0
+            if match.group("comma") or verb not in _SUBJECT_VERBS or low in NOT_NAMES:
+                continue
+            if not is_given_name(low) or zipf(low) >= ceiling or foreign_word(low):
+                continue
+            if second and not (second.islower() and is_name_word(second, "weak")):
+                continue
+            yield NameHit(match.start("first"), match.end("second" if second else "first"),
+                          "subject")  # fmt: skip
+        elif not second and not is_given_name(first) and not first.isupper():
+            rare = len(first) >= 4 and max_zipf(low) < 2.0
+            vocative = bool(match.group("comma")) and verb in _VOCATIVE_NEXT
+            if rare and (verb in _PERSON_VERBS and not match.group("comma") or vocative):
+                yield NameHit(match.start("first"), match.end("first"), "rare")
+
+
+_LIST_NEXT_RE = re.compile(
+    rf"[ \t]*(?:,[ \t]*(?:(?:and|und|et|y|e|&)[ \t]+)?|[ \t]+(?:and|und|et|y|e|&)[ \t]+)"
+    rf"(?P<name>{TOKEN})",
+    re.IGNORECASE,
+)
+
+
+def _listed(word: str, first: str) -> bool:
+    """A word listed beside a name is one too when it is written like one."""
+    low = word.casefold()
+    if word[0].isupper() != first[0].isupper() or low in NOT_NAMES or low in ORG_WORDS:
+        return False
+    if word.isupper() and len(word) <= 4 and not is_given_name(word):
+        return False
+    if word[0].isupper():
+        return is_given_name(word) or max_zipf(low) < 3.5
+    return (is_given_name(low) and zipf(low) < 4.5) or _rare(low)
+
+
+def list_neighbours(text: str, people: list[tuple[int, int]]) -> list[NameHit]:
+    """Names listed beside names already found: "founders: Eklund, Michael and Hodge"."""
+    queue = list(people)
+    seen = set(people)
+    hits = []
+    while queue:
+        start, end = queue.pop()
+        first = text[start:end]
+        after = _LIST_NEXT_RE.match(text, end)
+        before = _BEFORE_AND_RE.search(text, max(0, start - 40), start)
+        for match, group in ((after, "name"), (before, 1)):
+            if match is None:
+                continue
+            s, e = match.span(group)
+            word = match.group(group)
+            if (s, e) in seen or not _listed(word, first):
+                continue
+            if group == "name":
+                e = _extend(text, s, e, word)
+                if _venue_follows(text, e):
+                    continue
+            elif _VENUE_BEFORE_RE.search(text, max(0, s - 8), s):
+                continue
+            seen.add((s, e))
+            queue.append((s, e))
+            hits.append(NameHit(s, e, "list"))
+    return hits
+
+
 def find_names(text: str, lines: list[ThreadLine]) -> list[NameHit]:
     """Every name the contextual rules find in `text` (lines come from `split_thread`)."""
     hits = [
@@ -345,5 +483,6 @@ def find_names(text: str, lines: list[ThreadLine]) -> list[NameHit]:
         *_alone_names(text, lines),
         *_name_lines(text, lines),
         *_capitalised_names(text),
+        *_subject_names(text),
     ]
     return sorted(hits, key=lambda hit: (hit.start, -hit.end))
