@@ -25,13 +25,15 @@ from privacy.lexicon import (
     ORG_WORDS,
     SALUTATIONS,
     TIME_WORDS,
+    UNIT_WORDS,
     foreign_word,
     is_everyday_word,
     is_given_name,
     zipf,
 )
-from privacy.names import EMPLOYER_BEFORE_RE, find_names
+from privacy.names import EMPLOYER_BEFORE_RE, find_names, list_neighbours
 from privacy.phone import DEFAULT_REGIONS, phone_key
+from privacy.postal import PLACE_BEFORE_RE, find_blocks, street_end
 from privacy.thread import split_thread
 
 logger = logging.getLogger(__name__)
@@ -55,6 +57,8 @@ _PRIORITY = {"EMAIL": 0, "CARD": 1, "IBAN": 1, "SSN": 1, "IP": 1, "PHONE": 2, "A
              "PERSON": 4}  # fmt: skip
 _WORD_RE = re.compile(r"[^\W_][\w'’\-]*")
 _WEAK_SOURCES = ("weak-cue", "list", "rare", "capitalised", "alone", "name-line")
+# Evidence no place or street overrides: a speaker label, "Dr. X", a name the session knows.
+_SURE_SOURCES = ("speaker", "titled", "known", "signature")
 
 
 @dataclass(frozen=True)
@@ -187,8 +191,8 @@ def _trim(text: str, start: int, end: int) -> tuple[int, int]:
     words = list(_WORD_RE.finditer(text, start, end))
     while words and words[0].group().casefold() in SALUTATIONS | HARD_NOT_NAMES:
         words.pop(0)
-    while words and words[-1].group().casefold() in SALUTATIONS | HARD_NOT_NAMES:
-        words.pop()
+    while words and words[-1].group().casefold() in SALUTATIONS | HARD_NOT_NAMES | UNIT_WORDS:
+        words.pop()  # "Barbara Yudina Apt. 675": the unit belongs to the address after
     return (words[0].start(), words[-1].end()) if words else (start, start)
 
 
@@ -265,27 +269,39 @@ class Redactor:
                 start, end = offset + result.start, offset + result.end
                 kind = result.entity_type
                 if kind in KEPT_TYPES:
+                    start, end = _one_line(text, start, end)
                     kept[(start, end)] = KeptSpan(kind, text[start:end], start, end)
                     if kind in ("ORGANIZATION", "LOCATION"):
                         venues.append((start, end))
                 elif kind == "PERSON":
                     metadata = result.recognition_metadata or {}
+                    start, end = _trim(text, *_one_line(text, start, end))
                     if metadata.get("recognizer_name") == "TitledNameRecognizer":
                         found.append(_Found(start, end, "PERSON", "titled"))  # "Mr. Ramos"
                         continue
-                    start, end = _trim(text, start, end)
                     if fields.overlaps(start, end):
                         continue  # "Betreff:" is a header's name, not a person's
                     if end > start and _plausible_person(text, start, end):
                         found.append(_Found(start, end, "PERSON", "spacy"))
                 elif kind in PLACEHOLDER_TYPES:
                     found.append(_Found(start, end, PLACEHOLDER_TYPES[kind], "presidio"))
+        venues.sort()
+        starts = [s for s, _ in venues]
+
+        def places_near(start: int, end: int) -> list[tuple[int, int]]:
+            """Companies and places that may overlap [start, end) (none is 300 chars long)."""
+            return venues[bisect.bisect_left(starts, start - 300) : bisect.bisect_left(starts, end)]
+
+        found, places = _postal(text, found)
+        for place in places:
+            kept[place] = KeptSpan("LOCATION", text[place[0] : place[1]], *place)
         for hit in find_names(text, lines):
             value = text[hit.start : hit.end]
             # A rule's guess inside a longer company or place name ("Blue Bottle Coffee")
             # stays visible; a one-word "company" is spaCy guessing at an unknown name.
+            near = places_near(hit.start, hit.end)
             if hit.source not in ("speaker", "role", "signature") and any(
-                s <= hit.start and hit.end <= e and (e - s > hit.end - hit.start) for s, e in venues
+                s <= hit.start and hit.end <= e and (e - s > hit.end - hit.start) for s, e in near
             ):
                 continue
             # weak evidence ("with X", a rare capitalised word) yields to spaCy's "company"
@@ -293,11 +309,18 @@ class Redactor:
             if hit.source in _WEAK_SOURCES and (
                 hit.source == "rare" or not is_given_name(value.split()[0])
             ):
-                if any(s < hit.end and hit.start < e for s, e in venues):
+                if any(s < hit.end and hit.start < e for s, e in near):
                     continue
             found.append(_Found(hit.start, hit.end, "PERSON", hit.source))
+        found = _not_places(text, found, _Spans(places))
+        people_spans = [(f.start, f.end) for f in _resolve(found, text) if f.type == "PERSON"]
+        for hit in list_neighbours(text, people_spans):
+            # in a list of people, spaCy's one-word "company" is a guess; "Acme Corp" is not
+            if not any(s < hit.end and hit.start < e and e - s > hit.end - hit.start
+                       for s, e in places_near(hit.start, hit.end)):  # fmt: skip
+                found.append(_Found(hit.start, hit.end, "PERSON", hit.source))
         # a spaCy place or company that a name rule also found is a person: not kept
-        people = _Spans([(f.start, f.end) for f in _resolve(found, text)])
+        people = _Spans([(f.start, f.end) for f in _resolve(found, text) if f.type == "PERSON"])
         kept = {k: v for k, v in kept.items() if v.type == "DATE_TIME" or not people.overlaps(*k)}
         for line in lines:
             if line.stamp is not None and line.stamp_start is not None:
@@ -398,6 +421,53 @@ class Redactor:
                     self._index.setdefault(words[0], set()).add(placeholder)
             self._index_size = self.entity_map.spelling_count()
         return self._index
+
+
+def _one_line(text: str, start: int, end: int) -> tuple[int, int]:
+    """spaCy joins a name to the next line ("Zizi Kónya\nEnigmaio"): keep its longest line."""
+    if "\n" not in text[start:end]:
+        return start, end
+    parts, position = [], start
+    for piece in text[start:end].split("\n"):
+        parts.append((position, position + len(piece)))
+        position += len(piece) + 1
+    return max(parts, key=lambda p: len(text[p[0] : p[1]].strip()))
+
+
+def _postal(text: str, found: list[_Found]) -> tuple[list[_Found], list[tuple[int, int]]]:
+    """Street addresses grown into postal blocks; the postcode hidden, the places kept."""
+    streets = [(f.start, f.end) for f in found if f.type == "ADDRESS"]
+    if not streets:
+        return found, []
+    found = [f for f in found if f.type != "ADDRESS"]
+    places: list[tuple[int, int]] = []
+    for block in find_blocks(text, streets):
+        found.append(_Found(block.start, block.end, "ADDRESS", "postal"))
+        if block.postcode is not None:
+            found.append(_Found(*block.postcode, "ADDRESS", "postal"))
+        # one capitalised word after a street may be someone addressed ("12 Elm St, Priya")
+        if block.postcode is not None or len(block.places) > 1:
+            places += block.places
+        else:
+            places += [p for p in block.places if not is_given_name(text[p[0] : p[1]].split()[0])]
+    return found, places
+
+
+def _not_places(text: str, found: list[_Found], places: _Spans) -> list[_Found]:
+    """Guesses at people that are towns in an address, streets, or where someone travels."""
+    out = []
+    for item in found:
+        if item.type == "PERSON" and item.source not in _SURE_SOURCES:
+            if places.overlaps(item.start, item.end):
+                continue
+            end = street_end(text, item.start, item.end)
+            if end is not None:
+                out.append(_Found(item.start, end, "ADDRESS", "street"))
+                continue
+            if PLACE_BEFORE_RE.search(text, max(0, item.start - 40), item.start):
+                continue
+        out.append(item)
+    return out
 
 
 def _contact_type(contact: str) -> str:

@@ -108,6 +108,58 @@ def test_must_stay_visible(text: str, visible: list[str]) -> None:
     assert {"tomorrow", "Friday", "Blue Bottle Coffee", "10:02"} & set(visible) <= kept
 
 
+@pytest.mark.parametrize(
+    ("text", "hidden", "visible"),
+    [
+        # numbers before the street line and the postcode belong to the address; the town,
+        # region and country stay visible for the planner (issue 3)
+        ("Send it to 17151 2450 Crown St", ["17151 2450 Crown St"], []),
+        ("Tungata 11 Rott Crossroad\n Apt. 322\n Höfn\n Iceland 72399",
+         ["Tungata 11 Rott Crossroad\n Apt. 322", "72399"], ["Höfn", "Iceland"]),
+        ("office: 2367 Shattuck Avenue, Berkeley, CA 94704, at 3pm",
+         ["2367 Shattuck Avenue", "94704"], ["Berkeley", "CA", "3pm"]),
+        ("Wir wohnen in der Hauptstraße 5, 10115 Berlin", ["Hauptstraße 5", "10115"], ["Berlin"]),
+        ("chez moi, 12 rue de Rivoli, 75001 Paris", ["12 rue de Rivoli", "75001"], ["Paris"]),
+        ("760 Passauer Strasse 33, Cite Guedouala, Tunisia", ["760 Passauer Strasse 33"],
+         ["Cite Guedouala", "Tunisia"]),
+        ("Mrs. Barbara Yudina Apt. 675 62314 Mellemvej 32",
+         ["Barbara Yudina", "Apt. 675 62314 Mellemvej 32"], []),
+        ("I'm at 12 Elm St, Priya", ["12 Elm St", "Priya"], []),
+        ("early shows on Marina Fort Street were great", ["Marina Fort Street"], []),
+        # no-match rows
+        ("see you at 3, Springfield, room 4021", [], ["3", "Springfield", "4021"]),
+        ("Flying to Lisbon on Friday", [], ["Lisbon", "Friday"]),
+    ],
+)  # fmt: skip
+def test_postal_blocks(text: str, hidden: list[str], visible: list[str]) -> None:
+    result = Redactor(region="US").redact(text)
+    assert sorted(span.text for span in result.spans) == sorted(hidden)
+    for word in visible:
+        assert word in result.text
+
+
+@pytest.mark.parametrize(
+    ("text", "people"),
+    [
+        # names listed beside a found name are names too (issue 3)
+        ("They had 6: Efimiya, Mary and Ariana.", ["Efimiya", "Mary", "Ariana"]),
+        ("our founders: Eklund, Michael and Hodge.", ["Eklund", "Michael", "Hodge"]),
+        ("they had 6: leonti, terrence, pamela and donna", ["leonti", "terrence", "pamela",
+                                                             "donna"]),
+        # a place after a travel word, and a line spaCy ran into the next one
+        ("Mr. Leiva flew to Ettelgem on Tuesday morning.", ["Leiva"]),
+        ("I'm in Den Haag, at the conference with Priya", ["Priya"]),
+        ("Julieta S Almeida\n\nStaff development specialist", ["Julieta S Almeida"]),
+        # no-match rows
+        ("lunch with Tom and Acme Corp", ["Tom"]),
+        ("I'm originally from Greenlander, now in Berlin", []),
+    ],
+)  # fmt: skip
+def test_lists_places_and_lines(text: str, people: list[str]) -> None:
+    result = Redactor().redact(text)
+    assert [s.text for s in result.spans if s.type == "PERSON"] == people
+
+
 def test_to_dict_shape_and_offsets() -> None:
     text = "Hey Priya, call me on +44 7700 900123 tomorrow"
     data = Redactor().redact(text).to_dict()

@@ -9,18 +9,52 @@ from __future__ import annotations
 import regex
 from presidio_analyzer import Pattern, PatternRecognizer
 
+from privacy.lexicon import zipf
+
 _SUFFIX = (
-    r"(?:street|st|avenue|ave|av|road|rd|boulevard|blvd|lane|ln|drive|dr|way|court|ct|place|pl"
+    r"(?:street|str|st|avenue|ave|av|road|rd|boulevard|blvd|lane|ln|drive|dr|way|court|ct|place|pl"
     r"|terrace|ter|square|sq|parkway|pkwy|highway|hwy|crescent|cres|close|row|mews|circle|cir"
     r"|trail|trl|alley|plaza|walk|gardens|grove|green|hill|heights|park|ridge|loop|pike|path"
     r"|point|crossing|harbor|haven|estates|rise|wharf|embankment|passage|broadway|expressway"
     r"|freeway|turnpike|causeway|junction|village|manor|meadows?|springs?|mill|station|view)"
+)
+# USPS street suffixes (Publication 28) that are also everyday words ("Key", "Run", "Union"):
+# they count only capitalised, after a house number ("11 Rott Crossroad", "420 Gairbekov Rapids").
+_SUFFIX_CAPITALISED = (
+    r"(?-i:(?:Branch|Bridge|Brooks?|Burgs?|Bypass|Camp|Canyon|Cape|Centers?|Circles?|Cliffs?"
+    r"|Club|Common|Corners?|Course|Courts|Coves?|Creek|Crest|Crossroad|Curve|Dale|Dam|Divide"
+    r"|Drives|Estate|Extensions?|Falls?|Ferry|Fields?|Flats?|Fords?|Forest|Forges?|Forks?|Fort"
+    r"|Freeway|Gardens?|Gateway|Glens?|Greens|Groves|Harbors?|Hills|Hollow|Inlet|Islands?|Isle"
+    r"|Junctions|Keys?|Knolls?|Lakes?|Landing|Lights?|Locks?|Lodge|Mall|Manors|Mills|Mission"
+    r"|Motorway|Mount|Mountains?|Neck|Orchard|Oval|Overpass|Parks|Parkways|Pass|Pines?|Plains?"
+    r"|Points|Ports?|Prairie|Radial|Ramp|Ranch|Rapids?|Rest|Ridges|River|Roads|Route|Run"
+    r"|Shoals?|Shores?|Skyway|Spur|Spurs|Squares|Stravenue|Stream|Streets|Summit|Throughway"
+    r"|Trace|Track|Trafficway|Tunnel|Underpass|Unions?|Valleys?|Viaduct|Views|Villages|Ville"
+    r"|Vista|Walks|Ways|Wells?)\b)"
 )
 _UNIT = r"(?:apt|apartment|suite|ste|unit|flat|fl|floor|room|rm|#|no|nr|box)\.?\s*#?\s*[\w-]{1,6}"
 _WORD = r"[\p{L}][\p{L}'’.\-]*"
 # Street names hold no function words: "3 blocks to the park" is a walk, not an address.
 _NAME_WORD = rf"(?!(?:the|to|and|a|an|of|in|my|our|your|at|for|with|on|is|are|from|by|or)\b){_WORD}"
 _PARTICLE = r"(?:(?:de|du|des|la|le|l'|del|da|do|dos|das|di|della|dei)\s+)"
+# Further words of a street name are capitalised: "31 Rue Al Imam Al Bakri", not "rue X à Paris".
+_MORE_WORDS = r"(?:\s+(?-i:\p{Lu})[\p{L}'’.\-]*){0,3}"
+# Hungarian, Czech, Polish street words after the name: "Király u. 15.", "Belgrád rkp. 18.".
+_AFTER_NAME = (
+    r"(?:tér|utca|u\.|út|útja|krt\.|körút|rkp\.|rakpart|köz|sor|fasor|sétány|ulica|ul\.|street"
+    r"|road|avenue|lane|stra(?:ss|ß)e|str\.|gate|gata|gatan|vej|vei|veien|tie|katu|allee|weg"
+    r"|platz|ring|gasse)"
+)
+# "the corner of Main St and 5th Ave": two street names, numbered or not.
+_CROSS_TOKEN = (
+    r"(?!(?:today|tonight|tomorrow|tmrw|now|then|around|before|after|(?:mon|tues|wednes|thurs"
+    rf"|fri|satur|sun)day)\b)(?:{_NAME_WORD}|\d{{1,5}}[a-z]?\.?)"
+)
+_CROSS_STREET = rf"{_CROSS_TOKEN}(?:\s+{_CROSS_TOKEN}){{0,5}}?"
+_POSTBOX = (
+    r"(?:P\.?\s?O\.?\s?Box|Post(?:al)?\s+(?:Office\s+)?Box|Postbox|Postfach|Apartado(?:\s+de"
+    r"\s+Correos)?|Caixa\s+Postal|Boîte\s+Postale)\s*\d{1,6}\b"
+)
 # "straße", "-weg", "-katu", "-gatan", "-vej", "-laan", "tér", "utca": a street word glued on.
 _GLUED = (
     r"[\p{L}'’\-]*(?:stra(?:ss|ß)e|str\.|weg|gasse|platz|allee|ring|damm|ufer|chaussee|steig"
@@ -28,7 +62,7 @@ _GLUED = (
     r"|steeg|singel)"
 )
 _ROMANCE = (
-    r"(?:rue|rua|calle|c/|avenida|avda|av\.|avenue|boulevard|bd|via|viale|piazza|plaza|praça"
+    r"(?:ul\.|ulica|al\.|aleja|trg|nám\.|náměstí|rue|rua|rúa|calle|c/|avenida|avda|av\.|avenue|boulevard|bd|via|viale|piazza|plaza|praça"
     r"|praca|travessa|largo|camino|paseo|carrer|allée|allee|chemin|place|quai|impasse|cours"
     r"|rambla|ronda|alameda|estrada|rodovia|carretera|vicolo|corso)"
 )
@@ -42,6 +76,9 @@ _DATE_RE = regex.compile(
 )
 
 
+_GLUED_ALONE_RE = regex.compile(r"(\p{L}+)\.?\s+\d{1,5}(?:\s?[a-z])?")
+
+
 class StreetAddressRecognizer(PatternRecognizer):
     """STREET_ADDRESS: a house number with a street name and a street word, in either order."""
 
@@ -53,27 +90,40 @@ class StreetAddressRecognizer(PatternRecognizer):
             0.6,
         ),
         Pattern(
+            "number name usps suffix",
+            rf"\b\d{{1,6}}[a-z]?,?\s+(?-i:\p{{Lu}})[\p{{L}}'’\-]+(?:\s+(?-i:\p{{Lu}})[\p{{L}}'’\-]+)?"
+            rf"\s+{_SUFFIX_CAPITALISED}(?:,?\s+{_UNIT}\b)?",
+            0.5,
+        ),
+        Pattern("post box", rf"\b{_POSTBOX}", 0.6),
+        Pattern(
+            "street corner",
+            rf"\b(?:the\s+)?corner\s+of\s+{_CROSS_STREET}\s+(?:and|&)\s+{_CROSS_STREET}"
+            rf"(?:\s+{_SUFFIX}\b\.?)?(?=\s*(?:[,.;:!?)]|$)|\s+(?-i:\p{{Ll}}))",
+            0.6,
+        ),
+        Pattern(
             "number romance street",
-            rf"\b\d{{1,5}}[a-z]?,?\s+{_ROMANCE}\s+{_PARTICLE}*{_WORD}",
+            rf"\b\d{{1,5}}[a-z]?,?\s+{_ROMANCE}\s+{_PARTICLE}*{_WORD}{_MORE_WORDS}",
             0.6,
         ),
         Pattern(
             "romance street number",
-            rf"\b{_ROMANCE}\s+(?:{_WORD}\s+){{0,4}}?{_WORD},?\s+(?:n[º°o.]\s*)?"
-            rf"\d{{1,5}}(?!\s?(?:h|am|pm|uhr|:)(?:\b|\d))[a-z]?\b"
+            # after a comma, five digits are a postcode: "rue de Rivoli, 75001 Paris"
+            rf"\b{_ROMANCE}\s+(?:{_WORD}\s+){{0,4}}?{_WORD}(?:,\s+(?:n[º°o.]\s*)?\d{{1,4}}|\s+"
+            rf"(?:n[º°o.]\s*)?\d{{1,5}})(?!\s?(?:h|am|pm|uhr|:)(?:\b|\d))[a-z]?\b"
             rf"(?:,?\s+{_UNIT}\b)?",
             0.6,
         ),
         Pattern(
             "glued street number",
-            rf"\b{_GLUED}\.?\s+\d{{1,5}}\s?[a-z]?\b(?:,?\s+{_UNIT}\b)?",
+            rf"\b{_GLUED}\.?\s+\d{{1,5}}(?:\s?[a-z]\b)?\b(?:,?\s+{_UNIT}\b)?",
             0.6,
         ),
         Pattern(
             "word street-word number",
-            rf"\b{_WORD}\s+(?:tér|utca|út|ulica|ul\.|street|road|avenue|lane|stra(?:ss|ß)e|str\."
-            rf"|gate|gata|gatan|vej|vei|veien|tie|katu|allee|weg|platz|ring|gasse)\s+\d{{1,5}}\.?"
-            rf"(?:,?\s+{_UNIT}\b)?",
+            rf"\b(?:{_NAME_WORD}[ \t]+){{0,2}}{_WORD}[ \t]+{_AFTER_NAME}[ \t]+\d{{1,5}}"
+            rf"(?![/:.,]\d)\.?(?:,?\s+{_UNIT}\b)?",
             0.5,
         ),
         Pattern(
@@ -105,6 +155,10 @@ class StreetAddressRecognizer(PatternRecognizer):
     def validate_result(self, pattern_text: str) -> bool:
         """ "3 pm Friday way" and "27 November 2026" are no streets: times and dates are
         refused."""
-        return not regex.search(r"(?i)^\d{1,2}\s*(?:am|pm|h|uhr)\b", pattern_text) and not (
-            _DATE_RE.match(pattern_text)
-        )
+        if regex.search(r"(?i)^\d{1,2}\s*(?:am|pm|h|uhr)\b", pattern_text):
+            return False
+        # "During 1971" ends in "-ring" like "Kaiserring 5": an everyday English word is no street
+        glued = _GLUED_ALONE_RE.fullmatch(pattern_text)
+        if glued and zipf(glued.group(1).casefold()) >= 3.5:
+            return False
+        return not _DATE_RE.match(pattern_text)
