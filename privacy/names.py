@@ -41,7 +41,7 @@ _STRONG_CUES = (
     r"e-?mail(?:ed|ing)?(?:\s+to)?|mail\s+to|(?:write|wrote)\s+to|sen[dt]\s+(?:it\s+|this\s+)?to"
     r"|talk(?:ed|ing)?\s+(?:to|with)|sp(?:eak|oke)\s+(?:to|with)|repl(?:y|ied)\s+to"
     r"|forward(?:ed)?\s+(?:it\s+|this\s+)?to|text(?:ed|ing)?|txt|calls?\s+me|call(?:ed|ing)?"
-    r"|ring|rang|said|says|shouted\s+at|yelled\s+at"
+    r"|ring|rang|said|says|shouted\s+at|yelled\s+at|starring|featuring|feat\.|ft\."
     r"|ping(?:ed)?|message[ds]?|dm|meet(?:ing)?(?:\s+up)?(?:\s+with)?|met(?:\s+with)?"
     r"|invit(?:e|ed|ing)|cc|bcc|tell|told|ask(?:ed)?|remind(?:ed)?|introduced?|thanks?|thanked"
     r"|thank\s+you|thx|ty|hey|hi|hello|hiya|yo|dear"

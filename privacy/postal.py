@@ -11,9 +11,12 @@ a person ("Cite Merzgui", "Mora de Rubielos" are towns, not people).
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 
+import phonenumbers
 import regex
+from phonenumbers import geocoder
 
 _UNIT = r"(?:apt|apartment|suite|ste|unit|flat|floor|fl|room|rm|box)\.?[ \t]*#?[ \t]*\w{1,6}\b"
 # A number (house, building, postal) or a unit just before the street, on the same line.
@@ -175,3 +178,23 @@ def street_end(text: str, start: int, end: int) -> int | None:
         return end
     match = _STREET_AFTER_RE.match(text, end)
     return match.end() if match else None
+
+
+@functools.cache
+def _country_names() -> frozenset[str]:
+    """English country names, from phonenumbers' offline geocoder data."""
+    names = set()
+    for region in phonenumbers.SUPPORTED_REGIONS:
+        number = phonenumbers.example_number(region)
+        if number is None:
+            continue
+        # English names only: "Kuba" (German for Cuba) is also a Polish given name
+        name = geocoder.country_name_for_number(number, "en")
+        if name:
+            names.add(name.casefold())
+    return frozenset(names)
+
+
+def is_country(value: str) -> bool:
+    """Whether `value` names a country ("Cyprus", "Germany"), in any case."""
+    return " ".join(value.split()).casefold() in _country_names()

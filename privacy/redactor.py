@@ -33,7 +33,7 @@ from privacy.lexicon import (
 )
 from privacy.names import EMPLOYER_BEFORE_RE, find_names, list_neighbours
 from privacy.phone import DEFAULT_REGIONS, phone_key
-from privacy.postal import PLACE_BEFORE_RE, find_blocks, street_end
+from privacy.postal import PLACE_BEFORE_RE, find_blocks, is_country, street_end
 from privacy.thread import split_thread
 
 logger = logging.getLogger(__name__)
@@ -270,6 +270,8 @@ class Redactor:
                 kind = result.entity_type
                 if kind in KEPT_TYPES:
                     start, end = _one_line(text, start, end)
+                    if kind != "DATE_TIME" and text[start:end].endswith(("'s", "’s")):
+                        end -= 2  # "Faina D. Yefremova's": the possessive is no part of a name
                     kept[(start, end)] = KeptSpan(kind, text[start:end], start, end)
                     if kind in ("ORGANIZATION", "LOCATION"):
                         venues.append((start, end))
@@ -466,6 +468,9 @@ def _not_places(text: str, found: list[_Found], places: _Spans) -> list[_Found]:
                 continue
             if PLACE_BEFORE_RE.search(text, max(0, item.start - 40), item.start):
                 continue
+            value = text[item.start : item.end]
+            if is_country(value) and not is_given_name(value.split()[0]):
+                continue  # "from Cyprus"; "Jordan" may be either, and stays a person
         out.append(item)
     return out
 

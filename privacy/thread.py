@@ -60,7 +60,7 @@ _TIME_PREFIX_RE = re.compile(
 # Label after a stamp: anything without a colon, up to ": " ("~ Priya", "+44 7700 900123").
 _STAMPED_LABEL_RE = re.compile(r"(?P<speaker>[^:\[\]]{1,60}?)\s*:(?:\s+|$)")
 # "Sarah: hi" with no stamp: the label must look like a name.
-_PLAIN_LABEL_RE = re.compile(rf"{_MARKS}(?P<speaker>{_NAME})\s*:(?:\s+|$)")
+_PLAIN_LABEL_RE = re.compile(rf"{_MARKS}(?P<speaker>{_NAME})\s*:(?:\s+|$|(?=[\"“„«]))")
 # Slack/iMessage one line: "Priya Patel  10:02 AM", "Priya Patel [10:02 AM]", Telegram
 # "Priya Patel, [12.03.2026 10:02]".
 _NAME_STAMP_RE = re.compile(

@@ -150,6 +150,13 @@ def test_postal_blocks(text: str, hidden: list[str], visible: list[str]) -> None
         ("Mr. Leiva flew to Ettelgem on Tuesday morning.", ["Leiva"]),
         ("I'm in Den Haag, at the conference with Priya", ["Priya"]),
         ("Julieta S Almeida\n\nStaff development specialist", ["Julieta S Almeida"]),
+        # spaCy's "company" ending in a possessive, dialogue labels, media cues, countries
+        ("we sang the verses from Faina D. Yefremova's latest book", ["Faina D. Yefremova"]),
+        ('Koppány: "Who are you?"\nElizabeth:"I\'m Amanda\'s daughter".',
+         ["Koppány", "Elizabeth", "Amanda"]),
+        ("a film directed by Wacława Adamska and starring Adamska",
+         ["Wacława Adamska", "Adamska"]),
+        ("He's injured from the waist down from Cyprus, but Aslak just laughs.", ["Aslak"]),
         # no-match rows
         ("lunch with Tom and Acme Corp", ["Tom"]),
         ("I'm originally from Greenlander, now in Berlin", []),
