@@ -60,7 +60,12 @@ _ACTIVITY_WORDS = (
     r"|almuerzo|comida|cena|reunión|reunion|cita|llamada|fiesta|desayuno"
     r"|almoço|almoco|jantar|reunião|reuniao|consulta|ligação|festa|encontro"
 )
-_ACTIVITY_RE = re.compile(rf"\b(?:{_ACTIVITY_WORDS})\b(?!\s+(?:me|you|us|back)\b)", re.IGNORECASE)
+# "call me back", "call it Gym", "call the event Gym": no call
+_ACTIVITY_RE = re.compile(
+    rf"\b(?:{_ACTIVITY_WORDS})\b(?!\s+(?:me|you|us|back)\b)"
+    r"(?!(?<=call)\s+(?:it|this|that|the\s+event)\b)",
+    re.IGNORECASE,
+)
 # "label it Leave for airport", "the event is Dentist appointment", "called Team retro".
 _LABEL_RE = re.compile(
     r"\b(?:(?:label(?:led|ed)?(?:\s+it)?|call(?:ed)?\s+(?:it|the\s+event)|title[sd]?(?:\s+it)?"
@@ -169,6 +174,9 @@ class ProposedEvent:
     undecided: list[str] = field(default_factory=list)  # "1 or 2?": the options, unpicked
     cancelled: bool = False
     activity: str = ""
+    named: bool = False  # the title is the user's own name for it ("call it Out of office")
+    said: int = -1  # the last message that created or changed it
+    dated: bool = True  # False: a clock time said with no day yet ("book it for 12:30")
 
     @property
     def schedulable(self) -> bool:
@@ -317,6 +325,118 @@ _GENERIC = frozenset(
     "it this that these those all both everything event events thing things what whatever one "
     "calendar agenda kalender calendrier calendario".split()
 )
+
+# The user's own name for an event: "call it X", "give it the title X", "log it under X",
+# "the event title should be X", "put X as the title", "add X to my calendar".
+_IT = r"(?:(?:the|this|that)\s+(?:event|even|appointment|meeting)|it|this|that|them)"
+_CAL = r"(?:calendar|calender|schedule|agenda|diary|planner)"
+_NAME_WORD = r"(?:name|title|label|heading)"
+_NAME_BEFORE_RE = re.compile(
+    r"(?:"
+    # "call it X", "title it as X", "label this event X", "name the event X"
+    rf"\b(?:call|name|title|label|rename|retitle)\s+{_IT}\s*,?\s+(?:as\s+)?(?:the\s+name\s+)?"
+    # "under the name X", "give it the title X", "add the label X", "with the title as X"
+    rf"|\b(?:under|with|by|in|give\s+{_IT}|add|use|using|put|make|set|change)\s+(?:the|a|an)\s+"
+    rf"(?:event(?:'s)?\s+)?{_NAME_WORD}(?:\s+(?:of|for)\s+(?:the|this|that)\s+event)?\s+"
+    r"(?:to\s+|as\s+|of\s+)?(?:be\s+)?"
+    # "the event title should be X", "title is X", "the event's name is X"
+    rf"|\b{_NAME_WORD}(?:\s+(?:of|for)\s+(?:the|this|that)\s+event)?\s+(?:is|should\s+be|will\s+be"
+    r"|would\s+be|can\s+be(?:\s+called)?|must\s+be|as)\s+(?:called\s+)?"
+    rf"|\b(?:event|{_NAME_WORD})\s*:\s*"
+    # "titled X", "the event is called X" (not "I called the dentist")
+    r"|(?<!\bI\s)(?<!\bwe\s)(?<!\byou\s)(?<!\bhe\s)(?<!\bshe\s)(?<!\bthey\s)"
+    r"\b(?:titled|entitled|named|called|labell?ed)\s+(?:as\s+)?"
+    # "log it under X", "add this to my calendar as X", "mark as X"
+    rf"|\b(?:put|save|log|file|add|mark|note|enter|list|schedule|book|keep|set|pencil)"
+    rf"(?:\s+(?:down|in))?(?:\s+{_IT})?(?:\s+(?:down|in|on|to|into)(?:\s+(?:my|the|your|our))?"
+    rf"\s+{_CAL})?\s+(?:as|under)\s+(?:(?:the|a)\s+{_NAME_WORD}\s+(?:of\s+)?)?"
+    r")",
+    re.IGNORECASE,
+)
+# "put X as the event title", "use X as the title", "Put X for the title", "add X to title"
+_NAME_AFTER_RE = re.compile(
+    r"\b(?:put|use|add|make|set|have|give|keep|save|mark|schedule\s+(?:it|this)\s+as)\s+(?:down\s+)?"
+    rf"(?P<title>[^.!?;\n]{{2,60}}?)\s+(?:as|for|to)\s+(?:the\s+|a\s+|an\s+)?(?:event\s+)?"
+    rf"{_NAME_WORD}\b",
+    re.IGNORECASE,
+)
+# "add Apartment viewing to my calendar": what is between the verb and the calendar
+_NAME_ADD_RE = re.compile(
+    r"\b(?:add|put|pencil\s+in|enter|ajoute|mets|añade|agrega|apunta|pon|adiciona|coloca|põe)"
+    r"\s+(?:just\s+)?(?P<title>[^.!?;\n]{2,60}?)\s+(?:to|on|in|into|onto|à|a|al|en|na|no|ao|dans)"
+    rf"\s+(?:my|the|your|our|mon|ma|mi|minha|la|el|o|a)?\s*(?:{_CAL}|calendrier|calendario"
+    r"|calendário)\b|\b(?:could|can|would|will)\s+you\s+(?:just\s+|please\s+)?add\s+"
+    r"(?P<title2>[^.!?;\n]{2,60}?)\s*(?=[.!?;\n]|$)",
+    re.IGNORECASE,
+)
+# Where a name ends: a time, a place, a calendar phrase, a new clause.
+_NAME_END_RE = re.compile(
+    r"\s*[.!?;\n]|,\s|\s*:\s+(?=(?-i:[a-z]))|\s*\(|\s+-\s"
+    r"|\s+for\s+(?:the|this|that)\s+event\b"
+    rf"|\s+(?:to|on|in|into|onto)\s+(?:my|the|your|our)\s+{_CAL}"
+    rf"|\s+(?:as|for|to)\s+(?:the\s+|a\s+|an\s+)?(?:event\s+)?{_NAME_WORD}\b"
+    r"|\s+and\s+(?:the|it|its|put|set|make|schedule|start|add|then|is|at|for|on|i|please|that"
+    r"|location|time)\b"
+    r"|\s+(?:which|that|located|starting|starts|scheduled|will|is|it|please|thanks|thank"
+    r"|located|where|when|so|because|if|but|instead)\b"
+    r"|\s+(?:to|for|on|in|into|onto)\s+(?:it|this|that|them)(?!\s+\w)"
+    r"|\s+(?:at|in|on)\s+<(?:ADDRESS|STREET_ADDRESS|LOCATION)_\d+>"
+    r"|\s+(?:with|at|and)\s+(?:the\s+)?(?:location|address|venue|time)\b"
+    r"|\s+(?:at|for|on|in|to|into)\s+(?:the\s+|a\s+)?(?:\w+\s+){0,2}(?:slot|time|spot)\b"
+    r"|\s+(?:at|for|on|from|by|starting|beginning)\s*$",
+    re.IGNORECASE,
+)
+_NAME_ASK_RE = re.compile(
+    r"\b(?:what|which|how|wie|welche\w*|quel\w*|qu[ée]|cómo|como|qual)\b", re.IGNORECASE
+)
+_NOT_A_NAME = frozenset(
+    "it this that these those them something anything everything all both one ça ca lo esto eso"
+    " isso das es event".split()
+)
+
+
+_NAME_TRIM_RE = re.compile(r"(?:\s+(?:at|for|on|from|by|in|and|with|to|the|a|an))+$", re.I)
+# "make a Reservation at ..." -> "Reservation at ..."; capitalised "The Hives" stays a name.
+_NAME_LEAD_RE = re.compile(
+    r"^(?:as\s+)?(?:(?:a|an|the|that|this|le|la|les|un|une|el|los|las|un|una|o|os|um|uma|der|die"
+    r"|das|den|ein|eine)\s+(?=\S))?"
+)
+
+
+def _named(text: str, times: list[tuple[int, int]]) -> tuple[str, bool]:
+    """The user's own name for the event in `text`, and whether it names an event already
+    spoken of ("call it X") rather than a new one; ("", False) when the text gives none.
+
+    `times` are the spans of the time mentions in `text`: a name ends before them.
+    """
+    found: list[tuple[int, int, int, bool]] = []  # (rank, start, end, anaphoric)
+    for match in _NAME_BEFORE_RE.finditer(text):
+        anaphoric = not re.search(r"\b(?:a|an|new)\s+event\b", match.group(0), re.I)
+        found.append((0, match.end(), len(text), anaphoric))
+    for match in _NAME_AFTER_RE.finditer(text):
+        found.append((0, match.start("title"), match.end("title"), True))
+    for match in _NAME_ADD_RE.finditer(text):  # "add X to my calendar": the weakest sign
+        group = "title" if match.group("title") else "title2"
+        found.append((1, match.start(group), match.end(group), False))
+    for _rank, begin, end, anaphoric in sorted(found):
+        stop = _NAME_END_RE.search(text, begin, end)
+        end = min([stop.start() if stop else end, *(lo for lo, _ in times if begin <= lo < end)])
+        if _NAME_ASK_RE.search(text[max(0, begin - 60) : begin].split(".")[-1]):
+            continue  # "what should I call it?" asks for a name
+        title = text[begin:end].strip(" \"'“”‘’,:")
+        title = _NAME_TRIM_RE.sub("", title)
+        title = _NAME_LEAD_RE.sub("", title)
+        words = title.lower().split()
+        if not words or words[0] in _NOT_A_NAME:
+            continue
+        if all(w in _STOP or w in _GENERIC for w in words):
+            continue
+        if not re.search(r"[^\W\d_]", title) or len(title) > 60:
+            continue
+        return title[:1].upper() + title[1:], anaphoric
+    return "", False
+
+
 _REQUEST_TITLE_RE = re.compile(
     r"\b(?:add|put|schedule|book|save|calendar|enter)\s+(?:the|my|our|a|an|in\s+the)\s+"
     r"(?P<title>[\w'’ -]{2,40}?)(?=\s+(?:to|on|in|into|for|at)\b|[.!?,]|$)",
@@ -391,6 +511,39 @@ def _meal(text: str) -> str | None:
     return None
 
 
+# Words that name no kind of event, only that there is one: "the appointment" after "a dentist
+# at 4" is that dentist visit.
+_GENERIC_EVENT_RE = re.compile(
+    r"(?:the\s+|an?\s+|my\s+|this\s+|that\s+)?(?:appointment|appt|reservation|booking|event"
+    r"|termin|rendez-vous|rdv|cita|consulta|reserva|réservation|reservierung)",
+    re.IGNORECASE,
+)
+_DEFINITE_RE = re.compile(
+    r"\b(?:the|this|that|your|my|our|his|her|their|der|die|das|den|dein\w*|mein\w*|le|la|l'|ce"
+    r"|cette|ton|ta|mon|ma|votre|el|esta|este|tu|mi|su|o|a|esse|essa|seu|sua|meu|minha)\s+$",
+    re.IGNORECASE,
+)
+# A restatement to be confirmed: "To confirm: ...", "You want March 14th at 3:15 pm, correct?"
+_CONFIRM_RE = re.compile(
+    r"\b(?:please\s+confirm|to\s+confirm|confirm(?:ing)?\s+(?:that|the|your|you)|just\s+to\s+be"
+    r"\s+(?:sure|clear)|do\s+I\s+have\s+(?:this|that|it)\s+right|let\s+me\s+(?:review|confirm|recap)"
+    r"|to\s+recap|you(?:'d|\s+would)\s+like(?:\s+me)?\s+to|you\s+want(?:\s+me)?\s+to"
+    r"|(?:is\s+(?:that|this)\s+)?(?:correct|right)\s*\?|bestätig\w*|confirm[eao]\w*"
+    r"|c'est\s+bien\s+ça|¿?\s*correcto\s*\?|certo\s*\?)",
+    re.IGNORECASE,
+)
+
+
+def _state(event: ProposedEvent) -> tuple[object, ...]:
+    return (event.start, event.day, event.title, event.cancelled, event.undecided, event.vague)
+
+
+def _current(events: list[ProposedEvent], *, timed: bool = False) -> ProposedEvent | None:
+    """The live event the thread spoke of last: the one "call it X" or "make it 4" means."""
+    live = [e for e in events if not e.cancelled and (e.schedulable or not timed)]
+    return max(live, key=lambda e: e.said, default=None)
+
+
 def _at(day: date, clock: time, zone: ZoneInfo) -> datetime:
     return datetime.combine(day, clock).replace(tzinfo=zone)
 
@@ -414,83 +567,123 @@ class RuleLinker:
         events: list[ProposedEvent] = []
         last_day: tuple[date, str] | None = None
         for index, segment in enumerate(segments):
-            own = [c for c in found if c.segment == index]
-            text = segment.text
-            activity = _activity(text)
-            if intent == "remind" and segment.source == "request":
-                activity = _reminder_title(text) or activity
-            clocks = [c for c in own if self._is_event_time(c, segment)]
-            dates = [c for c in own if c.mention.all_day and c.mention.value is not None]
-            vague = [c for c in own if c.mention.kind == "vague"]
-            moving = bool(_RESCHEDULE_RE.search(text))
-            target = self._target(events, activity, text)
-            if moving and not activity:
-                timed = [e for e in events if e.schedulable]
-                target = timed[-1] if timed else target
-            elif moving and target is None and any(e.schedulable for e in events):
-                target = [e for e in events if e.schedulable][-1]
-                activity = ""  # "actually make it 1:30, call me": a change, not a new event
-            if _CANCEL_RE.search(text) and not (moving and clocks):
-                if target is not None:  # "drinks are off", "can't make it, skip it"
-                    target.cancelled = True
-                continue  # a plan called off in the same breath is no event either
-            for candidate in own:  # the last day anyone named: "1pm works" means that day
-                said = candidate.mention
-                if said.value is not None and (
-                    said.all_day or (said.has_clock_time and lang.states_date(said.text))
-                ):
-                    last_day = (said.value.astimezone(self.zone).date(), candidate.id)
-            if not clocks:
-                self._dates_and_vague(events, segment, activity, dates, vague, target, intent)
-                continue
-            options = self._options(text, clocks, segment.start)
-            chosen = clocks[-1] if not options else clocks[0]
-            mention = chosen.mention
-            own_day = lang.states_date(mention.text)
-            echo = self._echo(events, mention) if not own_day and not moving else None
-            if echo is not None:  # "9:30 is tight but fine": the agreed time, said again
-                continue
-            if target is not None and not activity and not moving and target.start is not None:
-                if own_day and target.start.date() != mention.value.astimezone(self.zone).date():
-                    target = None  # "the plumber comes monday at 8": its own day, its own event
-            start, grounds = self._resolve(chosen, target, last_day, dates)
-            if moving and mention.kind == "interval" and _FROM_TO_RE.search(mention.text):
-                start = mention.end_value  # "moved from 4pm to 11am": the new time is the end
-            end = self._end(chosen.mention, start, activity or (target.activity if target else ""))
-            fresh = activity and (target is None or (target.start is not None and not moving))
-            if target is not None and not (fresh and target.activity != activity):
-                target.start, target.end, target.grounds = start, end, grounds
-                target.all_day, target.vague, target.cancelled = False, None, False
-                target.undecided = [c.id for c in options]
-                if activity and not target.activity:
-                    target.title, target.activity = activity, activity
-                if not target.location:
-                    target.location = _location(text, [c.mention for c in own], segment.start)
-                continue
-            same = next((e for e in events if e.start == start and not e.cancelled), None)
-            if same is not None:  # the same time restated with a name: one event, best title
-                if activity and (not same.activity or same.start is None):
-                    same.title, same.activity = activity, activity
-                continue
-            events.append(
-                ProposedEvent(
-                    title=activity
-                    or _words_around(
-                        text, mention.start - segment.start, mention.end - segment.start
-                    ),
-                    start=start,
-                    end=end,
-                    all_day=False,
-                    location=_location(text, [c.mention for c in own], segment.start),
-                    attendees=_people(text),
-                    grounds=grounds,
-                    meal=_meal(activity or text),
-                    kind="reminder" if intent == "remind" else "event",
-                    undecided=[c.id for c in options],
-                    activity=activity,
-                )
-            )
+            before = {id(e): _state(e) for e in events}
+            try:
+                last_day = self._read(segment, index, found, events, last_day, intent)
+            finally:  # the event a message touched is the one the next "call it X" names
+                for event in events:
+                    if before.get(id(event)) != _state(event):
+                        event.said = index
         return self._finish(events, request, thread, speakers, intent)
+
+    def _read(
+        self,
+        segment: _Segment,
+        index: int,
+        found: list[Candidate],
+        events: list[ProposedEvent],
+        last_day: tuple[date, str] | None,
+        intent: str,
+    ) -> tuple[date, str] | None:
+        """Read one message: create, move, name or cancel events; returns the last day said."""
+        own = [c for c in found if c.segment == index]
+        text = segment.text
+        spans = [(c.mention.start - segment.start, c.mention.end - segment.start) for c in own]
+        name, anaphoric = _named(text, spans)
+        activity = name or _activity(text)
+        if intent == "remind" and segment.source == "request":
+            activity = _reminder_title(text) or activity
+        current = _current(events)
+        if name and anaphoric and current is not None:  # "call it X": the event spoken of
+            current.title = current.activity = name
+            current.named = True
+        clocks = [c for c in own if self._is_event_time(c, segment)]
+        dates = [c for c in own if c.mention.all_day and c.mention.value is not None]
+        vague = [c for c in own if c.mention.kind == "vague"]
+        moving = bool(_RESCHEDULE_RE.search(text))
+        target = self._target(events, activity, text)
+        current = _current(events)
+        confirming = bool(clocks) and bool(_CONFIRM_RE.search(segment.sentence or text))
+        if (
+            current is not None
+            and current.start is not None
+            and target in (None, current)
+            and (confirming or (activity and target is current))
+        ):  # "Please confirm: the dentist at 3 pm on March 14th", "the appointment is at 4"
+            target, moving = current, moving or confirming
+            if (
+                activity
+                and not name
+                and (current.activity or not _GENERIC_EVENT_RE.fullmatch(activity))
+            ):
+                activity = current.activity  # its own name stays; "appointment" adds nothing
+        if moving and not activity:
+            target = _current(events, timed=True) or target
+        elif moving and target is None and any(e.schedulable for e in events):
+            target = _current(events, timed=True)
+            activity = ""  # "actually make it 1:30, call me": a change, not a new event
+        if _CANCEL_RE.search(text) and not (moving and clocks):
+            if target is not None:  # "drinks are off", "can't make it, skip it"
+                target.cancelled = True
+            return last_day  # a plan called off in the same breath is no event either
+        for candidate in own:  # the last day anyone named: "1pm works" means that day
+            said = candidate.mention
+            if said.value is not None and (
+                said.all_day or (said.has_clock_time and lang.states_date(said.text))
+            ):
+                last_day = (said.value.astimezone(self.zone).date(), candidate.id)
+        if not clocks:
+            self._dates_and_vague(events, segment, activity, dates, vague, target, intent)
+            return last_day
+        options = self._options(text, clocks, segment.start)
+        chosen = clocks[-1] if not options else clocks[0]
+        mention = chosen.mention
+        own_day = lang.states_date(mention.text)
+        echo = self._echo(events, mention) if not own_day and not moving else None
+        if echo is not None:  # "9:30 is tight but fine": the agreed time, said again
+            return last_day
+        if target is not None and not activity and not moving and target.start is not None:
+            if own_day and target.start.date() != mention.value.astimezone(self.zone).date():
+                target = None  # "the plumber comes monday at 8": its own day, its own event
+        start, grounds, dated = self._resolve(chosen, target, last_day, dates)
+        if moving and mention.kind == "interval" and _FROM_TO_RE.search(mention.text):
+            start = mention.end_value  # "moved from 4pm to 11am": the new time is the end
+        end = self._end(chosen.mention, start, activity or (target.activity if target else ""))
+        fresh = activity and (target is None or (target.start is not None and not moving))
+        if target is not None and not (fresh and target.activity != activity):
+            target.start, target.end, target.grounds = start, end, grounds
+            target.all_day, target.vague, target.cancelled = False, None, False
+            target.dated = dated
+            target.undecided = [c.id for c in options]
+            if activity and (not target.activity or (name and not target.named)):
+                target.title, target.activity, target.named = activity, activity, bool(name)
+            if not target.location:
+                target.location = _location(text, [c.mention for c in own], segment.start)
+            return last_day
+        same = next((e for e in events if e.start == start and not e.cancelled), None)
+        if same is not None:  # the same time restated with a name: one event, best title
+            if activity and (not same.activity or same.start is None or name) and not same.named:
+                same.title, same.activity, same.named = activity, activity, bool(name)
+            return last_day
+        events.append(
+            ProposedEvent(
+                title=activity
+                or _words_around(text, mention.start - segment.start, mention.end - segment.start),
+                start=start,
+                end=end,
+                all_day=False,
+                location=_location(text, [c.mention for c in own], segment.start),
+                attendees=_people(text),
+                grounds=grounds,
+                meal=_meal(activity or text),
+                kind="reminder" if intent == "remind" else "event",
+                undecided=[c.id for c in options],
+                activity=activity,
+                named=bool(name),
+                dated=dated,
+            )
+        )
+        return last_day
 
     # ------------------------------------------------------------------ pieces
     def _is_event_time(self, candidate: Candidate, segment: _Segment) -> bool:
@@ -520,16 +713,20 @@ class RuleLinker:
     def _target(
         self, events: list[ProposedEvent], activity: str, text: str
     ) -> ProposedEvent | None:
-        """The event this message talks about: same activity, else the latest open one."""
+        """The event this message talks about: same activity, else the one spoken of last."""
         live = [e for e in events if not e.cancelled]
         if activity:
             key = activity.split()[-1].lower()
             for event in reversed(live):
                 if event.activity and event.activity.split()[-1].lower() == key:
                     return event
+            if _GENERIC_EVENT_RE.fullmatch(activity) and _DEFINITE_RE.search(
+                text[: text.lower().find(activity.split()[0].lower())]
+            ):  # "the appointment", "your booking": the one spoken of
+                return _current(events)
             untimed = [e for e in live if e.start is None and not e.all_day]
             return untimed[-1] if untimed else None
-        return live[-1] if live else None
+        return _current(events)
 
     def _options(self, text: str, clocks: list[Candidate], offset: int) -> list[Candidate]:
         """Times offered as alternatives ("1 or 2?"): none of them is decided yet."""
@@ -545,29 +742,29 @@ class RuleLinker:
         target: ProposedEvent | None,
         last_day: tuple[date, str] | None,
         dates: list[Candidate],
-    ) -> tuple[datetime, list[str]]:
-        """A clock time's datetime: its own day if it names one, else the day it belongs to."""
+    ) -> tuple[datetime, list[str], bool]:
+        """A clock time's datetime: its own day if it names one, else the day it belongs to;
+        and whether that day was said at all (False: the parser's next such hour)."""
         mention = chosen.mention
         value = mention.value.astimezone(self.zone)
         if lang.states_date(mention.text):
-            return value, [chosen.id]
+            return value, [chosen.id], True
         if dates:
             day = dates[-1].mention.value.astimezone(self.zone).date()
-            return _at(day, value.timetz().replace(tzinfo=None), self.zone), [
-                dates[-1].id,
-                chosen.id,
-            ]
+            clock = value.timetz().replace(tzinfo=None)
+            return _at(day, clock, self.zone), [dates[-1].id, chosen.id], True
         if target is not None and target.start is not None and not target.all_day:
             day = target.start.astimezone(self.zone).date()
             grounds = [g for g in target.grounds if g != target.grounds[-1]] or target.grounds[:1]
-            return _at(day, value.time(), self.zone), [*grounds[:1], chosen.id]
+            return _at(day, value.time(), self.zone), [*grounds[:1], chosen.id], target.dated
         if target is not None and target.day is not None:
             said = int(target.grounds[0][1:]) if target.grounds else 0
             if last_day is None or int(last_day[1][1:]) <= said:  # unless a later day was named
-                return _at(target.day, value.time(), self.zone), [*target.grounds[:1], chosen.id]
+                grounds = [*target.grounds[:1], chosen.id]
+                return _at(target.day, value.time(), self.zone), grounds, True
         if last_day is not None:
-            return _at(last_day[0], value.time(), self.zone), [last_day[1], chosen.id]
-        return value, [chosen.id]
+            return _at(last_day[0], value.time(), self.zone), [last_day[1], chosen.id], True
+        return value, [chosen.id], False
 
     def _end(self, mention: TimeMention, start: datetime, activity: str) -> datetime:
         if mention.kind == "interval" and mention.end_value is not None:
@@ -615,12 +812,15 @@ class RuleLinker:
                 if day_candidate:
                     target.grounds = [day_candidate.id]
                 return
-            if _RESCHEDULE_RE.search(text) and day is not None and not target.all_day:
+            # "book it for 12:30" ... "for next Friday": the day completes the time
+            moves = _RESCHEDULE_RE.search(text) or not target.dated
+            if moves and day is not None and not target.all_day:
                 moved = _at(day, target.start.astimezone(self.zone).time(), self.zone)
                 length = target.end - target.start if target.end else DEFAULT_DURATION
                 grounds = [day_candidate.id] if day_candidate else []
                 target.start, target.end = moved, moved + length
                 target.grounds = grounds + target.grounds[-1:]
+                target.dated = bool(grounds) or target.dated
                 return
             if target.start is not None:
                 return
@@ -671,6 +871,7 @@ class RuleLinker:
             or _request_title(request)
             or _subject(thread)
         )
+        events = _merged(events)
         unnamed = [e for e in events if not e.activity and not e.cancelled]
         events = _selected(events, _request_title(request))
         kept: list[ProposedEvent] = []
@@ -692,6 +893,30 @@ class RuleLinker:
 _REMIND_RE = re.compile(
     r"\bremind\s+me\s+(?:to\s+|about\s+|that\s+)?(?P<what>[^.!?\n]{2,80})", re.I
 )
+
+
+def _merged(events: list[ProposedEvent]) -> list[ProposedEvent]:
+    """Two live timed events at the same minute are one event said twice ("Booking the
+    dentist at 11:30" ... "call it Appointment, at 11:30"): keep the best title."""
+    kept: list[ProposedEvent] = []
+    for event in events:
+        twin = next(
+            (
+                k
+                for k in kept
+                if event.schedulable and k.schedulable and k.start == event.start
+                and k.all_day == event.all_day
+            ),
+            None,
+        )  # fmt: skip
+        if twin is None:
+            kept.append(event)
+            continue
+        if (event.named, bool(event.activity), event.said) > (
+            twin.named, bool(twin.activity), twin.said
+        ):  # fmt: skip
+            kept[kept.index(twin)] = event
+    return kept
 
 
 def _selected(events: list[ProposedEvent], wanted: str) -> list[ProposedEvent]:

@@ -7,7 +7,7 @@ from zoneinfo import ZoneInfo
 
 import pytest
 
-from agent.extraction import ProposedEvent, RuleLinker, candidates
+from agent.extraction import ProposedEvent, RuleLinker, _named, candidates
 from tools.calendar.times import TimeParser
 
 TZ = "Europe/Berlin"
@@ -125,3 +125,61 @@ def test_a_label_names_the_event_the_time_came_with() -> None:
     )
     [event] = link("add the event we agreed on", thread)
     assert event.title == "The Hives Concert"
+
+
+@pytest.mark.parametrize(
+    ("sentence", "title"),
+    [
+        ("Let's add the label Leave for airport to that time range.", "Leave for airport"),
+        ("Yes, give it the title Viewing at Villa Fontana at <ADDRESS_1> for 6 pm.",
+         "Viewing at Villa Fontana"),
+        ("and you can log it under Football Game: Usc Vs Utah.", "Football Game: Usc Vs Utah"),
+        ("the event title should be Appointment", "Appointment"),
+        ("Put Bedtime as the event title.", "Bedtime"),
+        ("so make a Reservation at Lulu's Kitchen as a title for the event.",
+         "Reservation at Lulu's Kitchen"),
+        ("Can you add this to my calendar as new house?", "New house"),
+        ("Could you just add Apartment viewing.", "Apartment viewing"),
+        ("Title it as The Hives Concert.", "The Hives Concert"),
+        ("Nenn es Team-Retro.", ""),  # no rule for German naming yet: no title, no harm
+        ("What should I call it?", ""),
+        ("I called the dentist yesterday", ""),
+        ("add this to my calendar", ""),
+    ],
+)  # fmt: skip
+def test_the_users_own_name_for_an_event(sentence: str, title: str) -> None:
+    assert _named(sentence, [])[0] == title
+
+
+def test_a_name_beats_an_activity_word_said_earlier() -> None:
+    thread = (
+        "Me: I want to do some more planning on friday at 9:45 pm.\n"
+        "Agent: What should I call it?\nMe: Let's add the label Leave for airport to it."
+    )
+    [event] = link("add the event we agreed on", thread)
+    assert event.title == "Leave for airport"
+    assert event.start.isoformat() == "2026-11-27T21:45:00+01:00"
+
+
+@pytest.mark.parametrize(
+    ("thread", "expected"),
+    [
+        # a restatement to confirm moves the event being set up, it is not a second event
+        ("Me: book the dentist on Tuesday at 4:30 pm\n"
+         "Agent: Sorry, that failed. Try Wednesday?\n"
+         "Agent: You'd like an appointment at 4:30 pm on Wednesday, correct?",
+         ["2026-11-25T16:30:00+01:00"]),
+        # the same minute said twice with two words for it: one event
+        ("Me: Booking the dentist at 11:30 am on Monday.\n"
+         "Me: Add this to my calendar, call it Appointment, at 11:30 in the morning.",
+         ["2026-11-23T11:30:00+01:00"]),
+        # a day said after a bare time completes it
+        ("Me: Book it for 12:30 in the afternoon.\nAgent: On what date?\nMe: For next Friday.",
+         ["2026-11-27T12:30:00+01:00"]),
+        # no restatement: two events stay two
+        ("<PERSON_1>: dentist on Tuesday at 9:30\n<PERSON_2>: and an appointment friday at 8pm",
+         ["2026-11-24T09:30:00+01:00", "2026-11-27T20:00:00+01:00"]),
+    ],
+)  # fmt: skip
+def test_an_event_being_set_up_is_one_event(thread: str, expected: list[str]) -> None:
+    assert sorted(starts(link("add all of this", thread))) == sorted(expected)
