@@ -161,3 +161,15 @@ def foreign_word(word: str) -> bool:
     low = word.casefold()
     foreign = max(zipf(low, lang) for lang in LANGUAGES[1:])
     return foreign >= 4.0 and zipf(low) < foreign - 1.0
+
+
+def is_compound_brand(word: str) -> bool:
+    """Two everyday English words run together, rare as a whole ("Hellowallet", "Cityscan").
+
+    Brand names are built this way; names people carry are not (or, like "Newman", are
+    common enough as a whole to fail the rarity test).
+    """
+    low = word.casefold()
+    if not low.isalpha() or len(low) < 7 or zipf(low) >= 1.5 or is_given_name(low):
+        return False
+    return any(zipf(low[:cut]) >= 3.5 and zipf(low[cut:]) >= 3.5 for cut in range(3, len(low) - 2))

@@ -25,6 +25,7 @@ from privacy.lexicon import (
     TIME_WORDS,
     UNIT_WORDS,
     foreign_word,
+    is_compound_brand,
     is_given_name,
     max_zipf,
     zipf,
@@ -352,7 +353,8 @@ def _capitalised_names(text: str) -> Iterator[NameHit]:
             # a word no language Veil reads uses, capitalised mid-sentence: "Chukwuemeka"
             employer = EMPLOYER_BEFORE_RE.search(text, max(0, match.start() - 16), match.start())
             if (len(word) >= 4 and word.isalpha() and not _sentence_start(text, match.start())
-                    and max_zipf(word.casefold()) < 2.0 and not employer):  # fmt: skip
+                    and max_zipf(word.casefold()) < 2.0 and not employer
+                    and not is_compound_brand(word)):  # fmt: skip
                 yield NameHit(match.start(), match.end(), "rare")
             continue
         cue = _CUE_RE.match(text, match.start())

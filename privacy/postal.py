@@ -18,15 +18,19 @@ import phonenumbers
 import regex
 from phonenumbers import geocoder
 
-_UNIT = r"(?:apt|apartment|suite|ste|unit|flat|floor|fl|room|rm|box)\.?[ \t]*#?[ \t]*\w{1,6}\b"
+# A unit holds a digit: "Suite 245", "Apt. 4B", never "room for everyone".
+_UNIT = (
+    r"(?:apt|apartment|suite|ste|unit|flat|floor|fl|room|rm|box)\.?[ \t]*#?[ \t]*"
+    r"(?=\w{0,5}\d)\w{1,6}\b"
+)
 # A number (house, building, postal) or a unit just before the street, on the same line.
 _BEFORE_RE = regex.compile(rf"(?i)(?:^|(?<=[\s>(,]))(?:\d{{1,6}}|{_UNIT})[ \t]*,?[ \t]*$")
 _UNIT_AFTER_RE = regex.compile(
     rf"(?i)[ \t]*,?(?:[ \t]*\n[ \t]*(?:[>*•·|?]{{1,3}}[ \t]*)?|[ \t]+)({_UNIT})"
 )
-# Between two parts of one block: spaces, one comma, a line break, e-mail quote marks.
 # A line break, then maybe the marks a mail client or a bullet list puts before each line.
 _BREAK = r"\n[ \t]*(?:[>*•·|?]{1,3}[ \t]*)?"
+# Between two parts of one block: spaces, one comma, line breaks.
 _JOIN_RE = regex.compile(rf"[ \t]*,?[ \t]*(?:{_BREAK}){{0,2}}")
 _SEPARATOR_RE = regex.compile(rf"[ \t]*(?:,[ \t]*(?:{_BREAK})*|(?:{_BREAK})+,?[ \t]*)")
 _POSTCODE = (
@@ -37,7 +41,7 @@ _POSTCODE_RE = regex.compile(rf"(?:{_POSTCODE})(?![\w-])")
 _PLACE_WORD_RE = regex.compile(r"\(?[\p{L}][\p{L}'’.\-]*\)?")
 # Lower-case words a place name may hold ("Torroella de Montgrí", "Ostrov nad Ohří").
 _PARTICLES = frozenset(
-    "de da do dos das del della di du la le les l' van von der den den am an im nad pod u v na"
+    "de da do dos das del della di du la le les l' van von der den am an im nad pod u v na"
     " sur sous lès y e i el al".split()
 )
 _MAX_SEGMENTS = 4
@@ -56,7 +60,8 @@ class PostalBlock:
 
 
 def _grow_back(text: str, start: int) -> int:
-    line_start = text.rfind("\n", 0, start) + 1
+    # numbers and units sit just before the street: a short look back keeps this linear
+    line_start = max(text.rfind("\n", 0, start) + 1, start - 40)
     for _ in range(3):
         match = _BEFORE_RE.search(text, line_start, start)
         if not match or match.start() == start:

@@ -27,6 +27,7 @@ from privacy.lexicon import (
     TIME_WORDS,
     UNIT_WORDS,
     foreign_word,
+    is_compound_brand,
     is_everyday_word,
     is_given_name,
     zipf,
@@ -166,6 +167,8 @@ def _plausible_person(text: str, start: int, end: int) -> bool:
         return False
     if len(words) == 1:
         word = value.strip()
+        if is_compound_brand(word):
+            return False  # "Hellowallet", "Cityscan": two everyday words run together
         employer = EMPLOYER_BEFORE_RE.search(text, max(0, start - 16), start)
         if employer and not is_given_name(word):
             return False  # "I work for Thinknum"

@@ -109,6 +109,7 @@ def test_phone_key_merges_spellings(spellings: list[str], region: str) -> None:
         ("136 Filadelfeos Str., Klirou", ["136 Filadelfeos Str."]),
         ("12 rue de Rivoli, 75001 Paris", ["12 rue de Rivoli"]),
         ("the pub at 115 Wellington Street\n21/11/26, 17:40", ["115 Wellington Street"]),
+        ("I live at 12 Elm St no way", ["12 Elm St"]),
         ("meet at 3 pm Friday", []),
         ("I walked 3 blocks to the park", []),
         ("During 1971, Acme invested", []),

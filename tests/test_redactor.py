@@ -125,6 +125,7 @@ def test_must_stay_visible(text: str, visible: list[str]) -> None:
         ("Mrs. Barbara Yudina Apt. 675 62314 Mellemvej 32",
          ["Barbara Yudina", "Apt. 675 62314 Mellemvej 32"], []),
         ("I'm at 12 Elm St, Priya", ["12 Elm St", "Priya"], []),
+        ("12 Elm St room for everyone", ["12 Elm St"], ["room for everyone"]),
         ("early shows on Marina Fort Street were great", ["Marina Fort Street"], []),
         # no-match rows
         ("see you at 3, Springfield, room 4021", [], ["3", "Springfield", "4021"]),
@@ -159,6 +160,7 @@ def test_postal_blocks(text: str, hidden: list[str], visible: list[str]) -> None
         ("He's injured from the waist down from Cyprus, but Aslak just laughs.", ["Aslak"]),
         # no-match rows
         ("lunch with Tom and Acme Corp", ["Tom"]),
+        ("Priya moved from Karmadata to Betterlesson last month", ["Priya"]),
         ("I'm originally from Greenlander, now in Berlin", []),
     ],
 )  # fmt: skip

@@ -32,7 +32,11 @@ _SUFFIX_CAPITALISED = (
     r"|Trace|Track|Trafficway|Tunnel|Underpass|Unions?|Valleys?|Viaduct|Views|Villages|Ville"
     r"|Vista|Walks|Ways|Wells?)\b)"
 )
-_UNIT = r"(?:apt|apartment|suite|ste|unit|flat|fl|floor|room|rm|#|no|nr|box)\.?\s*#?\s*[\w-]{1,6}"
+# A unit holds a digit: "Apt. 4B", "no. 12", never "no way".
+_UNIT = (
+    r"(?:apt|apartment|suite|ste|unit|flat|fl|floor|room|rm|#|no|nr|box)\.?\s*#?\s*"
+    r"(?=[\w-]{0,5}\d)[\w-]{1,6}"
+)
 _WORD = r"[\p{L}][\p{L}'’.\-]*"
 # Street names hold no function words: "3 blocks to the park" is a walk, not an address.
 _NAME_WORD = rf"(?!(?:the|to|and|a|an|of|in|my|our|your|at|for|with|on|is|are|from|by|or)\b){_WORD}"
