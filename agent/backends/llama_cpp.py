@@ -52,7 +52,8 @@ class LlamaCppModel:
         if lora_path is not None and not Path(lora_path).is_file():
             raise ModelError(f"Adapter file not found at {lora_path}; pass --no-adapter")
         self.path = path
-        self.model_id = path.stem
+        # The audit log and the bundle say which adapter, if any, shaped an answer.
+        self.model_id = f"{path.stem}+{Path(lora_path).stem}" if lora_path else path.stem
         self.n_ctx = n_ctx
         self.n_threads = n_threads or max(1, os.cpu_count() or 1)
         self.lora_path = str(lora_path) if lora_path else None
