@@ -420,11 +420,31 @@ def _subject_names(text: str) -> Iterator[NameHit]:
                 continue
             yield NameHit(match.start("first"), match.end("second" if second else "first"),
                           "subject")  # fmt: skip
-        elif not second and not is_given_name(first) and not first.isupper():
-            rare = len(first) >= 4 and max_zipf(low) < 2.0
-            vocative = bool(match.group("comma")) and verb in _VOCATIVE_NEXT
-            if rare and (verb in _PERSON_VERBS and not match.group("comma") or vocative):
-                yield NameHit(match.start("first"), match.end("first"), "rare")
+        elif not is_given_name(first) and not first.isupper():
+            if not second:
+                rare = len(first) >= 4 and max_zipf(low) < 2.0
+                vocative = bool(match.group("comma")) and verb in _VOCATIVE_NEXT
+                if rare and (verb in _PERSON_VERBS and not match.group("comma") or vocative):
+                    yield NameHit(match.start("first"), match.end("first"), "rare")
+            elif hit := _unknown_full_name(text, match.start("first"), first):
+                yield hit
+
+
+_NEXT_LOWER_RE = re.compile(r"[ \t]+([^\W\d_]+)")
+
+
+def _unknown_full_name(text: str, start: int, first: str) -> NameHit | None:
+    """Two or three capitalised words no language uses, then a verb: "Csanád P Gere lives"."""
+    end = _extend(text, start, start + len(first), first)
+    words = [w for w in text[start:end].split() if len(w.rstrip(".")) > 1]
+    after = _NEXT_LOWER_RE.match(text, end)
+    if len(words) < 2 or not after or after.group(1).casefold() not in _SUBJECT_VERBS:
+        return None
+    if not after.group(1).islower() or any(w.casefold() in ORG_WORDS for w in words):
+        return None
+    if all(zipf(w.casefold()) < 3.0 and max_zipf(w.casefold()) < 4.0 for w in words):
+        return NameHit(start, end, "rare")
+    return None
 
 
 _LIST_NEXT_RE = re.compile(

@@ -80,6 +80,7 @@ _DATE_RE = regex.compile(
 )
 
 
+_GLUED_WORD_RE = regex.compile(rf"(?i){_GLUED}")
 _GLUED_ALONE_RE = regex.compile(r"(\p{L}+)\.?\s+\d{1,5}(?:\s?[a-z])?")
 
 
@@ -89,8 +90,9 @@ class StreetAddressRecognizer(PatternRecognizer):
     PATTERNS = [
         Pattern(
             "number street suffix",
-            rf"(?:\b{_UNIT},?\s+)?\b\d{{1,6}}[a-z]?(?:[-/]\d{{1,4}})?,?\s+(?:{_NAME_WORD}\s+){{0,4}}?"
-            rf"{_SUFFIX}\b\.?(?:,?\s+{_UNIT}\b)?",
+            # one line: "Suite 445\n LOW STREET" is a unit, then a town
+            rf"(?:\b{_UNIT},?\s+)?\b\d{{1,6}}[a-z]?(?:[-/]\d{{1,4}})?,?[ \t]+"
+            rf"(?:{_NAME_WORD}[ \t]+){{0,4}}?{_SUFFIX}\b\.?(?:,?\s+{_UNIT}\b)?",
             0.6,
         ),
         Pattern(
@@ -163,6 +165,7 @@ class StreetAddressRecognizer(PatternRecognizer):
             return False
         # "During 1971" ends in "-ring" like "Kaiserring 5": an everyday English word is no street
         glued = _GLUED_ALONE_RE.fullmatch(pattern_text)
-        if glued and zipf(glued.group(1).casefold()) >= 3.5:
+        word = glued.group(1) if glued else ""
+        if word and _GLUED_WORD_RE.fullmatch(word) and zipf(word.casefold()) >= 3.5:
             return False
         return not _DATE_RE.match(pattern_text)
