@@ -209,6 +209,7 @@ class _Segment:
     speaker: str | None
     quoted: bool
     sentence: str = ""  # the whole sentence the clause belongs to
+    context: str = ""  # its message and the message before: what the sentence answers
 
 
 _SENTENCE_RE = re.compile(r"(?<=[.!?;])(?<!\d\.)\s+")  # not after "3." in "am 3. Juli"
@@ -242,6 +243,7 @@ def _segments(request: str, thread: str) -> list[_Segment]:
     """Thread clauses oldest first (quoted lines before the reply), then the typed request's."""
     quoted: list[_Segment] = []
     fresh: list[_Segment] = []
+    previous = ""
     for line in split_thread(thread) if thread.strip() else []:
         if line.kind == "header":
             continue  # a subject names the thread, not an event: see _subject
@@ -249,9 +251,11 @@ def _segments(request: str, thread: str) -> list[_Segment]:
         is_quoted = body.lstrip().startswith(">")
         for a, b, c, d in _clauses(body):
             segment = _Segment(
-                body[a:b], "thread", line.body_start + a, line.speaker, is_quoted, body[c:d]
-            )
+                body[a:b], "thread", line.body_start + a, line.speaker, is_quoted, body[c:d],
+                f"{previous}\n{body}",
+            )  # fmt: skip
             (quoted if is_quoted else fresh).append(segment)
+        previous = body
     tail = (
         [
             _Segment(request[a:b], "request", a, None, False, request[c:d])
@@ -311,6 +315,8 @@ def _activity(text: str) -> str:
             continue  # "what is the name of the event?" asks for a title, it gives none
         if match:
             title = match.group("title").strip()
+            if lang.states_date(title):
+                continue  # "the date for the event is Tuesday": a day, not a name
             if (_ACTIVITY_RE.search(title) and not re.match(r"events?\b", title, re.I)) or (
                 pattern is _LABEL_RE
             ):
@@ -411,7 +417,8 @@ def _named(text: str, times: list[tuple[int, int]]) -> tuple[str, bool]:
     """
     found: list[tuple[int, int, int, bool]] = []  # (rank, start, end, anaphoric)
     for match in _NAME_BEFORE_RE.finditer(text):
-        anaphoric = not re.search(r"\b(?:a|an|new)\s+event\b", match.group(0), re.I)
+        said = text[max(0, match.start() - 30) : match.end()]
+        anaphoric = not re.search(r"\b(?:a|an|new)\s+event\b", said, re.IGNORECASE)
         found.append((0, match.end(), len(text), anaphoric))
     for match in _NAME_AFTER_RE.finditer(text):
         found.append((0, match.start("title"), match.end("title"), True))
@@ -534,6 +541,51 @@ _CONFIRM_RE = re.compile(
 )
 
 
+# A day said of the event being set up: "the date for the event is March 12th", "I want it to
+# be on the 8th", "please confirm: ... on March 8th".
+_RESTATED_DAY_RE = re.compile(
+    r"\b(?:date|day)\s+(?:for|of)\s+(?:the|this|that|your)\s+(?:event|appointment|booking"
+    r"|reservation)\b|\b(?:want|need|like|have|make|move|put|set|book)\s+(?:it|that|this)\s+"
+    r"(?:to\s+be\s+)?(?:on|for)\b|\bplease\s+confirm|\bto\s+confirm",
+    re.IGNORECASE,
+)
+# Words that settle a time rather than report one.
+_DECIDE_RE = re.compile(
+    r"\b(?:let'?s|works?|book|schedule|set|make\s+it|see\s+you|add|put|go\s+with|take|confirm"
+    r"|passt|geht|on\s+y\s+va|ça\s+marche|vale|dale|fechado|combinado)\b",
+    re.IGNORECASE,
+)
+# "by 5:30 pm" is read as "from now until 5:30"; for an event it is the time itself.
+_BY_RE = re.compile(r"by\s+\d", re.IGNORECASE)
+# A clock time that says it is one: "9 pm", "14:00", "in the evening"; "at 1" may be a house
+# number ("at 1 Embarcadero Center").
+_CLOCK_SAID_RE = re.compile(
+    r"\d[:.h]\d\d|\d\s*(?:am|pm|a\.m|p\.m|h\b|uhr)|noon|midday|midnight|o'?clock|morning"
+    r"|afternoon|evening|night|tonight|abends|morgens|uhr|soir|matin|tarde|noche|mañana|manhã|noite",
+    re.IGNORECASE,
+)
+
+
+_MOVED_FROM_RE = re.compile(
+    r"\b(?:mov|push|chang|shift|reschedul|postpon|verschob|verschieb|décal|repouss|cambi|pas|mud)"
+    r"\w*\s+(?:\w+\s+){0,2}(?:from|von|de|del|da|do)\b",
+    re.IGNORECASE,
+)
+
+
+def _starts_at(event: ProposedEvent | None, mention: TimeMention, zone: ZoneInfo) -> bool:
+    """Whether the event starts at the mention's (first) clock time."""
+    if event is None or event.start is None or mention.value is None:
+        return False
+    return event.start.astimezone(zone).time() == mention.value.astimezone(zone).time()
+
+
+def _plainest(clocks: list[Candidate]) -> Candidate:
+    """The clock time a message sets: the last one that plainly is a time of day."""
+    said = [c for c in clocks if _CLOCK_SAID_RE.search(c.mention.text)]
+    return (said or clocks)[-1]
+
+
 def _state(event: ProposedEvent) -> tuple[object, ...]:
     return (event.start, event.day, event.title, event.cancelled, event.undecided, event.vague)
 
@@ -586,7 +638,13 @@ class RuleLinker:
         intent: str,
     ) -> tuple[date, str] | None:
         """Read one message: create, move, name or cancel events; returns the last day said."""
-        own = [c for c in found if c.segment == index]
+        # A street number read as a year ("on March 7th in 620") is no date.
+        own = [
+            c
+            for c in found
+            if c.segment == index
+            and (c.mention.value is None or abs(c.mention.value.year - self.now.year) <= 5)
+        ]
         text = segment.text
         spans = [(c.mention.start - segment.start, c.mention.end - segment.start) for c in own]
         name, anaphoric = _named(text, spans)
@@ -636,7 +694,7 @@ class RuleLinker:
             self._dates_and_vague(events, segment, activity, dates, vague, target, intent)
             return last_day
         options = self._options(text, clocks, segment.start)
-        chosen = clocks[-1] if not options else clocks[0]
+        chosen = _plainest(clocks) if not options else clocks[0]
         mention = chosen.mention
         own_day = lang.states_date(mention.text)
         echo = self._echo(events, mention) if not own_day and not moving else None
@@ -646,8 +704,15 @@ class RuleLinker:
             if own_day and target.start.date() != mention.value.astimezone(self.zone).date():
                 target = None  # "the plumber comes monday at 8": its own day, its own event
         start, grounds, dated = self._resolve(chosen, target, last_day, dates)
-        if moving and mention.kind == "interval" and _FROM_TO_RE.search(mention.text):
-            start = mention.end_value  # "moved from 4pm to 11am": the new time is the end
+        if (
+            moving
+            and mention.kind == "interval"
+            and _FROM_TO_RE.search(mention.text)
+            and mention.end_value is not None
+            and (_MOVED_FROM_RE.search(text) or _starts_at(target, mention, self.zone))
+        ):  # "moved from 4pm to 11am": the new time is the end; "let's do 2 to 3" is a range
+            end_at = mention.end_value.astimezone(self.zone).time()
+            start = _at(start.astimezone(self.zone).date(), end_at, self.zone)
         end = self._end(chosen.mention, start, activity or (target.activity if target else ""))
         fresh = activity and (target is None or (target.start is not None and not moving))
         if target is not None and not (fresh and target.activity != activity):
@@ -698,6 +763,14 @@ class RuleLinker:
             _RANGE_RE.search(sentence) or mention.kind == "interval"
         ):
             return False
+        if (
+            mention.kind == "interval"
+            and not _BY_RE.match(mention.text)
+            and _AVAILABILITY_RE.search(segment.context)
+            and not _ACTIVITY_RE.search(sentence)
+            and not _DECIDE_RE.search(sentence)
+        ):  # "Any other time available?" - "There is another between 8:30 pm and 10 pm."
+            return False
         return not _POSSESSIVE_RE.search(before)
 
     def _echo(self, events: list[ProposedEvent], mention: TimeMention) -> ProposedEvent | None:
@@ -747,6 +820,8 @@ class RuleLinker:
         and whether that day was said at all (False: the parser's next such hour)."""
         mention = chosen.mention
         value = mention.value.astimezone(self.zone)
+        if mention.kind == "interval" and mention.end_value and _BY_RE.match(mention.text):
+            value = (mention.end_value + timedelta(seconds=1)).astimezone(self.zone)
         if lang.states_date(mention.text):
             return value, [chosen.id], True
         if dates:
@@ -767,7 +842,7 @@ class RuleLinker:
         return value, [chosen.id], False
 
     def _end(self, mention: TimeMention, start: datetime, activity: str) -> datetime:
-        if mention.kind == "interval" and mention.end_value is not None:
+        if mention.kind == "interval" and mention.end_value and not _BY_RE.match(mention.text):
             length = mention.end_value - mention.value
             if timedelta(0) < length <= timedelta(hours=16):
                 return start + length
@@ -813,7 +888,10 @@ class RuleLinker:
                     target.grounds = [day_candidate.id]
                 return
             # "book it for 12:30" ... "for next Friday": the day completes the time
-            moves = _RESCHEDULE_RE.search(text) or not target.dated
+            moves = (
+                _RESCHEDULE_RE.search(text) or not target.dated
+                or _RESTATED_DAY_RE.search(segment.sentence or text)
+            )  # fmt: skip
             if moves and day is not None and not target.all_day:
                 moved = _at(day, target.start.astimezone(self.zone).time(), self.zone)
                 length = target.end - target.start if target.end else DEFAULT_DURATION
@@ -874,6 +952,8 @@ class RuleLinker:
         events = _merged(events)
         unnamed = [e for e in events if not e.activity and not e.cancelled]
         events = _selected(events, _request_title(request))
+        if _ONE_RE.search(request) and not _MANY_RE.search(request):
+            events = _the_one(events)
         kept: list[ProposedEvent] = []
         timed = any(e.schedulable for e in events)
         for event in events:
@@ -917,6 +997,31 @@ def _merged(events: list[ProposedEvent]) -> list[ProposedEvent]:
         ):  # fmt: skip
             kept[kept.index(twin)] = event
     return kept
+
+
+# "add it", "add the event we agreed on": the request wants one event; "add all of this",
+# "add both" want every one ("add this" says nothing about how many).
+_ONE_RE = re.compile(
+    r"\b(?:add|put|save|enter|schedule|book|calendar|mark|block)\s+(?:it|the\s+(?:event|appointment"
+    r"|meeting|booking|reservation|one))\b|\b(?:ajoute|mets|trag|eintragen)\s*-?\s*(?:le|la|ihn|es)\b"
+    r"|\b(?:añáde|agréga|apúnta|ponlo|adiciona|põe)(?:lo|la)\b",
+    re.IGNORECASE,
+)
+_MANY_RE = re.compile(
+    r"\b(?:all|both|these|those|them|everything|events|alles|beide|tous|toutes|todos|todas|ambos"
+    r"|tout)\b",
+    re.IGNORECASE,
+)
+
+
+def _the_one(events: list[ProposedEvent]) -> list[ProposedEvent]:
+    """The one event a singular request means: among several timed ones, the one the user
+    named for the calendar, else the one the thread settled last."""
+    timed = [e for e in events if e.schedulable]
+    if len(timed) < 2:
+        return events
+    best = max(timed, key=lambda e: (e.named, e.said))
+    return [e for e in events if e is best or not e.schedulable]
 
 
 def _selected(events: list[ProposedEvent], wanted: str) -> list[ProposedEvent]:

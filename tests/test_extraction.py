@@ -183,3 +183,47 @@ def test_a_name_beats_an_activity_word_said_earlier() -> None:
 )  # fmt: skip
 def test_an_event_being_set_up_is_one_event(thread: str, expected: list[str]) -> None:
     assert sorted(starts(link("add all of this", thread))) == sorted(expected)
+
+
+@pytest.mark.parametrize(
+    ("request_text", "count"),
+    [
+        ("add it", 1),
+        ("add the event we agreed on to my calendar", 1),
+        ("add both", 2),
+        ("add all of this", 2),
+        ("add this", 2),  # says nothing about how many
+    ],
+)
+def test_a_singular_request_takes_the_event_settled_last(request_text: str, count: int) -> None:
+    thread = (
+        "Me: book the dentist on Tuesday at 3 pm\n"
+        "Agent: Your appointment is booked.\n"
+        "Me: Also add an event titled Out of office at 2:30 pm on Tuesday."
+    )
+    events = [e for e in link(request_text, thread) if e.schedulable]
+    assert len(events) == count
+    assert events[-1].title == "Out of office"
+
+
+@pytest.mark.parametrize(
+    ("thread", "expected"),
+    [
+        # "at 1" before a street name is a house number, "9 pm" is the time
+        ("Me: the movie on Thursday 9 pm at 1 Embarcadero Center", ["2026-11-26T21:00:00+01:00"]),
+        # "by 5:30 pm" on a day is that time, not "from now until 5:30"
+        ("Agent: The event name is Football game on Monday by 5:30 pm",
+         ["2026-11-23T17:30:00+01:00"]),
+        # a free range answering an availability question is an option, not an event
+        ("Me: Any other time available on Monday?\nAgent: There is another between 8 pm and 10 pm.",
+         []),
+        # ... but a range someone settles on is an event
+        ("Me: Are you free on Monday?\n<PERSON_1>: let's do the review from 2 pm to 3 pm.",
+         ["2026-11-23T14:00:00+01:00"]),
+        # a day said of the event being set up moves it
+        ("Me: Book the haircut on Monday at 2 pm.\nAgent: The date for the event is Tuesday.",
+         ["2026-11-24T14:00:00+01:00"]),
+    ],
+)  # fmt: skip
+def test_which_time_and_day_a_message_sets(thread: str, expected: list[str]) -> None:
+    assert starts(link("add all of this", thread)) == expected
