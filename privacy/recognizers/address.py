@@ -66,8 +66,8 @@ _GLUED = (
     r"|steeg|singel)"
 )
 _ROMANCE = (
-    r"(?:ul\.|ulica|al\.|aleja|trg|nám\.|náměstí|rue|rua|rúa|calle|c/|avenida|avda|av\.|avenue|boulevard|bd|via|viale|piazza|plaza|praça"
-    r"|praca|travessa|largo|camino|paseo|carrer|allée|allee|chemin|place|quai|impasse|cours"
+    r"(?:ul\.|ulica|al\.|aleja|trg|nám\.|náměstí|rue|rua|rúa|calle|c/|avenida|avda\.?|av\.|(?-i:Av)"
+    r"|avenue|boulevard|bd|via|viale|piazzetta|piazza|plaza|praça|praca|travessa|largo|camino|paseo|carrer|allée|allee|chemin|place|quai|impasse|cours"
     r"|rambla|ronda|alameda|estrada|rodovia|carretera|vicolo|corso)"
 )
 
