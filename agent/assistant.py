@@ -263,7 +263,14 @@ class Assistant:
         finally:
             db.close()
         notify({"stage": "reply", "status": "running"})
-        lines = facts(state, tz=turn.tz, injections=[i.text for i in injections], intent=intent)
+        # Facts quote tool results that hold real names (calendar titles, draft recipients):
+        # they go through the privacy layer before the reply prompt sees them.
+        lines = [
+            redactor.redact(line).text
+            for line in facts(
+                state, tz=turn.tz, injections=[i.text for i in injections], intent=intent
+            )
+        ]
         if imported:
             lines.insert(0, imported)
         has_ics = any(f.type == "ics" for f in state.files)

@@ -15,6 +15,7 @@ from agent.integrity import check_claims
 from agent.model import GenerationOptions, Message
 from agent.prompts import load_prompt
 from privacy import PrivacyGuard
+from privacy.entity_map import PLACEHOLDER_RE
 
 logger = logging.getLogger(__name__)
 _NUMBER_RE = re.compile(r"\d+")
@@ -35,6 +36,21 @@ def _iso(value: datetime | None) -> str | None:
 
 def _numbers(text: str) -> set[str]:
     return {n.lstrip("0") or "0" for n in _NUMBER_RE.findall(text)}
+
+
+def _faithful(written: str, template: str) -> bool:
+    """The model's wording may replace the template only if it says the same facts.
+
+    Every number (times, dates) and every person of the facts must be there and nothing
+    else: a new number is a made-up time, a missing one a dropped event or slot. A reply
+    cut off by the token limit is not a reply.
+    """
+    if not written or written[-1] not in ".!?":
+        return False
+    people = set(PLACEHOLDER_RE.findall(template))
+    return _numbers(written) == _numbers(template) and people <= set(
+        PLACEHOLDER_RE.findall(written)
+    )
 
 
 def _span(start: str, end: str | None, all_day: bool) -> str:
@@ -137,8 +153,8 @@ def write_reply(
         except ModelError as error:
             logger.warning("reply model failed, template used: %s", error)
             written = ""
-        if written and _numbers(written) <= _numbers(template):
-            text = written  # a number the facts do not hold is a made-up time or date
+        if _faithful(written, template):
+            text = written
     checked = check_claims(text, has_ics=has_ics, has_eml=has_eml)
     if text is not template and len(checked.text) < 20:
         checked = check_claims(template, has_ics=has_ics, has_eml=has_eml)

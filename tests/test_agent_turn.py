@@ -245,3 +245,32 @@ def test_earlier_messages_reach_the_plan_redacted_with_the_session_map(data_dir:
     assert f"assistant: Which time suits {placeholder}?" in text
     assert "Priya" not in text and "Raman" not in text
     assert text.count("make it 1pm") == 1  # this turn's own message is the request, not history
+
+
+def test_calendar_titles_in_the_facts_reach_the_reply_prompt_redacted(
+    data_dir: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """A conflict quotes the calendar ("Call with Dr. Chen"): the facts are redacted at the
+    source, so the guard at the model boundary finds nothing left to re-redact."""
+    calendar = export_events(
+        [
+            CalendarEvent(
+                uid="chen-1",
+                title="Call with Dr. Amelia Chen",
+                start=datetime(2026, 11, 26, 13, 0, tzinfo=ZoneInfo(TZ)),
+                end=datetime(2026, 11, 26, 14, 0, tzinfo=ZoneInfo(TZ)),
+                all_day=False,
+                tz=TZ,
+            )
+        ]
+    )
+    model = RecordingChatModel()
+    assistant = Assistant(ModelGateway(model), data_dir=data_dir)
+    bundle = ask(assistant, "lunch with Karthik next thursday at 1", calendar=calendar)
+    [event] = created(bundle)
+    assert event["conflicts"] and "Chen" in event["conflicts"][0]["title"]
+    assert "Chen" in bundle["reply"]  # restored for the user
+    prompts = [m.content for messages in model.received for m in messages]
+    assert any("overlaps" in p for p in prompts)
+    assert all("Chen" not in p and "Amelia" not in p for p in prompts)
+    assert "re-redacted" not in caplog.text

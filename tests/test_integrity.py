@@ -74,3 +74,46 @@ def test_a_draft_claim_needs_an_eml() -> None:
     assert check_claims("I drafted a reply to Tom.", has_ics=False, has_eml=False).text == ""
     kept = check_claims("I drafted a reply to Tom.", has_ics=False, has_eml=True).text
     assert kept == "I drafted a reply to Tom."
+
+
+FACTS = [
+    "Created an event: Lunch with <PERSON_1>, Thu 26 Nov, 13:00–14:00 (Europe/Berlin); "
+    "download the .ics to add it to your calendar.",
+    "I drafted a reply you can open in your mail app; nothing was sent.",
+]
+
+
+@pytest.mark.parametrize(
+    ("written", "used"),
+    [
+        ("Lunch with <PERSON_1> is in the .ics: Thu 26 Nov, 13:00–14:00. A draft is ready.", True),
+        # the facts dropped: the model talked about something else
+        ("I'm sorry, as an assistant I cannot send emails. I can help with your calendar.", False),
+        # a made-up time
+        ("Lunch with <PERSON_1> on Thu 26 Nov at 12:00–14:00 is in the .ics.", False),
+        # the person dropped
+        ("Lunch on Thu 26 Nov, 13:00–14:00, is in the .ics file.", False),
+        # cut off by the token limit
+        ("Lunch with <PERSON_1> on Thu 26 Nov, 13:00–14:00, and I drafted a", False),
+    ],
+)
+def test_the_models_wording_is_used_only_if_it_keeps_every_fact(written: str, used: bool) -> None:
+    from agent.gateway import ModelGateway
+    from agent.synthesis import write_reply
+    from privacy import EntityMap, PrivacyGuard
+    from tests.fakes import RecordingChatModel
+
+    entity_map = EntityMap()
+    entity_map.placeholder_for("PERSON", "Karthik Rao")
+    reply, _ = write_reply(
+        FACTS,
+        request="lunch with <PERSON_1> next thursday at 1",
+        gateway=ModelGateway(RecordingChatModel([written])),
+        guard=PrivacyGuard(entity_map, []),
+        session=None,
+        has_ics=True,
+        has_eml=True,
+    )
+    assert (reply == written) is used
+    if not used:
+        assert reply == " ".join(FACTS)
