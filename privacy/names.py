@@ -91,7 +91,7 @@ _SIGNOFF_LINE_RE = re.compile(
     re.IGNORECASE,
 )
 _DASH_SIGNATURE_RE = re.compile(rf"\s*[-–—~]+\s*(?P<name>{TOKEN}(?:[ \t]+{TOKEN})?)\s*")
-_SENTENCE_END = ".!?:;\n\"“(['"
+_SENTENCE_END = ".!?:;\n\"“(['>"  # ">" opens a quoted e-mail line
 
 
 @dataclass(frozen=True)
@@ -202,6 +202,13 @@ def _cue_names(text: str) -> Iterator[NameHit]:
             text, max(0, match.start("name") - 16), match.start("name")
         ):
             continue  # "I work for Thinknum": an employer, not a person
+        if (
+            strength == "weak"
+            and match.group("weak").casefold() == "from"
+            and _AFTER_NAME_RE.search(text, max(0, match.start() - 40), match.start())
+            and not is_given_name(name)
+        ):
+            continue  # "Holzman from Predilytics", "Luiza is from Xignite": where they work
         end = _extend(text, match.start("name"), match.end("name"), name)
         position = end
         if _venue_follows(text, end):
@@ -216,9 +223,16 @@ def _cue_names(text: str) -> Iterator[NameHit]:
                 yield NameHit(before.start(1), before.end(1), "list")
 
 
+# "Holzman from", "Luiza is from": a capitalised word (or one and "is") just before "from".
+_AFTER_NAME_RE = re.compile(r"(?<![\w<])[A-ZÀ-Þ][\w'’\-]*[ \t]+(?:(?:is|was|'s)[ \t]+)?$")
+
+
 def _role_names(text: str) -> Iterator[NameHit]:
     for pattern in (_ROLE_AFTER_RE, _ROLE_BEFORE_RE):
         for match in pattern.finditer(text):
+            start = match.start("name")
+            if EMPLOYER_BEFORE_RE.search(text, max(0, start - 16), start):
+                continue  # "Dudek of Lexisnexis is the CEO": the company, not the person
             if is_name_word(match.group("name"), "strong"):
                 yield NameHit(match.start("name"), match.end("name"), "role")
 
@@ -438,7 +452,8 @@ def _unknown_full_name(text: str, start: int, first: str) -> NameHit | None:
     end = _extend(text, start, start + len(first), first)
     words = [w for w in text[start:end].split() if len(w.rstrip(".")) > 1]
     after = _NEXT_LOWER_RE.match(text, end)
-    if len(words) < 2 or not after or after.group(1).casefold() not in _SUBJECT_VERBS:
+    # "Rościsław Dudek of Lexisnexis", "Zargan Vedzizhev from Acme": a person and their company
+    if len(words) < 2 or not after or after.group(1) not in _SUBJECT_VERBS | {"of", "from"}:
         return None
     if not after.group(1).islower() or any(w.casefold() in ORG_WORDS for w in words):
         return None

@@ -458,6 +458,16 @@ def _postal(text: str, found: list[_Found]) -> tuple[list[_Found], list[tuple[in
     return found, places
 
 
+# "Coden is a design agency", "Verdafero is the brainchild of": what follows names a company.
+_COMPANY_AFTER_RE = re.compile(
+    r"[ \t]+(?:is|was)[ \t]+(?:a|an|the)[ \t]+(?:[\w'’\-]+[ \t]+){0,3}?(?:agency|company|startup"
+    r"|start-up|firm|multinational|corporation|organi[sz]ation|non-?profit|charity|brand|business"
+    r"|brainchild|501\(c\)\s?3|manufacturer|retailer|provider|platform|consultancy|conglomerate"
+    r"|subsidiary)\b(?![ \t]+(?:owner|member|founder|ceo|manager|employee|worker|partner))",
+    re.IGNORECASE,
+)
+
+
 def _not_places(text: str, found: list[_Found], places: _Spans) -> list[_Found]:
     """Guesses at people that are towns in an address, streets, or where someone travels."""
     out = []
@@ -474,8 +484,23 @@ def _not_places(text: str, found: list[_Found], places: _Spans) -> list[_Found]:
             value = text[item.start : item.end]
             if is_country(value) and not is_given_name(value.split()[0]):
                 continue  # "from Cyprus"; "Jordan" may be either, and stays a person
+            if _COMPANY_AFTER_RE.match(text, _list_end(text, item.end)):
+                continue
         out.append(item)
     return out
+
+
+_LIST_TAIL_RE = re.compile(r"(?:[ \t]*,[ \t]*|[ \t]+(?:and|&)[ \t]+)[A-Z][\w'’\-]*")
+
+
+def _list_end(text: str, end: int) -> int:
+    """End of the list a name opens: "Lopez, Santos and Coleman is a design agency"."""
+    for _ in range(4):
+        match = _LIST_TAIL_RE.match(text, end)
+        if not match:
+            break
+        end = match.end()
+    return end
 
 
 def _contact_type(contact: str) -> str:

@@ -158,6 +158,12 @@ def test_postal_blocks(text: str, hidden: list[str], visible: list[str]) -> None
         ("a film directed by Wacława Adamska and starring Adamska",
          ["Wacława Adamska", "Adamska"]),
         ("He's injured from the waist down from Cyprus, but Aslak just laughs.", ["Aslak"]),
+        # what follows a name can say it is a company; a company is no name's role owner
+        ("Tom is a design agency owner", ["Tom"]),
+        ("Coden is a design agency based in Oslo", []),
+        ("Lopez, Santos and Coleman is a design agency", []),
+        ("Rościsław Dudek of Lexisnexis is the CEO of the year.", ["Rościsław Dudek"]),
+        ("> Alma Jensen\n> Imedicare\n> Alma Jensen", ["Alma Jensen", "Alma Jensen"]),
         # no-match rows
         ("lunch with Tom and Acme Corp", ["Tom"]),
         ("Priya moved from Karmadata to Betterlesson last month", ["Priya"]),
