@@ -183,3 +183,27 @@ def test_prompt_beyond_the_context_is_a_model_error(embedded_model: LlamaCppMode
     huge = [Message("user", "lunch at one with the team " * 1200)]
     with pytest.raises(ModelError, match="context window"):
         gateway.complete(huge, guard=PrivacyGuard(EntityMap()), purpose="test")
+
+
+@pytest.mark.parametrize(
+    ("cpus", "others", "threads"),
+    [(2, 0.0, 2), (2, 0.4, 2), (2, 0.8, 1), (2, 3.5, 1), (8, 2.2, 6), (1, 0.0, 1)],
+)
+def test_threads_are_the_cores_others_leave_free(cpus: int, others: float, threads: int) -> None:
+    from agent.backends.llama_cpp import threads_for
+
+    assert threads_for(cpus, others) == threads
+
+
+def test_a_busy_neighbour_process_is_seen() -> None:
+    """A process spinning on one core counts as busy (so llama.cpp leaves it that core)."""
+    from agent.backends.llama_cpp import CpuUsage
+
+    usage = CpuUsage()
+    spinner = subprocess.Popen([sys.executable, "-c", "while True: pass"])
+    try:
+        time.sleep(1.0)
+        assert usage.others_busy() >= 0.6
+    finally:
+        spinner.kill()
+        spinner.wait(10)

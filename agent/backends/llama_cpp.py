@@ -5,9 +5,12 @@ from __future__ import annotations
 import logging
 import os
 import threading
+import time
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
+
+import psutil
 
 from agent.errors import ModelError
 from agent.model import Chunk, GenerationOptions, Message, Usage
@@ -28,6 +31,38 @@ def check_gguf(path: Path) -> None:
     with path.open("rb") as handle:
         if handle.read(4) != GGUF_MAGIC:
             raise ModelError(f"{path} is not a GGUF model file (bad header); pass a .gguf file")
+
+
+def threads_for(cpus: int, others_busy: float) -> int:
+    """llama.cpp threads for a generation: the cores other processes leave free, at least one.
+
+    Its threads spin-wait for each other at every step, so a thread that has to share a core
+    with another busy process stalls them all: on 2 cores under load, one reply took 69.8 s
+    with 2 threads and 5.5 s with 1.
+    """
+    return max(1, min(cpus, round(cpus - others_busy)))
+
+
+class CpuUsage:
+    """How many cores *other* processes kept busy since the previous reading."""
+
+    MIN_INTERVAL_S = 0.25  # shorter windows are noise: the last figure stands
+
+    def __init__(self) -> None:
+        self._me = psutil.Process()
+        self._busy = 0.0
+        self._at = 0.0
+        self._read()  # the first reading only sets the baseline
+
+    def others_busy(self) -> float:
+        if time.monotonic() - self._at >= self.MIN_INTERVAL_S:
+            self._read()
+        return self._busy
+
+    def _read(self) -> None:
+        total = psutil.cpu_percent(interval=None) / 100 * (os.cpu_count() or 1)
+        mine = self._me.cpu_percent(interval=None) / 100
+        self._busy, self._at = max(0.0, total - mine), time.monotonic()
 
 
 class LlamaCppModel:
@@ -55,7 +90,9 @@ class LlamaCppModel:
         # The audit log and the bundle say which adapter, if any, shaped an answer.
         self.model_id = f"{path.stem}+{Path(lora_path).stem}" if lora_path else path.stem
         self.n_ctx = n_ctx
-        self.n_threads = n_threads or max(1, os.cpu_count() or 1)
+        self.cpus = max(1, os.cpu_count() or 1)
+        self.n_threads = n_threads  # None: as many as the cores other processes leave free
+        self._usage = CpuUsage()
         self.lora_path = str(lora_path) if lora_path else None
         self._llama: Any = None
         self._lock = threading.Lock()
@@ -64,8 +101,6 @@ class LlamaCppModel:
     def load(self) -> Any:
         """Build the llama.cpp context once; later calls return it."""
         if self._llama is None:
-            import time
-
             from llama_cpp import Llama
 
             started = time.perf_counter()
@@ -73,7 +108,8 @@ class LlamaCppModel:
                 self._llama = Llama(
                     model_path=str(self.path),
                     n_ctx=self.n_ctx,
-                    n_threads=self.n_threads,
+                    n_threads=self.n_threads or self.cpus,
+                    n_threads_batch=self.n_threads or self.cpus,
                     lora_path=self.lora_path,
                     verbose=False,
                 )
@@ -102,6 +138,8 @@ class LlamaCppModel:
         """Stream text pieces, then a `Usage`; the lock is held for the whole stream."""
         with self._lock:
             llama = self.load()
+            threads = self.n_threads or threads_for(self.cpus, self._usage.others_busy())
+            llama._ctx.set_n_threads(threads, threads)
             kwargs: dict[str, Any] = {
                 "messages": [m.to_dict() for m in messages],
                 "max_tokens": options.max_tokens,
