@@ -477,8 +477,8 @@ def _listed(word: str, first: str) -> bool:
     if word.isupper() and len(word) <= 4 and not is_given_name(word):
         return False
     if word[0].isupper():
-        return is_given_name(word) or max_zipf(low) < 3.5
-    return (is_given_name(low) and zipf(low) < 4.5) or _rare(low)
+        return is_given_name(word) or max_zipf(low) < 3.5 or zipf(low) < 3.0
+    return (is_given_name(low) and zipf(low) < 5.0) or _rare(low)
 
 
 def list_neighbours(text: str, people: list[tuple[int, int]]) -> list[NameHit]:

@@ -136,6 +136,8 @@ def test_street_address_recognizer(text: str, expected: list[str]) -> None:
         ("Frau Schmidt kommt um 3", ["Schmidt"]),
         ("Sra. Gómez llamó", ["Gómez"]),
         ("Mr Tom Baker said", ["Tom Baker"]),
+        ("join accounts with ms. Quinzia", ["Quinzia"]),
+        ("I miss London", []),
         ("the dr said rest", []),
         ("M. 3 was fine", []),
     ],

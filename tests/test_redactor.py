@@ -145,6 +145,7 @@ def test_postal_blocks(text: str, hidden: list[str], visible: list[str]) -> None
         # names listed beside a found name are names too (issue 3)
         ("They had 6: Efimiya, Mary and Ariana.", ["Efimiya", "Mary", "Ariana"]),
         ("our founders: Eklund, Michael and Hodge.", ["Eklund", "Michael", "Hodge"]),
+        ("They had 3: Matheus, Janet and Kevin.", ["Matheus", "Janet", "Kevin"]),
         ("they had 6: leonti, terrence, pamela and donna", ["leonti", "terrence", "pamela",
                                                              "donna"]),
         # a place after a travel word, and a line spaCy ran into the next one

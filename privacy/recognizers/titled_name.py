@@ -10,6 +10,10 @@ _TITLES = (
     r"|Senhor|Senhora|Dona|Don|Dott|Doutor|Doutora|Doktor)"
 )
 
+# Typed fast, titles lose their capital but keep their full stop: "ms. Quinzia", "dr. Okafor".
+# Without the stop a lower-case "miss" or "don" is a word ("I miss London").
+_TYPED_TITLES = r"(?i:(?:mr|mrs|ms|mx|dr|prof|sr|sra|srta|mme|mlle)\.)"
+
 
 class TitledNameRecognizer(PatternRecognizer):
     """PERSON: capitalised words after a title (case-sensitive, so "dr" in prose is left)."""
@@ -17,7 +21,8 @@ class TitledNameRecognizer(PatternRecognizer):
     PATTERNS = [
         Pattern(
             "titled name",
-            rf"(?<=\b{_TITLES}\.?\s+)\p{{Lu}}[\p{{L}}'’\-]+(?:\s+\p{{Lu}}[\p{{L}}'’\-]+){{0,2}}",
+            rf"(?<=\b(?:{_TITLES}\.?|{_TYPED_TITLES})\s+)\p{{Lu}}[\p{{L}}'’\-]+"
+            rf"(?:\s+\p{{Lu}}[\p{{L}}'’\-]+){{0,2}}",
             0.7,
         ),
     ]
