@@ -7,7 +7,8 @@ from zoneinfo import ZoneInfo
 
 import pytest
 
-from agent.extraction import ProposedEvent, RuleLinker, _named, candidates
+from agent.extraction import ProposedEvent, RuleLinker, candidates
+from agent.extraction.title import named_title
 from tools.calendar.times import TimeParser
 
 TZ = "Europe/Berlin"
@@ -148,7 +149,7 @@ def test_a_label_names_the_event_the_time_came_with() -> None:
     ],
 )  # fmt: skip
 def test_the_users_own_name_for_an_event(sentence: str, title: str) -> None:
-    assert _named(sentence, [])[0] == title
+    assert named_title(sentence, [])[0] == title
 
 
 def test_a_name_beats_an_activity_word_said_earlier() -> None:

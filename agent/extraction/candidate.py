@@ -1,0 +1,158 @@
+"""The candidates a linker works on: time mentions numbered in reading order, the messages
+and clauses they sit in (oldest first), and the event a linker proposes."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from datetime import date, datetime
+from typing import Any, Literal
+
+from privacy.thread import split_thread
+from tools.calendar.times import TimeMention
+
+
+@dataclass(frozen=True)
+class Candidate:
+    """A time mention with the ID a model may cite, and where in the input it sits."""
+
+    id: str
+    mention: TimeMention
+    segment: int
+
+
+@dataclass
+class ProposedEvent:
+    """An event the input implies, redacted; `grounds` are the candidate IDs its start rests on."""
+
+    title: str
+    start: datetime | None
+    end: datetime | None
+    all_day: bool
+    location: str = ""
+    attendees: list[str] = field(default_factory=list)
+    grounds: list[str] = field(default_factory=list)
+    vague: str | None = None  # "dinner friday": what was said instead of a clock time
+    day: date | None = None  # the day a vague event is on, when one was said
+    meal: str | None = None
+    kind: Literal["event", "reminder"] = "event"
+    undecided: list[str] = field(default_factory=list)  # "1 or 2?": the options, unpicked
+    cancelled: bool = False
+    activity: str = ""
+    named: bool = False  # the title is the user's own name for it ("call it Out of office")
+    said: int = -1  # the last message that created or changed it
+    dated: bool = True  # False: a clock time said with no day yet ("book it for 12:30")
+
+    @property
+    def schedulable(self) -> bool:
+        return self.start is not None and not self.cancelled and not self.undecided
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "title": self.title,
+            "start": self.start.isoformat() if self.start else None,
+            "end": self.end.isoformat() if self.end else None,
+            "all_day": self.all_day,
+            "location": self.location,
+            "attendees": list(self.attendees),
+            "kind": self.kind,
+            "vague": self.vague,
+            "day": self.day.isoformat() if self.day else None,
+            "meal": self.meal,
+            "undecided": list(self.undecided),
+            "grounds": list(self.grounds),
+        }
+
+
+@dataclass(frozen=True)
+class Segment:
+    """One message (or the request) in the order it was written."""
+
+    text: str
+    source: str
+    start: int  # offset of `text` in its source text
+    speaker: str | None
+    quoted: bool
+    sentence: str = ""  # the whole sentence the clause belongs to
+    context: str = ""  # its message and the message before: what the sentence answers
+
+
+_SENTENCE_RE = re.compile(r"(?<=[.!?;])(?<!\d\.)\s+")  # not after "3." in "am 3. Juli"
+# "lunch friday 12:30 and drinks at 6", "market sat 9am, then brunch sunday 11:30": a joiner
+# between two parts that each hold a number starts a new clause (a new event may start there).
+_JOINER_RE = re.compile(
+    r",?\s+(?:and|then|also|plus|und|dann|et|puis|y|luego|e|depois)\s+|,\s+(?:then|dann|puis)\s+",
+    re.IGNORECASE,
+)
+
+
+def _clauses(text: str) -> list[tuple[int, int, int, int]]:
+    """(start, end, sentence start, sentence end) of each clause: sentences, split again
+    between timed parts."""
+    spans: list[tuple[int, int, int, int]] = []
+    position = 0
+    for piece in [*_SENTENCE_RE.finditer(text), None]:
+        end = piece.start() if piece else len(text)
+        cut = position
+        for joiner in _JOINER_RE.finditer(text, position, end):
+            left, right = text[cut : joiner.start()], text[joiner.end() : end]
+            if re.search(r"\d", left) and re.search(r"\d", right):
+                spans.append((cut, joiner.start(), position, end))
+                cut = joiner.end()
+        spans.append((cut, end, position, end))
+        position = piece.end() if piece else len(text)
+    return [span for span in spans if text[span[0] : span[1]].strip()]
+
+
+def split_segments(request: str, thread: str) -> list[Segment]:
+    """Thread clauses oldest first (quoted lines before the reply), then the typed request's."""
+    quoted: list[Segment] = []
+    fresh: list[Segment] = []
+    previous = ""
+    for line in split_thread(thread) if thread.strip() else []:
+        if line.kind == "header":
+            continue  # a subject names the thread, not an event: see thread_subject
+        body = thread[line.body_start : line.body_end]
+        is_quoted = body.lstrip().startswith(">")
+        for a, b, c, d in _clauses(body):
+            segment = Segment(
+                body[a:b], "thread", line.body_start + a, line.speaker, is_quoted, body[c:d],
+                f"{previous}\n{body}",
+            )  # fmt: skip
+            (quoted if is_quoted else fresh).append(segment)
+        previous = body
+    tail = (
+        [
+            Segment(request[a:b], "request", a, None, False, request[c:d])
+            for a, b, c, d in _clauses(request)
+        ]
+        if request.strip()
+        else []
+    )
+    return quoted + fresh + tail
+
+
+_REPLY_PREFIX_RE = re.compile(r"^(?:\s*(?:re|fwd?|aw|wg|tr|rv|res|enc)\s*:\s*)+", re.IGNORECASE)
+
+
+def thread_subject(thread: str) -> str:
+    """The thread's subject without "Re:"/"Fwd:" prefixes: a title for an unnamed event."""
+    for line in split_thread(thread) if thread.strip() else []:
+        if line.kind == "header" and line.field == "subject":
+            subject = _REPLY_PREFIX_RE.sub("", thread[line.body_start : line.body_end]).strip()
+            return subject[:1].upper() + subject[1:]
+    return ""
+
+
+def candidates(request: str, thread: str, mentions: list[TimeMention]) -> list[Candidate]:
+    """Every mention, numbered T1..Tn in reading order, tied to its segment."""
+    segments = split_segments(request, thread)
+    found: list[Candidate] = []
+    for index, segment in enumerate(segments):
+        lo, hi = segment.start, segment.start + len(segment.text)
+        inside = [
+            m for m in mentions if m.source == segment.source and lo <= m.start < max(hi, lo + 1)
+        ]
+        for mention in sorted(inside, key=lambda m: m.start):
+            found.append(Candidate(f"T{len(found) + 1}", mention, index))
+    return found

@@ -1,0 +1,117 @@
+"""The words that say what a message does to an event: move it, cancel it, confirm it, offer
+options, report free time rather than set a time. Patterns only; the rule linker reads them."""
+
+from __future__ import annotations
+
+import re
+
+RESCHEDULE_RE = re.compile(
+    r"\b(?:actually|instead|make\s+it\s+(?:at\s+)?\d|move|moved|push(?:ed)?|change|changed|rather|how\s+about"
+    r"|what\s+about|can\s+we\s+do|let'?s\s+do|better|switch|shift|reschedul\w*|postpone\w*"
+    r"|bring\s+(?:it\s+)?forward|earlier|later|update[ds]?|verschieb\w*|lieber|stattdessen"
+    r"|plutôt|finalement|décal\w*|repouss\w*|avanc\w*|mejor|mueve|mover|cambiar|cambia|pasar\w*"
+    r"|adelant\w*|atras\w*|melhor|mudar|muda|passar|remarc\w*|adiar)\b",
+    re.IGNORECASE,
+)
+CANCEL_RE = re.compile(
+    r"\b(?:can'?t|cannot|can\s+not|won'?t|not\s+going\s+to)\s+make\s+it|\bcancel\w*"
+    r"|\bcall\s+(?:it|the\s+\w+)\s+off|\bskip\s+(?:it|this|that)|\bnever\s?mind"
+    r"|\bscratch\s+that|\bforget\s+(?:it|about\s+it)|\bno\s+longer\s+(?:happening|on)"
+    r"|\b(?:is|are|'s)\s+(?:off|cancell?ed)\b|\bcalled\s+off|\bnot\s+happening"
+    r"|\babsag\w*|\babgesagt|\bfällt\s+aus|\bannul\w*|\bcancelar|\bcancela|\bdesmarc\w*",
+    re.IGNORECASE,
+)
+# A sentence that reports free time ("you have an empty slot from 8 am to 11 am", "I'm free
+# between 2 and 5") names no event: its times are only options.
+AVAILABILITY_RE = re.compile(
+    r"\b(?:free|available|availability|open(?:ing)?|empty|nothing\s+(?:scheduled|planned|penciled)"
+    r"|slots?|space|frei|libre|disponible|livre|disponível)\b",
+    re.IGNORECASE,
+)
+SCHEDULE_QUESTION_RE = re.compile(
+    r"\b(?:my\s+(?:schedule|calendar|diary|day)|check\w*|look\s+at)\b",
+    re.IGNORECASE,
+)
+RANGE_RE = re.compile(
+    r"\b(?:from|between|starting|beginning|until|till|through|to|ending|ends|und|bis|entre|jusqu|hasta|até)\b",
+    re.IGNORECASE,
+)
+ALL_DAY_RE = re.compile(
+    r"\b(?:all[- ]day|whole\s+day|day\s+off|holiday|vacation|off-?site|conference|trip"
+    r"|birthday|anniversary|festival|retreat|deadline|ganztägig|urlaub|feiertag|toute\s+la"
+    r"\s+journée|congé|todo\s+el\s+día|vacaciones|feriado|dia\s+inteiro|o\s+dia\s+todo|férias)\b",
+    re.IGNORECASE,
+)
+POSSESSIVE_RE = re.compile(r"\b(?:my|our|his|her|their|mein\w*|mon|ma|mi|meu|minha)\s*$", re.I)
+FROM_TO_RE = re.compile(r"\bfrom\b.+\bto\b|\bvon\b.+\bauf\b|\bde\b.+\bà\b", re.IGNORECASE)
+OR_RE = re.compile(r"^\s*(?:or|oder|ou|o)\s*$", re.IGNORECASE)
+
+
+# Words that name no kind of event, only that there is one: "the appointment" after "a dentist
+# at 4" is that dentist visit.
+GENERIC_EVENT_RE = re.compile(
+    r"(?:the\s+|an?\s+|my\s+|this\s+|that\s+)?(?:appointment|appt|reservation|booking|event"
+    r"|termin|rendez-vous|rdv|cita|consulta|reserva|réservation|reservierung)",
+    re.IGNORECASE,
+)
+DEFINITE_RE = re.compile(
+    r"\b(?:the|this|that|your|my|our|his|her|their|der|die|das|den|dein\w*|mein\w*|le|la|l'|ce"
+    r"|cette|ton|ta|mon|ma|votre|el|esta|este|tu|mi|su|o|a|esse|essa|seu|sua|meu|minha)\s+$",
+    re.IGNORECASE,
+)
+# A restatement to be confirmed: "To confirm: ...", "You want March 14th at 3:15 pm, correct?"
+CONFIRM_RE = re.compile(
+    r"\b(?:please\s+confirm|to\s+confirm|confirm(?:ing)?\s+(?:that|the|your|you)|just\s+to\s+be"
+    r"\s+(?:sure|clear)|do\s+I\s+have\s+(?:this|that|it)\s+right|let\s+me\s+(?:review|confirm|recap)"
+    r"|to\s+recap|you(?:'d|\s+would)\s+like(?:\s+me)?\s+to|you\s+want(?:\s+me)?\s+to"
+    r"|(?:is\s+(?:that|this)\s+)?(?:correct|right)\s*\?|bestätig\w*|confirm[eao]\w*"
+    r"|c'est\s+bien\s+ça|¿?\s*correcto\s*\?|certo\s*\?)",
+    re.IGNORECASE,
+)
+
+
+# A day said of the event being set up: "the date for the event is March 12th", "I want it to
+# be on the 8th", "please confirm: ... on March 8th".
+RESTATED_DAY_RE = re.compile(
+    r"\b(?:date|day)\s+(?:for|of)\s+(?:the|this|that|your)\s+(?:event|appointment|booking"
+    r"|reservation)\b|\b(?:want|need|like|have|make|move|put|set|book)\s+(?:it|that|this)\s+"
+    r"(?:to\s+be\s+)?(?:on|for)\b|\bplease\s+confirm|\bto\s+confirm",
+    re.IGNORECASE,
+)
+# Words that settle a time rather than report one.
+DECIDE_RE = re.compile(
+    r"\b(?:let'?s|works?|book|schedule|set|make\s+it|see\s+you|add|put|go\s+with|take|confirm"
+    r"|passt|geht|on\s+y\s+va|ça\s+marche|vale|dale|fechado|combinado)\b",
+    re.IGNORECASE,
+)
+# "by 5:30 pm" is read as "from now until 5:30"; for an event it is the time itself.
+BY_RE = re.compile(r"by\s+\d", re.IGNORECASE)
+# A clock time that says it is one: "9 pm", "14:00", "in the evening"; "at 1" may be a house
+# number ("at 1 Embarcadero Center").
+CLOCK_SAID_RE = re.compile(
+    r"\d[:.h]\d\d|\d\s*(?:am|pm|a\.m|p\.m|h\b|uhr)|noon|midday|midnight|o'?clock|morning"
+    r"|afternoon|evening|night|tonight|abends|morgens|uhr|soir|matin|tarde|noche|mañana|manhã|noite",
+    re.IGNORECASE,
+)
+
+
+MOVED_FROM_RE = re.compile(
+    r"\b(?:mov|push|chang|shift|reschedul|postpon|verschob|verschieb|décal|repouss|cambi|pas|mud)"
+    r"\w*\s+(?:\w+\s+){0,2}(?:from|von|de|del|da|do)\b",
+    re.IGNORECASE,
+)
+
+
+# "add it", "add the event we agreed on": the request wants one event; "add all of this",
+# "add both" want every one ("add this" says nothing about how many).
+ONE_RE = re.compile(
+    r"\b(?:add|put|save|enter|schedule|book|calendar|mark|block)\s+(?:it|the\s+(?:event|appointment"
+    r"|meeting|booking|reservation|one))\b|\b(?:ajoute|mets|trag|eintragen)\s*-?\s*(?:le|la|ihn|es)\b"
+    r"|\b(?:añáde|agréga|apúnta|ponlo|adiciona|põe)(?:lo|la)\b",
+    re.IGNORECASE,
+)
+MANY_RE = re.compile(
+    r"\b(?:all|both|these|those|them|everything|events|alles|beide|tous|toutes|todos|todas|ambos"
+    r"|tout)\b",
+    re.IGNORECASE,
+)

@@ -1,0 +1,498 @@
+"""The deterministic linker: message by message, the latest word on each event wins."""
+
+from __future__ import annotations
+
+import re
+from datetime import date, datetime, time, timedelta
+from zoneinfo import ZoneInfo
+
+from agent.extraction.candidate import (
+    Candidate,
+    ProposedEvent,
+    Segment,
+    split_segments,
+    thread_subject,
+)
+from agent.extraction.cue import (
+    ALL_DAY_RE,
+    AVAILABILITY_RE,
+    BY_RE,
+    CANCEL_RE,
+    CLOCK_SAID_RE,
+    CONFIRM_RE,
+    DECIDE_RE,
+    DEFINITE_RE,
+    FROM_TO_RE,
+    GENERIC_EVENT_RE,
+    MANY_RE,
+    MOVED_FROM_RE,
+    ONE_RE,
+    OR_RE,
+    POSSESSIVE_RE,
+    RANGE_RE,
+    RESCHEDULE_RE,
+    RESTATED_DAY_RE,
+    SCHEDULE_QUESTION_RE,
+)
+from agent.extraction.title import (
+    ACTIVITY_RE,
+    LABEL_RE,
+    activity_title,
+    meal_in,
+    named_title,
+    people_in,
+    place_in,
+    reminder_title,
+    request_title,
+    words_around,
+)
+from privacy.entity_map import PLACEHOLDER_RE
+from tools.calendar import lang
+from tools.calendar.slots import MEAL_DURATIONS
+from tools.calendar.times import TimeMention
+
+DEFAULT_DURATION = timedelta(hours=1)
+MAX_EVENTS = 10
+
+
+_SELF_SPEAKERS = frozenset({"me", "you", "i", "ich", "moi", "yo", "eu"})
+
+
+def _starts_at(event: ProposedEvent | None, mention: TimeMention, zone: ZoneInfo) -> bool:
+    """Whether the event starts at the mention's (first) clock time."""
+    if event is None or event.start is None or mention.value is None:
+        return False
+    return event.start.astimezone(zone).time() == mention.value.astimezone(zone).time()
+
+
+def _plainest(clocks: list[Candidate]) -> Candidate:
+    """The clock time a message sets: the last one that plainly is a time of day."""
+    said = [c for c in clocks if CLOCK_SAID_RE.search(c.mention.text)]
+    return (said or clocks)[-1]
+
+
+def _state(event: ProposedEvent) -> tuple[object, ...]:
+    return (event.start, event.day, event.title, event.cancelled, event.undecided, event.vague)
+
+
+def _current(events: list[ProposedEvent], *, timed: bool = False) -> ProposedEvent | None:
+    """The live event the thread spoke of last: the one "call it X" or "make it 4" means."""
+    live = [e for e in events if not e.cancelled and (e.schedulable or not timed)]
+    return max(live, key=lambda e: e.said, default=None)
+
+
+def _at(day: date, clock: time, zone: ZoneInfo) -> datetime:
+    return datetime.combine(day, clock).replace(tzinfo=zone)
+
+
+class RuleLinker:
+    """The deterministic linker: message by message, the latest word on each event wins."""
+
+    def __init__(self, tz: str, now: datetime) -> None:
+        self.zone = ZoneInfo(tz)
+        self.now = now
+
+    def link(
+        self, request: str, thread: str, found: list[Candidate], *, intent: str = "schedule"
+    ) -> list[ProposedEvent]:
+        segments = split_segments(request, thread)
+        speakers = [
+            s.speaker
+            for s in segments
+            if s.speaker and s.speaker.strip().lower() not in _SELF_SPEAKERS
+        ]
+        events: list[ProposedEvent] = []
+        last_day: tuple[date, str] | None = None
+        for index, segment in enumerate(segments):
+            before = {id(e): _state(e) for e in events}
+            try:
+                last_day = self._read(segment, index, found, events, last_day, intent)
+            finally:  # the event a message touched is the one the next "call it X" names
+                for event in events:
+                    if before.get(id(event)) != _state(event):
+                        event.said = index
+        return self._finish(events, request, thread, speakers, intent)
+
+    def _read(
+        self,
+        segment: Segment,
+        index: int,
+        found: list[Candidate],
+        events: list[ProposedEvent],
+        last_day: tuple[date, str] | None,
+        intent: str,
+    ) -> tuple[date, str] | None:
+        """Read one message: create, move, name or cancel events; returns the last day said."""
+        # A street number read as a year ("on March 7th in 620") is no date.
+        own = [
+            c
+            for c in found
+            if c.segment == index
+            and (c.mention.value is None or abs(c.mention.value.year - self.now.year) <= 5)
+        ]
+        text = segment.text
+        spans = [(c.mention.start - segment.start, c.mention.end - segment.start) for c in own]
+        name, anaphoric = named_title(text, spans)
+        activity = name or activity_title(text)
+        if intent == "remind" and segment.source == "request":
+            activity = reminder_title(text) or activity
+        current = _current(events)
+        if name and anaphoric and current is not None:  # "call it X": the event spoken of
+            current.title = current.activity = name
+            current.named = True
+        clocks = [c for c in own if self._is_event_time(c, segment)]
+        dates = [c for c in own if c.mention.all_day and c.mention.value is not None]
+        vague = [c for c in own if c.mention.kind == "vague"]
+        moving = bool(RESCHEDULE_RE.search(text))
+        target = self._target(events, activity, text)
+        current = _current(events)
+        confirming = bool(clocks) and bool(CONFIRM_RE.search(segment.sentence or text))
+        if (
+            current is not None
+            and current.start is not None
+            and target in (None, current)
+            and (confirming or (activity and target is current))
+        ):  # "Please confirm: the dentist at 3 pm on March 14th", "the appointment is at 4"
+            target, moving = current, moving or confirming
+            if (
+                activity
+                and not name
+                and (current.activity or not GENERIC_EVENT_RE.fullmatch(activity))
+            ):
+                activity = current.activity  # its own name stays; "appointment" adds nothing
+        if moving and not activity:
+            target = _current(events, timed=True) or target
+        elif moving and target is None and any(e.schedulable for e in events):
+            target = _current(events, timed=True)
+            activity = ""  # "actually make it 1:30, call me": a change, not a new event
+        if CANCEL_RE.search(text) and not (moving and clocks):
+            if target is not None:  # "drinks are off", "can't make it, skip it"
+                target.cancelled = True
+            return last_day  # a plan called off in the same breath is no event either
+        for candidate in own:  # the last day anyone named: "1pm works" means that day
+            said = candidate.mention
+            if said.value is not None and (
+                said.all_day or (said.has_clock_time and lang.states_date(said.text))
+            ):
+                last_day = (said.value.astimezone(self.zone).date(), candidate.id)
+        if not clocks:
+            self._dates_and_vague(events, segment, activity, dates, vague, target, intent)
+            return last_day
+        options = self._options(text, clocks, segment.start)
+        chosen = _plainest(clocks) if not options else clocks[0]
+        mention = chosen.mention
+        own_day = lang.states_date(mention.text)
+        echo = self._echo(events, mention) if not own_day and not moving else None
+        if echo is not None:  # "9:30 is tight but fine": the agreed time, said again
+            return last_day
+        if target is not None and not activity and not moving and target.start is not None:
+            if own_day and target.start.date() != mention.value.astimezone(self.zone).date():
+                target = None  # "the plumber comes monday at 8": its own day, its own event
+        start, grounds, dated = self._resolve(chosen, target, last_day, dates)
+        if (
+            moving
+            and mention.kind == "interval"
+            and FROM_TO_RE.search(mention.text)
+            and mention.end_value is not None
+            and (MOVED_FROM_RE.search(text) or _starts_at(target, mention, self.zone))
+        ):  # "moved from 4pm to 11am": the new time is the end; "let's do 2 to 3" is a range
+            end_at = mention.end_value.astimezone(self.zone).time()
+            start = _at(start.astimezone(self.zone).date(), end_at, self.zone)
+        end = self._end(chosen.mention, start, activity or (target.activity if target else ""))
+        fresh = activity and (target is None or (target.start is not None and not moving))
+        if target is not None and not (fresh and target.activity != activity):
+            target.start, target.end, target.grounds = start, end, grounds
+            target.all_day, target.vague, target.cancelled = False, None, False
+            target.dated = dated
+            target.undecided = [c.id for c in options]
+            if activity and (not target.activity or (name and not target.named)):
+                target.title, target.activity, target.named = activity, activity, bool(name)
+            if not target.location:
+                target.location = place_in(text, [c.mention for c in own], segment.start)
+            return last_day
+        same = next((e for e in events if e.start == start and not e.cancelled), None)
+        if same is not None:  # the same time restated with a name: one event, best title
+            if activity and (not same.activity or same.start is None or name) and not same.named:
+                same.title, same.activity, same.named = activity, activity, bool(name)
+            return last_day
+        events.append(
+            ProposedEvent(
+                title=activity
+                or words_around(text, mention.start - segment.start, mention.end - segment.start),
+                start=start,
+                end=end,
+                all_day=False,
+                location=place_in(text, [c.mention for c in own], segment.start),
+                attendees=people_in(text),
+                grounds=grounds,
+                meal=meal_in(activity or text),
+                kind="reminder" if intent == "remind" else "event",
+                undecided=[c.id for c in options],
+                activity=activity,
+                named=bool(name),
+                dated=dated,
+            )
+        )
+        return last_day
+
+    # ------------------------------------------------------------------ pieces
+    def _is_event_time(self, candidate: Candidate, segment: Segment) -> bool:
+        """A stated clock time that could start an event: not "I'm free from 2 to 5", not
+        "my 2pm is running long" (someone's other commitment)."""
+        mention = candidate.mention
+        if not mention.has_clock_time or mention.value is None:
+            return False
+        before = segment.text[: mention.start - segment.start]
+        sentence = segment.sentence or segment.text
+        if AVAILABILITY_RE.search(sentence) and (
+            RANGE_RE.search(sentence) or mention.kind == "interval"
+        ):
+            return False
+        if (
+            mention.kind == "interval"
+            and not BY_RE.match(mention.text)
+            and AVAILABILITY_RE.search(segment.context)
+            and not ACTIVITY_RE.search(sentence)
+            and not DECIDE_RE.search(sentence)
+        ):  # "Any other time available?" - "There is another between 8:30 pm and 10 pm."
+            return False
+        return not POSSESSIVE_RE.search(before)
+
+    def _echo(self, events: list[ProposedEvent], mention: TimeMention) -> ProposedEvent | None:
+        """A live event already at this clock time, which a bare time just repeats."""
+        wall = mention.value.astimezone(self.zone)
+        for event in events:
+            if event.schedulable and not event.all_day:
+                start = event.start.astimezone(self.zone)
+                if (start.hour, start.minute) == (wall.hour, wall.minute):
+                    return event
+        return None
+
+    def _target(
+        self, events: list[ProposedEvent], activity: str, text: str
+    ) -> ProposedEvent | None:
+        """The event this message talks about: same activity, else the one spoken of last."""
+        live = [e for e in events if not e.cancelled]
+        if activity:
+            key = activity.split()[-1].lower()
+            for event in reversed(live):
+                if event.activity and event.activity.split()[-1].lower() == key:
+                    return event
+            if GENERIC_EVENT_RE.fullmatch(activity) and DEFINITE_RE.search(
+                text[: text.lower().find(activity.split()[0].lower())]
+            ):  # "the appointment", "your booking": the one spoken of
+                return _current(events)
+            untimed = [e for e in live if e.start is None and not e.all_day]
+            return untimed[-1] if untimed else None
+        return _current(events)
+
+    def _options(self, text: str, clocks: list[Candidate], offset: int) -> list[Candidate]:
+        """Times offered as alternatives ("1 or 2?"): none of them is decided yet."""
+        for first, second in zip(clocks, clocks[1:], strict=False):
+            gap = text[first.mention.end - offset : second.mention.start - offset]
+            if OR_RE.match(gap):
+                return clocks
+        return []
+
+    def _resolve(
+        self,
+        chosen: Candidate,
+        target: ProposedEvent | None,
+        last_day: tuple[date, str] | None,
+        dates: list[Candidate],
+    ) -> tuple[datetime, list[str], bool]:
+        """A clock time's datetime: its own day if it names one, else the day it belongs to;
+        and whether that day was said at all (False: the parser's next such hour)."""
+        mention = chosen.mention
+        value = mention.value.astimezone(self.zone)
+        if mention.kind == "interval" and mention.end_value and BY_RE.match(mention.text):
+            value = (mention.end_value + timedelta(seconds=1)).astimezone(self.zone)
+        if lang.states_date(mention.text):
+            return value, [chosen.id], True
+        if dates:
+            day = dates[-1].mention.value.astimezone(self.zone).date()
+            clock = value.timetz().replace(tzinfo=None)
+            return _at(day, clock, self.zone), [dates[-1].id, chosen.id], True
+        if target is not None and target.start is not None and not target.all_day:
+            day = target.start.astimezone(self.zone).date()
+            grounds = [g for g in target.grounds if g != target.grounds[-1]] or target.grounds[:1]
+            return _at(day, value.time(), self.zone), [*grounds[:1], chosen.id], target.dated
+        if target is not None and target.day is not None:
+            said = int(target.grounds[0][1:]) if target.grounds else 0
+            if last_day is None or int(last_day[1][1:]) <= said:  # unless a later day was named
+                grounds = [*target.grounds[:1], chosen.id]
+                return _at(target.day, value.time(), self.zone), grounds, True
+        if last_day is not None:
+            return _at(last_day[0], value.time(), self.zone), [last_day[1], chosen.id], True
+        return value, [chosen.id], False
+
+    def _end(self, mention: TimeMention, start: datetime, activity: str) -> datetime:
+        if mention.kind == "interval" and mention.end_value and not BY_RE.match(mention.text):
+            length = mention.end_value - mention.value
+            if timedelta(0) < length <= timedelta(hours=16):
+                return start + length
+        meal = meal_in(activity)
+        return start + (MEAL_DURATIONS[meal] if meal else DEFAULT_DURATION)
+
+    def _dates_and_vague(
+        self,
+        events: list[ProposedEvent],
+        segment: Segment,
+        activity: str,
+        dates: list[Candidate],
+        vague: list[Candidate],
+        target: ProposedEvent | None,
+        intent: str,
+    ) -> None:
+        """A message with a day but no clock time: an all-day event, or a vague one to ask about."""
+        text = segment.text
+        if not dates and not vague:
+            unnamed = [e for e in events if not e.cancelled and not e.activity]
+            if activity and unnamed and LABEL_RE.search(text):
+                unnamed[-1].title = unnamed[-1].activity = activity  # "title it The Hives Concert"
+                return
+            if activity and target is None:
+                events.append(
+                    ProposedEvent(activity, None, None, False, attendees=people_in(text),
+                                  location=place_in(text, [], segment.start), activity=activity,
+                                  meal=meal_in(activity), vague=activity.lower())
+                )  # fmt: skip
+            return
+        if AVAILABILITY_RE.search(segment.sentence or text) or SCHEDULE_QUESTION_RE.search(text):
+            return  # "am I free on the 13th?": a day asked about, not an event
+        day_candidate = dates[-1] if dates else None
+        day = day_candidate.mention.value.astimezone(self.zone).date() if day_candidate else None
+        if day is None and vague and vague[-1].mention.value is not None:
+            day = vague[-1].mention.value.astimezone(self.zone).date()
+        said = (vague[-1].mention.text if vague else day_candidate.mention.text).strip()
+        if target is not None and (not activity or target.activity == activity):
+            if target.start is None:
+                target.day = day or target.day
+                target.vague = said
+                if day_candidate:
+                    target.grounds = [day_candidate.id]
+                return
+            # "book it for 12:30" ... "for next Friday": the day completes the time
+            moves = (
+                RESCHEDULE_RE.search(text) or not target.dated
+                or RESTATED_DAY_RE.search(segment.sentence or text)
+            )  # fmt: skip
+            if moves and day is not None and not target.all_day:
+                moved = _at(day, target.start.astimezone(self.zone).time(), self.zone)
+                length = target.end - target.start if target.end else DEFAULT_DURATION
+                grounds = [day_candidate.id] if day_candidate else []
+                target.start, target.end = moved, moved + length
+                target.grounds = grounds + target.grounds[-1:]
+                target.dated = bool(grounds) or target.dated
+                return
+            if target.start is not None:
+                return
+        all_day = bool(day_candidate) and not vague and bool(ALL_DAY_RE.search(text))
+        said_at = (dates or vague)[-1].mention
+        event = ProposedEvent(
+            title=activity
+            or words_around(text, said_at.start - segment.start, said_at.end - segment.start),
+            start=None,
+            end=None,
+            all_day=all_day,
+            location=place_in(text, [], segment.start),
+            attendees=people_in(text),
+            grounds=[day_candidate.id] if day_candidate else [],
+            vague=None if all_day else said,
+            day=day,
+            meal=meal_in(activity or text),
+            kind="reminder" if intent == "remind" else "event",
+            activity=activity,
+        )
+        if all_day and day_candidate is not None:
+            mention = day_candidate.mention
+            first = mention.value.astimezone(self.zone)
+            last = mention.end_value.astimezone(self.zone) if mention.end_value else None
+            event.start = first.replace(hour=0, minute=0, second=0, microsecond=0)
+            event.end = last if last and last > first else event.start + timedelta(days=1)
+            event.vague = None
+        events.append(event)
+
+    def _finish(
+        self,
+        events: list[ProposedEvent],
+        request: str,
+        thread: str,
+        speakers: list[str],
+        intent: str,
+    ) -> list[ProposedEvent]:
+        """Titles and attendees for the events that stand; cancelled ones are dropped."""
+        people = list(
+            dict.fromkeys([*people_in(" ".join(speakers)), *people_in(request), *people_in(thread)])
+        )
+        fallback = (
+            (
+                reminder_title(request) or activity_title(request)
+                if intent == "remind"
+                else activity_title(request)
+            )
+            or request_title(request)
+            or thread_subject(thread)
+        )
+        events = _merged(events)
+        unnamed = [e for e in events if not e.activity and not e.cancelled]
+        events = _selected(events, request_title(request))
+        if ONE_RE.search(request) and not MANY_RE.search(request):
+            events = _the_one(events)
+        kept: list[ProposedEvent] = []
+        timed = any(e.schedulable for e in events)
+        for event in events:
+            if event.cancelled or (timed and event.start is None and event.day is None):
+                continue
+            if not event.activity and fallback and len(unnamed) == 1:
+                event.title = fallback  # "add the crit": the user's own name for it
+            if not event.title:
+                event.title = fallback or ("Reminder" if event.kind == "reminder" else "Meeting")
+            event.attendees = list(dict.fromkeys([*event.attendees, *people]))[:8]
+            if event.kind == "event" and event.attendees and not PLACEHOLDER_RE.search(event.title):
+                event.title = f"{event.title} with {' and '.join(event.attendees[:2])}"
+            kept.append(event)
+        return kept[:MAX_EVENTS]
+
+
+def _merged(events: list[ProposedEvent]) -> list[ProposedEvent]:
+    """Two live timed events at the same minute are one event said twice ("Booking the
+    dentist at 11:30" ... "call it Appointment, at 11:30"): keep the best title."""
+    kept: list[ProposedEvent] = []
+    for event in events:
+        twin = next(
+            (
+                k
+                for k in kept
+                if event.schedulable and k.schedulable and k.start == event.start
+                and k.all_day == event.all_day
+            ),
+            None,
+        )  # fmt: skip
+        if twin is None:
+            kept.append(event)
+            continue
+        if (event.named, bool(event.activity), event.said) > (
+            twin.named, bool(twin.activity), twin.said
+        ):  # fmt: skip
+            kept[kept.index(twin)] = event
+    return kept
+
+
+def _the_one(events: list[ProposedEvent]) -> list[ProposedEvent]:
+    """The one event a singular request means: among several timed ones, the one the user
+    named for the calendar, else the one the thread settled last."""
+    timed = [e for e in events if e.schedulable]
+    if len(timed) < 2:
+        return events
+    best = max(timed, key=lambda e: (e.named, e.said))
+    return [e for e in events if e is best or not e.schedulable]
+
+
+def _selected(events: list[ProposedEvent], wanted: str) -> list[ProposedEvent]:
+    """ "add the pickup": only the events the request names, when any does."""
+    key = re.sub(r"[\s-]+", "", wanted.split(" with ")[0]).lower()
+    if not key:
+        return events
+    named = [e for e in events if key in re.sub(r"[\s-]+", "", e.title).lower()]
+    return named or events

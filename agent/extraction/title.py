@@ -1,0 +1,312 @@
+"""What an event is called, where and with whom, from the words of a redacted message: the
+activity word ("Dentist appointment"), the user's own name for it ("call it X"), the place
+after "at", the people's placeholders, the meal it is."""
+
+from __future__ import annotations
+
+import re
+
+from privacy.entity_map import PLACEHOLDER_RE
+from tools.calendar import lang
+from tools.calendar.times import TimeMention
+
+_ACTIVITY_WORDS = (
+    r"lunch|dinner|breakfast|brunch|supper|coffee|drinks?|beers?|meeting|meetup|meet-up|call"
+    r"|sync|catch-?up|stand-?up|1:1|one-on-one|interview|appointment|appt|dentist|doctor"
+    r"|check-?up|haircut|concert|game|match|show|movie|film|party|birthday|wedding|class"
+    r"|lesson|practice|rehearsal|review|demo|workshop|webinar|presentation|offsite|off-site"
+    r"|conference|flight|trip|visit|viewing|pickup|pick-up|session|training|yoga|gym|hike"
+    r"|walk|run|playdate|recital|ceremony|dinner party|reservation|talk|lecture|seminar"
+    r"|exam|deadline|retro|planning|kickoff|kick-off|onboarding|tour|tasting|massage"
+    r"|therapy|vet|checkup|physio|barbecue|bbq|picnic|brunch|date|event|pick(?:\s|-)?up"
+    r"|drop(?:\s|-)?off|summit|all-hands|town\s?hall|standup|screening|debrief|crit"
+    r"|\w*termin|\w*treffen|\w*ausflug|\w*besprechung|\w*feier|\w*essen"
+    r"|mittagessen|abendessen|frühstück|treffen|termin|besprechung|anruf|kaffee|feier"
+    r"|déjeuner|dîner|diner|réunion|rendez-vous|rdv|appel|café|fête|soirée"
+    r"|almuerzo|comida|cena|reunión|reunion|cita|llamada|fiesta|desayuno"
+    r"|almoço|almoco|jantar|reunião|reuniao|consulta|ligação|festa|encontro"
+)
+# "call me back", "call it Gym", "call the event Gym": no call
+ACTIVITY_RE = re.compile(
+    rf"\b(?:{_ACTIVITY_WORDS})\b(?!\s+(?:me|you|us|back)\b)"
+    r"(?!(?<=call)\s+(?:it|this|that|the\s+event)\b)",
+    re.IGNORECASE,
+)
+# "label it Leave for airport", "the event is Dentist appointment", "called Team retro".
+LABEL_RE = re.compile(
+    r"\b(?:(?:label(?:led|ed)?(?:\s+it)?|call(?:ed)?\s+(?:it|the\s+event)|title[sd]?(?:\s+it)?"
+    r"|name[sd]?(?:\s+(?:it|the\s+event))?|(?:the\s+)?(?:event\s+)?name\s+(?:of\s+the\s+event\s+)?is"
+    r"|(?:put|use)\s+the\s+(?:name|title)|in\s+the\s+name(?:\s+of)?|event,?\s+(?:called|named))"
+    r"\s+(?:as\s+|the\s+label\s+|to\s+)?|event\s+is\s+(?=[A-Z<\"'“]))[\"'“]?"
+    r"(?P<title>[^\"'”.,!?\n;:]{3,60}?)[\"'”]?"
+    r"(?=\s+(?:to|on|at|for|in|with|that|which|and|located|scheduled|planned|booked|starting"
+    r"|as\s+the)\b|[.,!?;:\n]|$)",
+    re.IGNORECASE,
+)
+_ADD_RE = re.compile(
+    r"\b(?:add|schedule|book|put|create|set\s+up|plan)\s+(?:in\s+)?(?:the|a|an|my|our)\s+"
+    r"(?P<title>[^.,!?\n;:]{3,50}?)(?=\s+(?:to|on|at|for|in|into|with|next|this|tomorrow|today)\b|[.,!?;:\n]|$)",
+    re.IGNORECASE,
+)
+_STOP = frozenset(
+    """a an the my our your their his her its this that these those to for of and or but with
+    at on in by from let's lets let us we i you have grab do get go some quick any another
+    about maybe how what can could shall should would will is are be it re fwd also just
+    still then so ok okay sure yes no hey hi hello please thanks thank up out was were has had
+    event events
+    don't dont can't cant we're i'm i'll you're it's that's there here when where who
+    der die das den dem des ein eine einen dein deine mein meine ist sind am um im zum zur und
+    oder mit für auf bei wir ich du sie es le la les un une des du au aux et ou avec pour à ce
+    ma mon mes ton ta on nous je tu est el los las unos unas del al y o con para en mi tu es
+    nos o os as um uma do da dos das no na em com e ou meu minha é""".split()
+)
+
+
+_LOCATION_RE = re.compile(
+    r"\b(?:at|@|held\s+at|location(?:\s+is)?|venue(?:\s+is)?|in)\s+(?:the\s+)?"
+    r"(?P<place>(?:<(?:LOCATION|STREET_ADDRESS|ADDRESS)_\d+>|[A-Z0-9][\w'’&.-]*)"
+    r"(?:\s+(?:<[A-Z_]+_\d+>|[A-Z0-9][\w'’&.-]*|de|la|of|on|the|&)){0,4})"
+)
+_NOT_PLACE_RE = re.compile(
+    r"^(?:\d{1,2}(?::\d{2})?\s*(?:am|pm|h)?|noon|midnight|[A-Z][a-z]+day|January|February|March"
+    r"|April|May|June|July|August|September|October|November|December|Jan|Feb|Mar|Apr|Jun|Jul"
+    r"|Aug|Sep|Sept|Oct|Nov|Dec|ET|PT|CT|MT|CET|GMT|UTC|The|This|Next|It|I|We)\b",
+)
+
+
+def _title_words(text: str, at: int) -> str:
+    """The activity noun at `at` with up to two modifiers before it ("Dentist appointment")."""
+    match = ACTIVITY_RE.match(text, at)
+    assert match is not None
+    words = re.findall(r"<[A-Z_]+_\d+>|[\w'’-]+", text[max(0, at - 40) : at])
+    modifiers: list[str] = []
+    for word in reversed(words[-2:]):
+        if word.lower() in _STOP or lang.states_date(word) or word[:1].isdigit():
+            break
+        modifiers.insert(0, word)
+    phrase = " ".join([*modifiers, match.group(0)])
+    return phrase[:1].upper() + phrase[1:]
+
+
+def activity_title(text: str) -> str:
+    """The title the segment gives its activity, or "" when it names none."""
+    for pattern in (LABEL_RE, _ADD_RE):
+        match = pattern.search(text)
+        if match and text.rstrip().endswith("?"):
+            continue  # "what is the name of the event?" asks for a title, it gives none
+        if match:
+            title = match.group("title").strip()
+            if lang.states_date(title):
+                continue  # "the date for the event is Tuesday": a day, not a name
+            if (ACTIVITY_RE.search(title) and not re.match(r"events?\b", title, re.I)) or (
+                pattern is LABEL_RE
+            ):
+                return title[:1].upper() + title[1:]
+    match = ACTIVITY_RE.search(text)
+    if match is None or match.group(0).lower() in {"event", "date"}:
+        return ""
+    return _title_words(text, match.start())
+
+
+_GENERIC = frozenset(
+    "it this that these those all both everything event events thing things what whatever one "
+    "calendar agenda kalender calendrier calendario".split()
+)
+
+# The user's own name for an event: "call it X", "give it the title X", "log it under X",
+# "the event title should be X", "put X as the title", "add X to my calendar".
+_IT = r"(?:(?:the|this|that)\s+(?:event|even|appointment|meeting)|it|this|that|them)"
+_CAL = r"(?:calendar|calender|schedule|agenda|diary|planner)"
+_NAME_WORD = r"(?:name|title|label|heading)"
+_NAME_BEFORE_RE = re.compile(
+    r"(?:"
+    # "call it X", "title it as X", "label this event X", "name the event X"
+    rf"\b(?:call|name|title|label|rename|retitle)\s+{_IT}\s*,?\s+(?:as\s+)?(?:the\s+name\s+)?"
+    # "under the name X", "give it the title X", "add the label X", "with the title as X"
+    rf"|\b(?:under|with|by|in|give\s+{_IT}|add|use|using|put|make|set|change)\s+(?:the|a|an)\s+"
+    rf"(?:event(?:'s)?\s+)?{_NAME_WORD}(?:\s+(?:of|for)\s+(?:the|this|that)\s+event)?\s+"
+    r"(?:to\s+|as\s+|of\s+)?(?:be\s+)?"
+    # "the event title should be X", "title is X", "the event's name is X"
+    rf"|\b{_NAME_WORD}(?:\s+(?:of|for)\s+(?:the|this|that)\s+event)?\s+(?:is|should\s+be|will\s+be"
+    r"|would\s+be|can\s+be(?:\s+called)?|must\s+be|as)\s+(?:called\s+)?"
+    rf"|\b(?:event|{_NAME_WORD})\s*:\s*"
+    # "titled X", "the event is called X" (not "I called the dentist")
+    r"|(?<!\bI\s)(?<!\bwe\s)(?<!\byou\s)(?<!\bhe\s)(?<!\bshe\s)(?<!\bthey\s)"
+    r"\b(?:titled|entitled|named|called|labell?ed)\s+(?:as\s+)?"
+    # "log it under X", "add this to my calendar as X", "mark as X"
+    rf"|\b(?:put|save|log|file|add|mark|note|enter|list|schedule|book|keep|set|pencil)"
+    rf"(?:\s+(?:down|in))?(?:\s+{_IT})?(?:\s+(?:down|in|on|to|into)(?:\s+(?:my|the|your|our))?"
+    rf"\s+{_CAL})?\s+(?:as|under)\s+(?:(?:the|a)\s+{_NAME_WORD}\s+(?:of\s+)?)?"
+    r")",
+    re.IGNORECASE,
+)
+# "put X as the event title", "use X as the title", "Put X for the title", "add X to title"
+_NAME_AFTER_RE = re.compile(
+    r"\b(?:put|use|add|make|set|have|give|keep|save|mark|schedule\s+(?:it|this)\s+as)\s+(?:down\s+)?"
+    rf"(?P<title>[^.!?;\n]{{2,60}}?)\s+(?:as|for|to)\s+(?:the\s+|a\s+|an\s+)?(?:event\s+)?"
+    rf"{_NAME_WORD}\b",
+    re.IGNORECASE,
+)
+# "add Apartment viewing to my calendar": what is between the verb and the calendar
+_NAME_ADD_RE = re.compile(
+    r"\b(?:add|put|pencil\s+in|enter|ajoute|mets|añade|agrega|apunta|pon|adiciona|coloca|põe)"
+    r"\s+(?:just\s+)?(?P<title>[^.!?;\n]{2,60}?)\s+(?:to|on|in|into|onto|à|a|al|en|na|no|ao|dans)"
+    rf"\s+(?:my|the|your|our|mon|ma|mi|minha|la|el|o|a)?\s*(?:{_CAL}|calendrier|calendario"
+    r"|calendário)\b|\b(?:could|can|would|will)\s+you\s+(?:just\s+|please\s+)?add\s+"
+    r"(?P<title2>[^.!?;\n]{2,60}?)\s*(?=[.!?;\n]|$)",
+    re.IGNORECASE,
+)
+# Where a name ends: a time, a place, a calendar phrase, a new clause.
+_NAME_END_RE = re.compile(
+    r"\s*[.!?;\n]|,\s|\s*:\s+(?=(?-i:[a-z]))|\s*\(|\s+-\s"
+    r"|\s+for\s+(?:the|this|that)\s+event\b"
+    rf"|\s+(?:to|on|in|into|onto)\s+(?:my|the|your|our)\s+{_CAL}"
+    rf"|\s+(?:as|for|to)\s+(?:the\s+|a\s+|an\s+)?(?:event\s+)?{_NAME_WORD}\b"
+    r"|\s+and\s+(?:the|it|its|put|set|make|schedule|start|add|then|is|at|for|on|i|please|that"
+    r"|location|time)\b"
+    r"|\s+(?:which|that|located|starting|starts|scheduled|will|is|it|please|thanks|thank"
+    r"|located|where|when|so|because|if|but|instead)\b"
+    r"|\s+(?:to|for|on|in|into|onto)\s+(?:it|this|that|them)(?!\s+\w)"
+    r"|\s+(?:at|in|on)\s+<(?:ADDRESS|STREET_ADDRESS|LOCATION)_\d+>"
+    r"|\s+(?:with|at|and)\s+(?:the\s+)?(?:location|address|venue|time)\b"
+    r"|\s+(?:at|for|on|in|to|into)\s+(?:the\s+|a\s+)?(?:\w+\s+){0,2}(?:slot|time|spot)\b"
+    r"|\s+(?:at|for|on|from|by|starting|beginning)\s*$",
+    re.IGNORECASE,
+)
+_NAME_ASK_RE = re.compile(
+    r"\b(?:what|which|how|wie|welche\w*|quel\w*|qu[ée]|cómo|como|qual)\b", re.IGNORECASE
+)
+_NOT_A_NAME = frozenset(
+    "it this that these those them something anything everything all both one ça ca lo esto eso"
+    " isso das es event".split()
+)
+
+
+_NAME_TRIM_RE = re.compile(r"(?:\s+(?:at|for|on|from|by|in|and|with|to|the|a|an))+$", re.I)
+# "make a Reservation at ..." -> "Reservation at ..."; capitalised "The Hives" stays a name.
+_NAME_LEAD_RE = re.compile(
+    r"^(?:as\s+)?(?:(?:a|an|the|that|this|le|la|les|un|une|el|los|las|un|una|o|os|um|uma|der|die"
+    r"|das|den|ein|eine)\s+(?=\S))?"
+)
+
+
+def named_title(text: str, times: list[tuple[int, int]]) -> tuple[str, bool]:
+    """The user's own name for the event in `text`, and whether it names an event already
+    spoken of ("call it X") rather than a new one; ("", False) when the text gives none.
+
+    `times` are the spans of the time mentions in `text`: a name ends before them.
+    """
+    found: list[tuple[int, int, int, bool]] = []  # (rank, start, end, anaphoric)
+    for match in _NAME_BEFORE_RE.finditer(text):
+        said = text[max(0, match.start() - 30) : match.end()]
+        anaphoric = not re.search(r"\b(?:a|an|new)\s+event\b", said, re.IGNORECASE)
+        found.append((0, match.end(), len(text), anaphoric))
+    for match in _NAME_AFTER_RE.finditer(text):
+        found.append((0, match.start("title"), match.end("title"), True))
+    for match in _NAME_ADD_RE.finditer(text):  # "add X to my calendar": the weakest sign
+        group = "title" if match.group("title") else "title2"
+        found.append((1, match.start(group), match.end(group), False))
+    for _rank, begin, end, anaphoric in sorted(found):
+        stop = _NAME_END_RE.search(text, begin, end)
+        end = min([stop.start() if stop else end, *(lo for lo, _ in times if begin <= lo < end)])
+        if _NAME_ASK_RE.search(text[max(0, begin - 60) : begin].split(".")[-1]):
+            continue  # "what should I call it?" asks for a name
+        title = text[begin:end].strip(" \"'“”‘’,:")
+        title = _NAME_TRIM_RE.sub("", title)
+        title = _NAME_LEAD_RE.sub("", title)
+        words = title.lower().split()
+        if not words or words[0] in _NOT_A_NAME:
+            continue
+        if all(w in _STOP or w in _GENERIC for w in words):
+            continue
+        if not re.search(r"[^\W\d_]", title) or len(title) > 60:
+            continue
+        return title[:1].upper() + title[1:], anaphoric
+    return "", False
+
+
+_REQUEST_TITLE_RE = re.compile(
+    r"\b(?:add|put|schedule|book|save|calendar|enter)\s+(?:the|my|our|a|an|in\s+the)\s+"
+    r"(?P<title>[\w'’ -]{2,40}?)(?=\s+(?:to|on|in|into|for|at)\b|[.!?,]|$)",
+    re.IGNORECASE,
+)
+
+
+def request_title(request: str) -> str:
+    """ "add the crit" -> "Crit": what the user calls the event, unless it is a generic word."""
+    match = _REQUEST_TITLE_RE.search(request)
+    if not match or match.group("title").split()[0].lower() in _GENERIC:
+        return ""
+    title = match.group("title").strip()
+    return title[:1].upper() + title[1:]
+
+
+_AFTER_TITLE_RE = re.compile(
+    r"\s*(?:\S+\s+){0,4}?(?:for|to|para|pra|pour|für|zum|zur)\s+(?:go\s+over\s+|discuss\s+)?"
+    r"(?P<title>(?:(?:the|a|an|our|o|a|le|la|el|der|die|das)\s+)?[^\W\d][\w'’ -]{2,40}?)"
+    r"(?=[.,!?;:()]|$)",
+    re.IGNORECASE,
+)
+
+
+def words_around(text: str, start: int, end: int) -> str:
+    """A title for a time with no activity word: "for the tax prep" after it, else the words
+    before it ("farmers market sat 9am" -> "Farmers market")."""
+    after = _AFTER_TITLE_RE.match(text, end)
+    if after:
+        words = [w for w in after.group("title").split() if w.lower() not in _STOP]
+        if words:
+            phrase = " ".join(words[:4])
+            return phrase[:1].upper() + phrase[1:]
+    return _words_before(text, start)
+
+
+def _words_before(text: str, at: int) -> str:
+    """Up to three content words before a time ("farmers market sat 9am" -> "Farmers market")."""
+    words = [
+        w
+        for w in re.findall(r"<[A-Z_]+_\d+>|[^\W\d_][\w'’-]*", text[:at])
+        if w.lower() not in _STOP
+        and not lang.states_date(w)
+        and len(w) > 2
+        and not w.startswith("<")
+    ][-3:]
+    phrase = " ".join(words)
+    return phrase[:1].upper() + phrase[1:]
+
+
+def place_in(text: str, mentions: list[TimeMention], offset: int) -> str:
+    for match in _LOCATION_RE.finditer(text):
+        place = match.group("place").strip(" .")
+        begin = match.start("place") + offset
+        if any(m.start <= begin < m.end for m in mentions) or _NOT_PLACE_RE.match(place):
+            continue
+        return place
+    return ""
+
+
+def people_in(text: str) -> list[str]:
+    return list(
+        dict.fromkeys(m.group(0) for m in PLACEHOLDER_RE.finditer(text) if "PERSON" in m.group(1))
+    )
+
+
+def meal_in(text: str) -> str | None:
+    for word, meal in (("breakfast", "breakfast"), ("brunch", "brunch"), ("lunch", "lunch"),
+                       ("dinner", "dinner"), ("supper", "dinner")):  # fmt: skip
+        if re.search(rf"\b{word}\b", text, re.IGNORECASE):
+            return meal
+    return None
+
+
+_REMIND_RE = re.compile(
+    r"\bremind\s+me\s+(?:to\s+|about\s+|that\s+)?(?P<what>[^.!?\n]{2,80})", re.I
+)
+
+
+def reminder_title(request: str) -> str:
+    match = _REMIND_RE.search(request)
+    if not match:
+        return ""
+    what = re.split(r"\s+(?:at|on|tomorrow|tonight|today|next|this|in)\b", match.group("what"))[0]
+    return what[:1].upper() + what[1:]
