@@ -110,6 +110,7 @@ def test_phone_key_merges_spellings(spellings: list[str], region: str) -> None:
         ("12 rue de Rivoli, 75001 Paris", ["12 rue de Rivoli"]),
         ("the pub at 115 Wellington Street\n21/11/26, 17:40", ["115 Wellington Street"]),
         ("I live at 12 Elm St no way", ["12 Elm St"]),
+        ("at 12 Upper St Martin's Lane, London", ["12 Upper St Martin's Lane"]),
         ("69 Av Sidi Lakhmi, Tunis", ["69 Av Sidi Lakhmi"]),
         ("Avda. Rio Nalon 58", ["Avda. Rio Nalon 58"]),
         ("Piazzetta Scalette 104", ["Piazzetta Scalette 104"]),

@@ -92,7 +92,11 @@ class StreetAddressRecognizer(PatternRecognizer):
             "number street suffix",
             # one line: "Suite 445\n LOW STREET" is a unit, then a town
             rf"(?:\b{_UNIT},?\s+)?\b\d{{1,6}}[a-z]?(?:[-/]\d{{1,4}})?,?[ \t]+"
-            rf"(?:{_NAME_WORD}[ \t]+){{0,4}}?{_SUFFIX}\b\.?(?:,?\s+{_UNIT}\b)?",
+            rf"(?:{_NAME_WORD}[ \t]+){{0,4}}?{_SUFFIX}\b\.?"
+            # "12 Upper St Martin's Lane": a saint's "St" inside the name, the street word after
+            rf"(?:[ \t]+(?-i:\p{{Lu}})[\p{{L}}'’\-]*(?:[ \t]+{_NAME_WORD}){{0,2}}[ \t]+{_SUFFIX}"
+            rf"\b\.?)?"
+            rf"(?:,?\s+{_UNIT}\b)?",
             0.6,
         ),
         Pattern(
