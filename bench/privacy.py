@@ -43,6 +43,7 @@ STOCK_TYPES = {
     "US_SSN": {"US_SSN"}, "IP_ADDRESS": {"IP_ADDRESS"},
 }  # fmt: skip
 PII_LABELS = tuple(VEIL_TYPES)
+ROUNDS = 7
 VISIBLE_LABELS = ("DATE_TIME", "ORGANIZATION", "GPE")
 
 
@@ -190,8 +191,13 @@ def main() -> None:
     s_chat = chat_figures(chat, stock_chat, STOCK_TYPES)
 
     messages = [line for r in chat for line in r["text"].split("\n") if line.strip()]
-    veil_s = median(timed(lambda: [Redactor(region="US").redact(m) for m in messages], 5))
-    stock_s = median(timed(lambda: [anonymize(m) for m in messages], 5))
+    # Rounds alternate Veil and stock, so load from other work on a shared machine falls on
+    # both alike rather than on whichever happened to run during it.
+    veil_runs, stock_runs = [], []
+    for _ in range(ROUNDS):
+        veil_runs += timed(lambda: [Redactor(region="US").redact(m) for m in messages], 1)
+        stock_runs += timed(lambda: [anonymize(m) for m in messages], 1)
+    veil_s, stock_s = median(veil_runs), median(stock_runs)
 
     lines = ["# Privacy benchmark", "", f"Machine: {machine()}.", "",
              f"## presidio-research synthetic set ({len(research)} records)", "",
@@ -204,7 +210,8 @@ def main() -> None:
              f"{v_chat['wrong']:.3f} |",
              f"| stock Presidio | {s_chat['pii']} | {s_chat['recall']:.3f} | {s_chat['kept_n']} "
              f"| {s_chat['wrong']:.3f} |", "",
-             f"## Speed ({len(messages)} chat lines, one call each, median of 5 runs)", "",
+             f"## Speed ({len(messages)} chat lines, one call each, median of {ROUNDS} "
+             "alternating runs)", "",
              "| | seconds | messages/s | time vs stock |", "|---|---|---|---|",
              f"| Veil (analyze + placeholders) | {veil_s:.2f} | {len(messages) / veil_s:.0f} | "
              f"{veil_s / stock_s:.2f}× |",
@@ -217,9 +224,24 @@ def main() -> None:
              "precision 0.567, recall 0.653; PHONE_NUMBER recall 0.25.", "",
              "Caveats: the chat-thread set was written by Veil's privacy author and its misses "
              "were read while the name rules were built (rules are general, but the set is not "
-             "held out). presidio-research STREET_ADDRESS gold spans often include the city, "
-             "country and postcode lines, which Veil leaves visible on purpose (cities stay "
-             "visible), so its recall there is bounded by that choice."]  # fmt: skip
+             "held out). The presidio-research misses were read too, label by label, when the "
+             "postal-block, listed-name, sentence-subject and signature-line rules were added: "
+             "those rules name no string from the data, but this set is no longer held out "
+             "either. Its STREET_ADDRESS gold spans often run on through the town, region and "
+             "country lines; Veil hides house, unit and postcode numbers with the street but "
+             "keeps towns, regions and countries visible on purpose, so a span counts only when "
+             "street, units and postcode make up half of it, and the postcodes it hides count "
+             "against its precision where the set labels them ZIP_CODE. ORGANIZATION left "
+             "visible stays below target: the set's company names are lists of surnames "
+             "(\"Jones, Mitchell and Williams\") and invented one-word brands that the small "
+             "spaCy model calls people. PERSON recall stays below target too: most of what is "
+             "left is a surname alone in a literary template (\"than early Yefremova?\", "
+             "\"Unlike the Ruoho novel\") or lists of surnames with no given name beside "
+             "them. Changed since the first published figures: the postal blocks and the "
+             "listed-name, sentence-subject, signature-line and company-context rules (see "
+             "the git log of privacy/); the speed rounds now alternate Veil and stock "
+             "because the machine is shared, and the ratio still moves by about 0.2 between "
+             "runs."]  # fmt: skip
     text = "\n".join(lines) + "\n"
     RESULTS.mkdir(exist_ok=True)
     (RESULTS / "privacy.md").write_text(text, encoding="utf-8")
