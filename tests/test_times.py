@@ -256,3 +256,65 @@ def test_duration(parser: TimeParser) -> None:
 def test_bad_setup(kwargs: dict, message: str) -> None:
     with pytest.raises(TimeParseError, match=message):
         TimeParser(**kwargs)
+
+
+LOS_ANGELES = ZoneInfo("America/Los_Angeles")
+SGD_NOW = datetime(2019, 3, 1, 9, 0, tzinfo=LOS_ANGELES)  # US DST starts Sun 2019-03-10 02:00
+
+
+@pytest.mark.parametrize(
+    ("now", "text", "value"),
+    [
+        # Duckling gave the clock with the offset before the change (08:45-08:00 = 09:45 PDT).
+        (SGD_NOW, "March 10th at 8:45 am", _at(2019, 3, 10, 8, 45, tz=LOS_ANGELES)),
+        (SGD_NOW, "on March 10th from 8:45 to 10", _at(2019, 3, 10, 8, 45, tz=LOS_ANGELES)),
+        (SGD_NOW, "March 10 at 2:30am", _at(2019, 3, 10, 3, 30, tz=LOS_ANGELES)),  # in the gap
+        (
+            _at(2019, 3, 10, 0, 30, tz=LOS_ANGELES),
+            "at 4am",
+            _at(2019, 3, 10, 4, tz=LOS_ANGELES),
+        ),  # fmt: skip
+        (
+            _at(2019, 3, 10, 0, 30, tz=LOS_ANGELES),
+            "in 3 hours",
+            _at(2019, 3, 10, 4, 30, tz=LOS_ANGELES),
+        ),  # an offset from now is an instant: three real hours
+        (
+            datetime(2019, 3, 25, 9, tzinfo=ZoneInfo("Europe/Berlin")),
+            "am 31. März um 9 Uhr",
+            datetime(2019, 3, 31, 9, tzinfo=ZoneInfo("Europe/Berlin")),
+        ),  # fmt: skip
+    ],
+)
+def test_wall_time_is_kept_on_a_dst_change_day(now: datetime, text: str, value: datetime) -> None:
+    mention = _first(TimeParser(tz=str(now.tzinfo), now=now).parse(text))
+    assert mention.value == value
+    assert mention.value.utcoffset() == value.utcoffset()
+
+
+@pytest.fixture(scope="module")
+def sgd_parser() -> TimeParser:
+    return TimeParser(tz="America/Los_Angeles", now=SGD_NOW)
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        # "30 in the evening" (the minutes of 5:30) was read as the evening of 2030.
+        ("Its 5:30 in the evening", [("5:30", _at(2019, 3, 1, 17, 30, tz=LOS_ANGELES))]),
+        ("at 5:30 in the evening", [("at 5:30", _at(2019, 3, 1, 17, 30, tz=LOS_ANGELES))]),
+        # A bare number is no year: "in 620" is a street number, not the year 620.
+        ("on March 7th in 620", [("on March 7th", _at(2019, 3, 7, tz=LOS_ANGELES))]),
+        ("Friday the 8th in 12", [("Friday the 8th", _at(2019, 3, 8, tz=LOS_ANGELES))]),
+        ("14th April 15 at 9am", [("14th April 15 at 9am", _at(2015, 4, 14, 9, tz=LOS_ANGELES))]),
+        # A year written in full stays one.
+        ("March 7th 2020 at 3pm", [("March 7th 2020 at 3pm", _at(2020, 3, 7, 15, tz=LOS_ANGELES))]),
+        ("3/4/20", [("3/4/20", _at(2020, 3, 4, tz=LOS_ANGELES))]),
+        ("John 3:16 is my favourite verse", []),  # no-match row: still a citation
+    ],
+)
+def test_numbers_inside_other_numbers_are_no_times(
+    sgd_parser: TimeParser, text: str, expected: list[tuple[str, datetime]]
+) -> None:
+    mentions = [m for m in sgd_parser.parse(text) if m.value is not None]
+    assert [(m.text, m.value) for m in mentions] == expected

@@ -30,7 +30,7 @@ import logging
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta, timezone
 from importlib import resources
 from pathlib import Path
 from typing import Any, Literal
@@ -50,6 +50,62 @@ _SUBDAY = {
 _LOCALE_RE = re.compile(r"[a-z]{2}_[A-Z]{2}")
 _DUCKLING_ZONE_RE = re.compile(r"\b[A-Z]{2,5}\b")
 _BC_YEAR_RE = re.compile(r'"-\d{4}-|"0000-')
+
+
+# A bare number of one to three digits, a word of its own: not part of "5:30", "3/4/20",
+# "2 / 15", "2019-03-07", "'19", "18q4" or "7th", and no era ("in 14 a.d.").
+_SHORT_NUMBER_RE = re.compile(
+    r"(?<![\w/.:'’-])(?<![/.:-]\s)\d{1,3}(?![\w/:-]|\.\d|\s[/:-]|\s*(?:a\.?d\b|b\.?c\b|b?ce\b))",
+    re.IGNORECASE,
+)
+# A part of day or am/pm right after "H:MM" says it is a clock time ("Its 5:30 in the evening").
+_DAYPART_AFTER_RE = re.compile(
+    r"\s*(?:[ap]\.?m\b|o'?clock\b|tonight\b|(?:in\s+the\s+|this\s+|at\s+)?"
+    r"(?:morning|afternoon|evening|night)\b)",
+    re.IGNORECASE,
+)
+
+
+def _years(value: dict[str, Any]) -> set[int]:
+    """The years of a Duckling time value's first reading (the others are later repeats)."""
+    parts = (value, value.get("from"), value.get("to"))
+    return {
+        int(part["value"][:4])
+        for part in parts
+        if isinstance(part, dict) and str(part.get("value", ""))[:4].isdigit()
+    }
+
+
+def _without_short_years(clean: str, entities: list[dict[str, Any]], ref: datetime) -> str:
+    """`clean` with blanks over the bare 1-3 digit numbers Duckling took as the year itself:
+    a year far from now is written in full ("in 1620"), so "on March 7th in 620" (a street
+    number) holds no year. Two-digit shorthand ("14th April 15" is 2015) is Duckling's to read."""
+    spans: list[tuple[int, int]] = []
+    for entity in entities:
+        if entity["dim"] != "time":
+            continue
+        far = {year for year in _years(entity["value"]) if abs(year - ref.year) > 1}
+        for match in _SHORT_NUMBER_RE.finditer(clean, entity["start"], entity["end"]):
+            number = int(match.group(0))
+            if number in far:
+                spans.append(match.span())
+    for lo, hi in spans:
+        clean = clean[:lo] + " " * (hi - lo) + clean[hi:]
+    return clean
+
+
+def _starts_inside_a_number(clean: str, start: int) -> bool:
+    """A reading that begins inside another number is a fragment: the "30 in the evening" of
+    "5:30 in the evening", which Duckling also reads as the evening of 2030."""
+    before = clean[max(0, start - 2) : start]
+    return (
+        start < len(clean)
+        and clean[start].isdigit()
+        and (
+            before[-1:].isdigit()
+            or (len(before) == 2 and before[0].isdigit() and before[1] in ":.")
+        )
+    )
 
 
 @dataclass(frozen=True)
@@ -241,6 +297,12 @@ class TimeParser:
     ) -> list[TimeMention]:
         locale = self.locale if code == "en" else None
         entities = self._engine.parse(clean, tz=self.tz, ref=ref, language=code, locale=locale)
+        entities = [e for e in entities if not _starts_inside_a_number(clean, e["start"])]
+        unyeared = _without_short_years(clean, entities, ref)
+        if unyeared != clean:  # "on March 7th in 620": read again without the street number
+            clean = unyeared
+            entities = self._engine.parse(clean, tz=self.tz, ref=ref, language=code, locale=locale)
+            entities = [e for e in entities if not _starts_inside_a_number(clean, e["start"])]
         if code == "en" and (
             lang.PART_NUMBER_RE.search(clean) or lang.CHANGED_HOUR_RE.search(clean)
         ):
@@ -308,8 +370,17 @@ class TimeParser:
             grain=entity["value"].get("unit"), duration=timedelta(seconds=seconds),
         )  # fmt: skip
 
-    def _local(self, iso: str) -> datetime:
-        return datetime.fromisoformat(iso).astimezone(self.zone)
+    def _local(self, iso: str, *, wall: bool = True) -> datetime:
+        """Duckling's value in the user's zone. Its clock reading is the wall time said, but its
+        UTC offset can be the one before a DST change on the change day ("March 10th at 8:45
+        am" came back as 08:45-08:00, i.e. 09:45 PDT): a wall time keeps its clock and takes
+        the zone's offset at that date. An offset from now ("in 3 hours", `wall=False`) is an
+        instant, which Duckling's offset gets right."""
+        value = datetime.fromisoformat(iso)
+        if wall:
+            value = value.replace(tzinfo=None).replace(tzinfo=self.zone)
+            return value.astimezone(UTC).astimezone(self.zone)  # 2:30 in a gap -> 3:30
+        return value.astimezone(self.zone)
 
     def _time_mention(
         self, text: str, clean: str, entity: dict[str, Any], code: str, source: str
@@ -325,13 +396,14 @@ class TimeParser:
         if grain in _SUBDAY and self._is_not_a_time(clean, start, end):
             return None
         clock = lang.states_clock_time(span)
+        local = functools.partial(self._local, wall=grain not in _SUBDAY or clock)
         context = clean[max(0, start - 30) : end + 20]
         make = functools.partial(
             TimeMention, text[start:end], start, end, language=code, source=source, grain=grain
         )
         if value["type"] == "value":
             choices = [v for v in value.get("values", [value]) if v.get("type", "value") == "value"]
-            starts = [self._local(v["value"]) for v in choices] or [self._local(value["value"])]
+            starts = [local(v["value"]) for v in choices] or [local(value["value"])]
             if grain in _SUBDAY and clock:
                 when = self._business_hour(starts, span, context)
                 when, end = self._explicit_zone(clean, span, end, when)
@@ -343,13 +415,13 @@ class TimeParser:
             return make("vague", starts[0], None, False, False, span.lower())
         lower, upper = value.get("from"), value.get("to")
         if lower is None or upper is None:  # "after 5pm", "before 3pm": a bound, not a start
-            return make("vague", self._local(first["value"]), None, False, False, span.lower())
+            return make("vague", local(first["value"]), None, False, False, span.lower())
         if grain in _SUBDAY and clock:
             pairs = [
-                (self._local(v["from"]["value"]), self._local(v["to"]["value"]))
+                (local(v["from"]["value"]), local(v["to"]["value"]))
                 for v in value.get("values", [value])
                 if "from" in v and "to" in v
-            ] or [(self._local(lower["value"]), self._local(upper["value"]))]
+            ] or [(local(lower["value"]), local(upper["value"]))]
             begin = self._business_hour([p[0] for p in pairs], span, context)
             finish = next(
                 (p[1] for p in pairs if p[0] == begin), begin + (pairs[0][1] - pairs[0][0])
@@ -363,16 +435,16 @@ class TimeParser:
         if grain == "day":
             return make(
                 "interval",
-                self._local(lower["value"]),
-                self._local(upper["value"]),
+                local(lower["value"]),
+                local(upper["value"]),
                 False,
                 True,
                 None,
             )
         return make(
             "vague",
-            self._local(lower["value"]),
-            self._local(upper["value"]),
+            local(lower["value"]),
+            local(upper["value"]),
             False,
             False,
             span.lower(),
@@ -395,7 +467,7 @@ class TimeParser:
             lang.CITED_HM_RE.fullmatch(span)
             and lang.CITATION_BEFORE_RE.search(before)
             and not lang.TIME_WORD_RE.search(before)
-            and not re.match(r"\s*[ap]\.?m\b", clean[end:], re.IGNORECASE)
+            and not _DAYPART_AFTER_RE.match(clean, end)
         )
 
     def _business_hour(self, starts: Sequence[datetime], span: str, context: str) -> datetime:
