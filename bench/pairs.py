@@ -29,6 +29,8 @@ from agent.gateway import ModelGateway
 from agent.model import GenerationOptions, Message, Usage
 from agent.planner import PlanInput, rule_plan
 from bench.agent import calendar_ics
+from privacy import EntityMap, PrivacyGuard
+from privacy.entity_map import PLACEHOLDER_RE
 from tools.registry import builtin_registry
 
 logger = logging.getLogger(__name__)
@@ -36,6 +38,7 @@ logger = logging.getLogger(__name__)
 _EVENT_LINE_RE = re.compile(r"^\d+\. (?P<title>.*) \(suggested time (?P<id>T\d+)\)$")
 _WITH_RE = re.compile(r" with (?:<PERSON_\d+>(?:,? and |, )?)+$")
 _TIME_LINE_RE = re.compile(r"^(?P<id>T\d+): (?P<text>'(?:[^'\\]|\\.)*'|\"(?:[^\"\\]|\\.)*\") in: ")
+REPLY_CHARS = 220  # about 50 tokens: the agent stops a reply at 60
 _FACTS_RE = re.compile(r"Facts:\n(?P<facts>.*)\Z", re.S)
 
 
@@ -52,14 +55,16 @@ class TeacherModel:
 
     def __init__(self) -> None:
         self.case: dict[str, Any] | None = None
+        self.entity_map = EntityMap()
         self.pairs: list[dict[str, Any]] = []
 
     def check(self) -> None:
         """Nothing to load."""
 
-    def begin(self, case: dict[str, Any]) -> None:
-        """Answer for `case` from now on."""
+    def begin(self, case: dict[str, Any], entity_map: EntityMap) -> None:
+        """Answer for `case`, whose turn redacts into `entity_map`, from now on."""
         self.case = case
+        self.entity_map = entity_map
 
     def generate(
         self, messages: Sequence[Message], *, options: GenerationOptions
@@ -117,8 +122,11 @@ class TeacherModel:
             else:
                 certain = False
                 title = gold[0]["title"] if gold else "Event"
+            # A gold title can hold a name ("Erica Fernandez concert"): it gets the turn's own
+            # placeholder, as the prompt did; the model must never learn a real name.
+            title = PrivacyGuard(self.entity_map).screen(title).text
             people = _WITH_RE.search(code_title)  # code's "with <PERSON_1>" stays in the title
-            if people and people.group(0) not in title:
+            if people and not PLACEHOLDER_RE.search(title):
                 title += people.group(0)
             events.append({"time": pick, "title": title})
         return dump({"events": events}), certain
@@ -139,10 +147,16 @@ class TeacherModel:
         return dump({"steps": [{"tool": s.tool, "args": {}} for s in steps]})
 
     def _reply(self, user: str) -> str:
-        """The facts, at most three sentences: nothing added, nothing claimed."""
+        """The facts in whole sentences, short enough for the reply's 60-token budget:
+        nothing added, nothing claimed."""
         match = _FACTS_RE.search(user)
         lines = [ln.strip() for ln in (match.group("facts") if match else "").splitlines()]
-        return " ".join(ln for ln in lines if ln)[:400] or "Nothing to do in this."
+        kept: list[str] = []
+        for line in (ln for ln in lines if ln):
+            if kept and len(" ".join([*kept, line])) > REPLY_CHARS:
+                break
+            kept.append(line)
+        return " ".join(kept) or "Nothing to do in this."
 
 
 def dump(value: Any) -> str:
@@ -159,14 +173,17 @@ def render_pairs(cases: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
         try:
             assistant = Assistant(ModelGateway(teacher), data_dir=folder)
             assistant.registry = registry
-            teacher.begin(case)
+            entity_map = EntityMap()
+            teacher.begin(case, entity_map)
             turn = Turn(
                 request=case["request"],
                 now=datetime.fromisoformat(case["now"]),
                 tz=case["tz"],
                 thread=case["thread"],
             )
-            assistant.ask(turn, calendar=calendar_ics(case), calendar_name="calendar.ics")
+            assistant.ask(
+                turn, entity_map, calendar=calendar_ics(case), calendar_name="calendar.ics"
+            )
         except Exception as failure:  # a case the agent refuses still gave its earlier pairs
             logger.warning("%s: %s: %s", case["id"], type(failure).__name__, failure)
         finally:

@@ -54,12 +54,12 @@ class Profile:
 
 # Sized for <= 90 minutes on 2 cores: ~140k training tokens, then 2 x 66 gated turns.
 FULL = Profile(
-    train_cases=800, gate_cases=42, sgd_train=120, sgd_gate=24, link_pairs=360, plan_pairs=60,
+    train_cases=1100, gate_cases=42, sgd_train=120, sgd_gate=24, link_pairs=360, plan_pairs=60,
     reply_pairs=40, batch_tokens=2048, max_steps=None, epochs=1.0,
 )  # fmt: skip
 # CI: every stage, on a few short pairs and one gated turn a model.
 SMOKE = Profile(
-    train_cases=14, gate_cases=1, sgd_train=0, sgd_gate=0, link_pairs=4, plan_pairs=0,
+    train_cases=10, gate_cases=1, sgd_train=0, sgd_gate=0, link_pairs=4, plan_pairs=0,
     reply_pairs=1, batch_tokens=600, max_steps=2, epochs=1.0,
 )  # fmt: skip
 

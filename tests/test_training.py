@@ -29,6 +29,18 @@ def test_cases_are_deterministic_and_split_by_template() -> None:
     assert not any(name in train_text for c in first["test"] for name in c["pii"])
 
 
+def test_a_gold_title_with_a_name_gets_the_turns_placeholder() -> None:
+    from bench.pairs import render_pairs
+    from bench.train import sgd_cases
+
+    # SGD names events after people ("Erica Fernandez concert"); the teacher screens its title
+    cases = [c for c in sgd_cases("train", 400) if "Erica" in c["answer"]["events"][0]["title"]]
+    pairs = [p for p in render_pairs(cases[:2]) if p["purpose"] == "link"]
+    assert pairs
+    for pair in pairs:
+        assert "Erica" not in pair["response"] and "<PERSON_" in pair["response"]
+
+
 def test_a_case_has_the_bench_shape_and_a_gold_answer() -> None:
     case = render_case("moved-actually", 0, seed=1)
     assert set(case) >= {"id", "now", "tz", "request", "thread", "calendar", "gold", "tags", "pii"}
@@ -53,8 +65,8 @@ def test_pairs_are_rendered_through_the_agents_own_prompts() -> None:
         system = pair["messages"][0]["content"]
         fixed = prompt["system"].split("Tools:")[0].replace("{{", "{").replace("}}", "}")
         assert system.startswith(fixed)
-        text = json.dumps(pair["messages"], ensure_ascii=False)
-        assert not [n for n in names if n in text], "a real name reached a training prompt"
+        text = json.dumps(pair["messages"], ensure_ascii=False) + pair["response"]
+        assert not [n for n in names if n in text], "a real name reached a training pair"
         if pair["purpose"] != "reply":
             json.loads(pair["response"])
     by_id = {case["id"]: case for case in cases}
@@ -83,7 +95,7 @@ def _figures(**changes: float) -> dict[str, dict[str, float]]:
         (_figures(), _figures(event_f1=0.88), True, ""),
         (_figures(), None, True, ""),
         (_figures(event_f1=0.89), _figures(), False, "event_f1"),  # a regression
-        (_figures(validity=0.98), _figures(validity=0.9), False, "floor validity"),  # a floor
+        (_figures(validity=0.9), _figures(validity=0.8), False, "floor validity"),  # a floor
     ],
 )
 def test_gate_needs_floors_and_no_regression(

@@ -27,9 +27,11 @@ GATED = (
     "no_event_accuracy",
     "clarification_recall",
 )
+# Absolute minimums, whatever the baseline does; no-llm sits above each on the gate sets. A
+# turn can be invalid through no fault of the model (an agent crash), so validity is not 1.0.
 FLOORS: dict[str, float] = {
-    "validity": 1.0,
-    "event_f1": 0.85,
+    "validity": 0.95,
+    "event_f1": 0.80,
     "start_exact_recall": 0.85,
     "no_event_accuracy": 0.90,
     "clarification_recall": 0.90,
