@@ -44,6 +44,7 @@ class Profile:
     gate_cases: int  # synthetic cases over the test templates
     sgd_train: int  # SGD threads from train dialogues (0 = none)
     sgd_gate: int  # SGD threads from test dialogues
+    dev_cases: int  # the first N hand-written cases of bench/data/agent_dev.jsonl (measured only)
     link_pairs: int  # linking + titling: the model's main job
     plan_pairs: int  # plan prompts are ~700 tokens (the tool catalogue): a small sample
     reply_pairs: int
@@ -52,15 +53,16 @@ class Profile:
     epochs: float
 
 
-# Sized for <= 90 minutes on 2 cores: ~140k training tokens, then 2 x 66 gated turns.
+# Sized for <= 90 minutes on 2 cores shared with other work: ~110k training tokens, then
+# 64 gated turns for the candidate and for the baseline.
 FULL = Profile(
-    train_cases=1100, gate_cases=42, sgd_train=120, sgd_gate=24, link_pairs=360, plan_pairs=60,
-    reply_pairs=40, batch_tokens=2048, max_steps=None, epochs=1.0,
+    train_cases=1000, gate_cases=28, sgd_train=120, sgd_gate=16, dev_cases=20, link_pairs=300,
+    plan_pairs=40, reply_pairs=30, batch_tokens=2048, max_steps=None, epochs=1.0,
 )  # fmt: skip
 # CI: every stage, on a few short pairs and one gated turn a model.
 SMOKE = Profile(
-    train_cases=10, gate_cases=1, sgd_train=0, sgd_gate=0, link_pairs=4, plan_pairs=0,
-    reply_pairs=1, batch_tokens=600, max_steps=2, epochs=1.0,
+    train_cases=10, gate_cases=1, sgd_train=0, sgd_gate=0, dev_cases=0, link_pairs=4,
+    plan_pairs=0, reply_pairs=1, batch_tokens=600, max_steps=2, epochs=1.0,
 )  # fmt: skip
 
 
@@ -233,6 +235,12 @@ def run(
         "synthetic-test": read_jsonl(files["synthetic-test"]),
         "sgd-test": read_jsonl(files["sgd-test"]),
     }
+    eval_files = [files["synthetic-test"], files["sgd-test"]]
+    if profile.dev_cases:
+        from bench.agent import DEV, load_dev
+
+        gate_sets["dev"] = load_dev(profile.dev_cases)
+        eval_files.append(DEV)
     gate_sets = {k: v for k, v in gate_sets.items() if v}
     eval_started = time.perf_counter()
     figures = {"candidate": evaluate(embedded(candidate), gate_sets)}
@@ -254,7 +262,7 @@ def run(
         "base_model": base_gguf.name,
         "base_model_sha256": gate.sha256_file(base_gguf),
         "data_sha256": data_hash([pair_files["synthetic"], pair_files["sgd"]]),
-        "eval_sha256": data_hash([files["synthetic-test"], files["sgd-test"]]),
+        "eval_sha256": data_hash(eval_files),
         "seed": seed,
         "config": config.to_dict(),
         "pairs": dict(Counter(p["purpose"] for p in pairs)),
@@ -321,6 +329,13 @@ def write_table(figures: dict[str, Any], summary: dict[str, Any]) -> str:
     text = "\n".join(lines) + "\n"
     RESULTS.mkdir(exist_ok=True)
     (RESULTS / "training.md").write_text(text, encoding="utf-8")
+    readme = ROOT / "README.md"
+    start, end = "<!-- training:start -->", "<!-- training:end -->"
+    current = readme.read_text(encoding="utf-8")
+    if start in current and end in current:
+        head, rest = current.split(start, 1)
+        body = text.replace("### ", "#### ", 1)
+        readme.write_text(f"{head}{start}\n{body}{end}{rest.split(end, 1)[1]}", "utf-8")
     return text
 
 
