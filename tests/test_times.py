@@ -218,6 +218,11 @@ def test_stamps_are_never_mentions(parser: TimeParser, thread: str) -> None:
         ("10:02", _at(2026, 3, 3, 10, 2)),  # later than now: yesterday
         ("09:15", _at(2026, 3, 4, 9, 15)),
         ("Yesterday 10:02", _at(2026, 3, 3, 10, 2)),
+        # A quote header in the mail client's language (English read "3 ago" as some other day).
+        ("lun, 2 mar 2026 a las 18:20", _at(2026, 3, 2, 18, 20)),
+        ("Mo., 2. März 2026 um 18:20", _at(2026, 3, 2, 18, 20)),
+        ("lun. 2 mars 2026 à 18:20", _at(2026, 3, 2, 18, 20)),
+        ("seg., 2 de mar. de 2026 às 18:20", _at(2026, 3, 2, 18, 20)),
     ],
 )
 def test_stamp_time(parser: TimeParser, stamp: str, sent: datetime) -> None:
@@ -231,6 +236,15 @@ def test_email_subject_is_parsed_and_sent_header_anchors_the_body(parser: TimePa
     )
     mentions = parser.parse_input("", thread=thread)
     assert [(m.value, m.has_clock_time) for m in mentions] == [(_at(2026, 3, 3, 14), True)]
+
+
+def test_a_quoted_message_anchors_at_its_own_language_header(parser: TimeParser) -> None:
+    thread = (
+        "¿Podemos pasarla a las 16:30?\n\nEl lun, 2 mar 2026 a las 18:20, escribiste:\n"
+        "> Te confirmo la entrevista para mañana a las 15:00.\n"
+    )
+    mentions = parser.parse_input("", thread=thread)
+    assert [m.value for m in mentions] == [_at(2026, 3, 4, 16, 30), _at(2026, 3, 3, 15)]
 
 
 def test_ocr_source_and_other_language_thread(parser: TimeParser) -> None:

@@ -266,13 +266,27 @@ class TimeParser:
         has_weekday = not has_date and bool(lang.STAMP_WEEKDAY_RE.search(stamp))
         # Duckling resolves forwards, so anchor one cycle back: the result is the latest past one.
         ref = self.now if has_date else self.now - timedelta(days=7 if has_weekday else 1)
-        entities = [
-            e
-            for e in self._engine.parse(
-                stamp, tz=self.tz, ref=ref, language="en", locale=self.locale
-            )
-            if e["dim"] == "time" and e["value"]["type"] == "value"
-        ]
+        # A stamp is written in its mail client's language ("El lun, 3 ago 2026 a las 18:20"):
+        # another grammar's reading wins only where it covers more of the stamp than English.
+        entities: list[dict[str, Any]] = []
+        cover = 0
+        for code in lang.LANGUAGES:
+            found = [
+                e
+                for e in self._engine.parse(
+                    stamp,
+                    tz=self.tz,
+                    ref=ref,
+                    language=code,
+                    locale=self.locale if code == "en" else None,
+                )
+                if e["dim"] == "time" and e["value"]["type"] == "value"
+            ]
+            longest = max((e["end"] - e["start"] for e in found), default=0)
+            if longest > cover:
+                entities, cover = found, longest
+                if code != "en":
+                    entities = sorted(found, key=lambda e: e["start"] - e["end"])
         if not entities:
             return None
         value = entities[0]["value"]
