@@ -228,3 +228,59 @@ def test_a_singular_request_takes_the_event_settled_last(request_text: str, coun
 )  # fmt: skip
 def test_which_time_and_day_a_message_sets(thread: str, expected: list[str]) -> None:
     assert starts(link("add all of this", thread)) == expected
+
+
+def titles(events: list[ProposedEvent]) -> list[tuple[str, str]]:
+    return [(e.title, e.start.isoformat()) for e in events if e.schedulable]
+
+
+@pytest.mark.parametrize(
+    ("thread", "expected"),
+    [
+        # An older message quoted deeper (">>") is read before the one quoting it (">").
+        ("Great, Tuesday 9am it is.\n> Tuesday works. 9am?\n"
+         ">> Would Monday at 3 or Tuesday morning suit you for the fitting?",
+         ["2026-11-24T09:00:00+01:00"]),
+        # A time offered against a day ("Monday at 3 or Tuesday morning?") is undecided.
+        ("<PERSON_1>: fitting Monday at 3 or Tuesday morning?", []),
+        # A day answered with no calls off the event set on it; the other one stands.
+        ("<PERSON_1>: Yoga Montag 18 Uhr und Dienstag 18 Uhr?\nMe: Montag ja, Dienstag nein",
+         ["2026-11-23T18:00:00+01:00"]),
+        ("<PERSON_1>: squash wed at 7pm and thu at 7pm?\nMe: wed no problem, see you",
+         ["2026-11-25T19:00:00+01:00", "2026-11-26T19:00:00+01:00"]),  # no-match row
+    ],
+)  # fmt: skip
+def test_offers_and_answers(thread: str, expected: list[str]) -> None:
+    assert starts(link("add all of this", thread)) == expected
+
+
+def test_a_moved_event_named_before_the_change_is_its_own_event() -> None:
+    thread = (
+        "<PERSON_1>: lunch & learn on Thursday at 12\n"
+        "<PERSON_1>: also the town hall got moved to Friday 10am"
+    )
+    assert titles(link("add both", thread)) == [
+        ("Lunch with <PERSON_1>", "2026-11-26T12:00:00+01:00"),
+        ("Town hall with <PERSON_1>", "2026-11-27T10:00:00+01:00"),
+    ]
+    # said after the change word, an activity word does not make a new event
+    changed = link(
+        "add it", "<PERSON_1>: lunch tmrw at 1?\n<PERSON_1>: actually make it 2, call me"
+    )
+    assert starts(changed) == ["2026-11-22T14:00:00+01:00"]
+
+
+@pytest.mark.parametrize(
+    ("thread", "title"),
+    [
+        ("<PERSON_1>: ¿Nos vemos el martes a las 18:00 en el gimnasio?", "Gimnasio"),
+        ("<PERSON_1>: treino na academia terça às 18h?", "Treino"),
+        ("<PERSON_1>: we still on for the 24-hour relay sat\n<PERSON_1>: start is 10am",
+         "24-hour relay"),
+        ("<PERSON_1>: heads up: dinner Friday at 8", "Dinner"),  # not "Up: dinner"
+        ("<PERSON_1>: Free Tuesday at 11 to go over the lease renewal?", "Lease renewal"),
+    ],
+)  # fmt: skip
+def test_titles_from_the_thread(thread: str, title: str) -> None:
+    [event] = [e for e in link("add it", thread) if e.schedulable]
+    assert title.lower() in event.title.lower()

@@ -129,7 +129,14 @@ def split_segments(request: str, thread: str) -> list[Segment]:
         if request.strip()
         else []
     )
+    # ">> ..." was written before "> ...": the deeper the quote, the older the message
+    quoted.sort(key=lambda s: -_quote_depth(s.text))
     return quoted + fresh + tail
+
+
+def _quote_depth(text: str) -> int:
+    marks = re.match(r"\s*((?:>\s*)*)", text)
+    return marks.group(1).count(">") if marks else 0
 
 
 _REPLY_PREFIX_RE = re.compile(r"^(?:\s*(?:re|fwd?|aw|wg|tr|rv|res|enc)\s*:\s*)+", re.IGNORECASE)

@@ -32,8 +32,17 @@ SCHEDULE_QUESTION_RE = re.compile(
     r"\b(?:my\s+(?:schedule|calendar|diary|day)|check\w*|look\s+at)\b",
     re.IGNORECASE,
 )
+# "free from 2 to 5" is a range; "free Tuesday at 11 to go over the lease" is a purpose.
 RANGE_RE = re.compile(
-    r"\b(?:from|between|starting|beginning|until|till|through|to|ending|ends|und|bis|entre|jusqu|hasta|até)\b",
+    r"\b(?:from|between|starting|beginning|until|till|through|ending|ends|und|bis|entre|jusqu"
+    r"|hasta|até)\b|\bto\s+(?=\d|noon|midnight)",
+    re.IGNORECASE,
+)
+# A day answered with no: "lundi oui, mardi non", "Tuesday no, sorry", "Friday doesn't work".
+DECLINE_AFTER_RE = re.compile(
+    r"\s*[,:–-]?\s*(?:no(?!\s+(?:problem|prob|worries|issue|later|earlier|more|longer)\b)|non"
+    r"|nein|não|nao|nope|doesn'?t\s+work|won'?t\s+work|is\s+out|(?:I\s+)?can'?t|je\s+(?:ne\s+)?peux"
+    r"\s+pas|no\s+puedo|não\s+posso|geht\s+nicht|passt\s+nicht|kann\s+(?:ich\s+)?nicht)\b",
     re.IGNORECASE,
 )
 ALL_DAY_RE = re.compile(

@@ -21,6 +21,7 @@ from agent.extraction.cue import (
     CLOCK_SAID_RE,
     CONFIRM_RE,
     DECIDE_RE,
+    DECLINE_AFTER_RE,
     DEFINITE_RE,
     FROM_TO_RE,
     GENERIC_EVENT_RE,
@@ -81,6 +82,18 @@ def _current(events: list[ProposedEvent], *, timed: bool = False) -> ProposedEve
     return max(live, key=lambda e: e.said, default=None)
 
 
+def _moved_subject(text: str) -> bool:
+    """Whether the activity is what was moved ("the all-hands got moved to 11"), said before
+    the change word, rather than said after it ("actually make it 1:30, call me")."""
+    subject, change = ACTIVITY_RE.search(text), RESCHEDULE_RE.search(text)
+    return bool(subject and change and subject.start() < change.start())
+
+
+def _said_after(candidate_id: str, event: ProposedEvent) -> bool:
+    """Whether a candidate came after every one the event rests on (IDs are in reading order)."""
+    return all(int(candidate_id[1:]) > int(g[1:]) for g in event.grounds)
+
+
 def _at(day: date, clock: time, zone: ZoneInfo) -> datetime:
     return datetime.combine(day, clock).replace(tzinfo=zone)
 
@@ -131,6 +144,7 @@ class RuleLinker:
             and (c.mention.value is None or abs(c.mention.value.year - self.now.year) <= 5)
         ]
         text = segment.text
+        self._decline(text, own, segment.start, events)
         spans = [(c.mention.start - segment.start, c.mention.end - segment.start) for c in own]
         name, anaphoric = named_title(text, spans)
         activity = name or activity_title(text)
@@ -162,7 +176,12 @@ class RuleLinker:
                 activity = current.activity  # its own name stays; "appointment" adds nothing
         if moving and not activity:
             target = _current(events, timed=True) or target
-        elif moving and target is None and any(e.schedulable for e in events):
+        elif (
+            moving
+            and target is None
+            and any(e.schedulable for e in events)
+            and not (activity and not name and _moved_subject(text))
+        ):
             target = _current(events, timed=True)
             activity = ""  # "actually make it 1:30, call me": a change, not a new event
         if CANCEL_RE.search(text) and not (moving and clocks):
@@ -178,7 +197,7 @@ class RuleLinker:
         if not clocks:
             self._dates_and_vague(events, segment, activity, dates, vague, target, intent)
             return last_day
-        options = self._options(text, clocks, segment.start)
+        options = self._options(text, own, clocks, segment.start)
         chosen = _plainest(clocks) if not options else clocks[0]
         mention = chosen.mention
         own_day = lang.states_date(mention.text)
@@ -186,7 +205,11 @@ class RuleLinker:
         if echo is not None:  # "9:30 is tight but fine": the agreed time, said again
             return last_day
         if target is not None and not activity and not moving and target.start is not None:
-            if own_day and target.start.date() != mention.value.astimezone(self.zone).date():
+            if (
+                own_day
+                and target.start.date() != mention.value.astimezone(self.zone).date()
+                and not target.undecided  # "Friday at 4 or Saturday?" - "Saturday 10am it is"
+            ):
                 target = None  # "the plumber comes monday at 8": its own day, its own event
         start, grounds, dated = self._resolve(chosen, target, last_day, dates)
         if (
@@ -286,13 +309,32 @@ class RuleLinker:
             return untimed[-1] if untimed else None
         return _current(events)
 
-    def _options(self, text: str, clocks: list[Candidate], offset: int) -> list[Candidate]:
-        """Times offered as alternatives ("1 or 2?"): none of them is decided yet."""
-        for first, second in zip(clocks, clocks[1:], strict=False):
+    def _options(
+        self, text: str, own: list[Candidate], clocks: list[Candidate], offset: int
+    ) -> list[Candidate]:
+        """Times offered as alternatives ("1 or 2?", "Friday at 4 or Saturday morning?"):
+        none of them is decided yet."""
+        said = sorted(own, key=lambda c: c.mention.start)
+        for first, second in zip(said, said[1:], strict=False):
             gap = text[first.mention.end - offset : second.mention.start - offset]
-            if OR_RE.match(gap):
+            if OR_RE.match(gap) and (first in clocks or second in clocks):
                 return clocks
         return []
+
+    def _decline(
+        self, text: str, own: list[Candidate], offset: int, events: list[ProposedEvent]
+    ) -> None:
+        """A day answered with no ("lundi oui, mardi non") calls off the event set on it."""
+        for candidate in own:
+            mention = candidate.mention
+            if not mention.all_day or mention.value is None:
+                continue
+            if not DECLINE_AFTER_RE.match(text, mention.end - offset):
+                continue
+            day = mention.value.astimezone(self.zone).date()
+            for event in events:
+                if event.start is not None and event.start.astimezone(self.zone).date() == day:
+                    event.cancelled = True
 
     def _resolve(
         self,
@@ -315,6 +357,8 @@ class RuleLinker:
             return _at(day, clock, self.zone), [dates[-1].id, chosen.id], True
         if target is not None and target.start is not None and not target.all_day:
             day = target.start.astimezone(self.zone).date()
+            if target.undecided and last_day is not None and _said_after(last_day[1], target):
+                day = last_day[0]  # "Friday at 4 or Saturday?" - "Saturday works." - "10am?"
             grounds = [g for g in target.grounds if g != target.grounds[-1]] or target.grounds[:1]
             return _at(day, value.time(), self.zone), [*grounds[:1], chosen.id], target.dated
         if target is not None and target.day is not None:

@@ -25,6 +25,7 @@ _ACTIVITY_WORDS = (
     r"|déjeuner|dîner|diner|réunion|rendez-vous|rdv|appel|café|fête|soirée"
     r"|almuerzo|comida|cena|reunión|reunion|cita|llamada|fiesta|desayuno"
     r"|almoço|almoco|jantar|reunião|reuniao|consulta|ligação|festa|encontro"
+    r"|gimnasio|gimnásio|entreno|entrenamiento|treino|academia|fitnessstudio|fitness|salle\s+de\s+sport"
 )
 # "call me back", "call it Gym", "call the event Gym": no call
 ACTIVITY_RE = re.compile(
@@ -78,7 +79,9 @@ def _title_words(text: str, at: int) -> str:
     """The activity noun at `at` with up to two modifiers before it ("Dentist appointment")."""
     match = ACTIVITY_RE.match(text, at)
     assert match is not None
-    words = re.findall(r"<[A-Z_]+_\d+>|[\w'’-]+", text[max(0, at - 40) : at])
+    # a modifier is in the same phrase: "reminder: lunch" is a lunch
+    before = re.split(r"[.:;!?,()\[\]—–\n]", text[max(0, at - 40) : at])[-1]
+    words = re.findall(r"<[A-Z_]+_\d+>|[\w'’-]+", before)
     modifiers: list[str] = []
     for word in reversed(words[-2:]):
         if word.lower() in _STOP or lang.states_date(word) or word[:1].isdigit():
@@ -265,7 +268,10 @@ def _words_before(text: str, at: int) -> str:
     """Up to three content words before a time ("farmers market sat 9am" -> "Farmers market")."""
     words = [
         w
-        for w in re.findall(r"<[A-Z_]+_\d+>|[^\W\d_][\w'’-]*", text[:at])
+        # "5-a-side", "3-on-3": a number joined to words is one word
+        for w in re.findall(
+            r"<[A-Z_]+_\d+>|\d+(?:-\w+)*-[^\W\d_][\w'’-]*|[^\W\d_][\w'’-]*", text[:at]
+        )
         if w.lower() not in _STOP
         and not lang.states_date(w)
         and len(w) > 2
