@@ -50,6 +50,8 @@ def _first(mentions: list[TimeMention]) -> TimeMention:
         ("1O:30 tomorrow", _at(2026, 3, 5, 10, 30), True),  # OCR: O for 0
         ("three pm", _at(2026, 3, 4, 15), True),
         ("evening 7", _at(2026, 3, 4, 19), True),  # chat shorthand, latent in Duckling
+        ("Friday at 4 or Saturday morning?", _at(2026, 3, 6, 16), True),  # the other's morning
+        ("Friday at 9 or Saturday?", _at(2026, 3, 6, 9), True),
         ("2026-04-06", _at(2026, 4, 6), False),
         ("next Tuesday", _at(2026, 3, 10), False),
     ],

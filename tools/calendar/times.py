@@ -58,6 +58,7 @@ _SHORT_NUMBER_RE = re.compile(
     r"(?<![\w/.:'’-])(?<![/.:-]\s)\d{1,3}(?![\w/:-]|\.\d|\s[/:-]|\s*(?:a\.?d\b|b\.?c\b|b?ce\b))",
     re.IGNORECASE,
 )
+_ALTERNATIVE_RE = re.compile(r"\b(?:or|oder|ou|o)\b", re.IGNORECASE)
 # A part of day or am/pm right after "H:MM" says it is a clock time ("Its 5:30 in the evening").
 _DAYPART_AFTER_RE = re.compile(
     r"\s*(?:[ap]\.?m\b|o'?clock\b|tonight\b|(?:in\s+the\s+|this\s+|at\s+)?"
@@ -411,7 +412,9 @@ class TimeParser:
             return None
         clock = lang.states_clock_time(span)
         local = functools.partial(self._local, wall=grain not in _SUBDAY or clock)
-        context = clean[max(0, start - 30) : end + 20]
+        # am/pm words of an alternative are not this time's: "Friday at 4 or Saturday morning"
+        before = _ALTERNATIVE_RE.split(clean[max(0, start - 30) : start])[-1]
+        context = before + span + _ALTERNATIVE_RE.split(clean[end : end + 20])[0]
         make = functools.partial(
             TimeMention, text[start:end], start, end, language=code, source=source, grain=grain
         )
