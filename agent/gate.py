@@ -73,8 +73,8 @@ def check_start(
     if not isinstance(start, datetime):
         raise TypeError("A timed event needs a datetime start; pass all_day=True for a date")
     wanted = _minute(_wall(start, zone), zone)
-    for mention in grounded:
-        if mention.has_clock_time and mention.value and _minute(mention.value, zone) == wanted:
+    for mention, value in _stated_clocks(grounded):
+        if _minute(value, zone) == wanted:
             return GateDecision(
                 True,
                 f"{wanted:%Y-%m-%d %H:%M} is stated as {mention.text!r} in the {mention.source}",
@@ -98,10 +98,9 @@ def _date_and_clock(
     """A day and a clock time stated apart ("lunch on friday?" ... "1pm works")."""
     clocks = [
         m
-        for m in grounded
-        if m.has_clock_time
-        and not states_date(m.text)
-        and (m.value.astimezone(zone).hour, m.value.astimezone(zone).minute)
+        for m, value in _stated_clocks(grounded)
+        if not states_date(m.text)
+        and (value.astimezone(zone).hour, value.astimezone(zone).minute)
         == (wanted.hour, wanted.minute)
     ]
     days = [
@@ -115,6 +114,18 @@ def _date_and_clock(
         and m.value.astimezone(zone).date() == wanted.date()
     ]
     return (days[0], clocks[0]) if clocks and days else None
+
+
+def _stated_clocks(mentions: Sequence[TimeMention]) -> list[tuple[TimeMention, datetime]]:
+    """Every clock time the mentions state: their starts, and the ends of "from 2 to 4pm"
+    (the new time of "moved from 2pm to 4pm" is the end of the interval)."""
+    stated: list[tuple[TimeMention, datetime]] = []
+    for mention in mentions:
+        if mention.has_clock_time and mention.value is not None:
+            stated.append((mention, mention.value))
+            if mention.kind == "interval" and mention.end_value is not None:
+                stated.append((mention, mention.end_value))
+    return stated
 
 
 def _wall(value: datetime, zone: ZoneInfo) -> datetime:

@@ -38,6 +38,10 @@ def _at(*args: int) -> datetime:
         ("lunch friday at 1", "", _at(2026, 3, 6, 13), True),
         ("call at 3pm PT", "", _at(2026, 3, 4, 17), True),
         ("add it", "[Mon 23:50] tom: lunch tomorrow at 1", _at(2026, 3, 3, 13), True),
+        # the new time of a move is the end of "from X to Y"
+        ("the review moved from 2pm to 4pm tomorrow", "", _at(2026, 3, 5, 16), True),
+        ("Friday: all-hands moved from 10 to 11am", "", _at(2026, 3, 6, 11), True),
+        ("the review moved from 2pm to 4pm tomorrow", "", _at(2026, 3, 5, 15), False),
         # the model's own choice, not in the input
         ("book tomorrow at noon", "", _at(2026, 3, 5, 14), False),
         ("tmrw at 3 with Ann", "", _at(2026, 3, 5, 3), False),
