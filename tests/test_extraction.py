@@ -284,3 +284,26 @@ def test_a_moved_event_named_before_the_change_is_its_own_event() -> None:
 def test_titles_from_the_thread(thread: str, title: str) -> None:
     [event] = [e for e in link("add it", thread) if e.schedulable]
     assert title.lower() in event.title.lower()
+
+
+@pytest.mark.parametrize(
+    ("text", "place"),
+    [
+        ("lunch friday at 1 at Blue Bottle", "Blue Bottle"),
+        ("Pode ser às 20h no Tasca do Chico, combinado?", "Tasca do Chico"),
+        ("Mittagessen am Freitag um 13 Uhr im Café Einstein?", "Café Einstein"),
+        ("dîner vendredi à 20h au Café de Flore", "Café de Flore"),
+        ("cena el viernes a las 21h en Casa Lucio", "Casa Lucio"),
+        ("Treffen am Montag bei Luigi um 12", "Luigi"),
+        # a time after the cue is no place; nor is a lower-case word
+        ("cena en Enero a las 9", ""),
+        ("I said no to the party at 9", ""),
+    ],
+)
+def test_places_after_the_cue_word_of_five_languages(text: str, place: str) -> None:
+    from agent.extraction.title import place_in
+
+    parser = TimeParser(
+        tz="Europe/Lisbon", now=datetime(2026, 11, 22, 10, tzinfo=ZoneInfo("Europe/Lisbon"))
+    )
+    assert place_in(text, parser.parse_input(text, thread=""), 0) == place

@@ -63,10 +63,15 @@ _STOP = frozenset(
 )
 
 
+# "at Blue Bottle", and the same cue in de/fr/es/pt: "im Café Einstein", "chez Paul",
+# "au Café de Flore", "en Casa Lucio", "no Tasca do Chico", "na Padaria" (a time such as
+# "en enero" or "im Mai" is a time mention, which `location` skips).
 _LOCATION_RE = re.compile(
-    r"\b(?:at|@|held\s+at|location(?:\s+is)?|venue(?:\s+is)?|in)\s+(?:the\s+)?"
+    r"(?<![\w-])(?:at|@|held\s+at|location(?:\s+is)?|venue(?:\s+is)?|in|im|bei|chez|au|à"
+    r"|en|no|na|em)\s+(?:(?:the|der|dem|la|le|l'|el|o|a)\s*)?"
     r"(?P<place>(?:<(?:LOCATION|STREET_ADDRESS|ADDRESS)_\d+>|[A-Z0-9][\w'’&.-]*)"
-    r"(?:\s+(?:<[A-Z_]+_\d+>|[A-Z0-9][\w'’&.-]*|de|la|of|on|the|&)){0,4})"
+    r"(?:\s+(?:<[A-Z_]+_\d+>|[A-Z0-9][\w'’&.-]*|de|la|of|on|the|&|do|da|dos|das|del|di|du"
+    r"|des|der|von|el|le)){0,4})"
 )
 _NOT_PLACE_RE = re.compile(
     r"^(?:\d{1,2}(?::\d{2})?\s*(?:am|pm|h)?|noon|midnight|[A-Z][a-z]+day|January|February|March"
