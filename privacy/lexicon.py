@@ -106,7 +106,8 @@ ORG_WORDS = frozenset(
     station museum gallery theatre theater cinema church club gym center centre market store
     shop mall park stadium arena orchestra band choir ensemble research investments consulting
     transit movers analytics software insurance logistics realty properties pharma
-    pharmaceuticals motors industries enterprises""".split()
+    pharmaceuticals motors industries enterprises apartments salon spa cinemas cineplex
+    dentistry dental pharmacy lofts residences plaza""".split()
 )
 
 

@@ -15,6 +15,15 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Literal
 
+from privacy.context import (
+    english_line,
+    has_brand_ending,
+    is_interjection,
+    is_role_word,
+    is_typo,
+    no_name_here,
+    sentence_start,
+)
 from privacy.lexicon import (
     HARD_NOT_NAMES,
     LANGUAGES,
@@ -90,8 +99,10 @@ _SIGNOFF_LINE_RE = re.compile(
     r"|atentamente|atenciosamente|abraços|beijos|obrigad[oa]|gracias|merci|danke)[\s,!.]*",
     re.IGNORECASE,
 )
-_DASH_SIGNATURE_RE = re.compile(rf"\s*[-–—~]+\s*(?P<name>{TOKEN}(?:[ \t]+{TOKEN})?)\s*")
-_SENTENCE_END = ".!?:;\n\"“(['>"  # ">" opens a quoted e-mail line
+# "— Tom", "— Dolores Mayfield, People Ops": a name after a dash, then maybe the team's name.
+_DASH_SIGNATURE_RE = re.compile(
+    rf"\s*[-–—~]+\s*(?P<name>{TOKEN}(?:[ \t]+{TOKEN})?)(?:[ \t]*,[ \t]*[^\n,]{{1,40}})?\s*"
+)
 
 
 @dataclass(frozen=True)
@@ -115,6 +126,8 @@ def is_name_word(word: str, strength: Strength) -> bool:
     low = word.casefold()
     if len(word) < 2 or low in HARD_NOT_NAMES or low.strip("'’-") in ORG_WORDS:
         return False
+    if is_interjection(word) or is_role_word(word) or is_typo(word):
+        return False  # "with Uh", "An Ophthalmologist", "for assitance"
     if word[0].isupper():
         if word.isupper() and len(word) <= 4 and not is_given_name(word):
             return False  # acronyms: "CFO", "NYC", "IBM"
@@ -122,6 +135,8 @@ def is_name_word(word: str, strength: Strength) -> bool:
             return is_given_name(word) and zipf(low) < 5.0 and not foreign_word(low)
         if strength == "weak" and foreign_word(low) and not is_given_name(word):
             return False  # "con Claro" is no name; "Hola Sol" after a greeting may be
+        if has_brand_ending(word):
+            return False  # "meeting with Initech": made like a company's name
         return is_given_name(word) or max_zipf(low) < 4.0
     if low in NOT_NAMES or strength == "free" or foreign_word(low):
         return False
@@ -180,7 +195,7 @@ _BEFORE_AND_RE = re.compile(
 )
 
 
-def _venue_follows(text: str, end: int) -> bool:
+def venue_follows(text: str, end: int) -> bool:
     """ "with Acme Corp": the word after is an organisation word, so this is no person."""
     match = _NEXT_WORD_RE.match(text, end)
     return bool(match and match.group(1).casefold() in ORG_WORDS)
@@ -193,26 +208,32 @@ def _cue_names(text: str) -> Iterator[NameHit]:
         position = match.start("name")
         name = match.group("name")
         strength: Strength = "strong" if match.group("strong") else "weak"
+        if name.islower() and _SELF_CUE_RE.fullmatch(match.group("strong") or ""):
+            strength = "weak"  # "I am fine", "I'm kinda bored": a state, not "i'm priya"
         weak = match.group("weak")
-        if weak and weak[0].isupper() and not _sentence_start(text, match.start("weak")):
+        if weak and weak[0].isupper() and not sentence_start(text, match.start("weak")):
             continue  # "Standard And Poors": a capitalised "And" is inside a title
         if not is_name_word(name, strength):
             continue
+        if weak and weak.casefold() == "an" and english_line(text, match.start()):
+            continue  # "An Ophthalmologist": the English article, not German "an Anna"
         if strength == "weak" and EMPLOYER_BEFORE_RE.search(
             text, max(0, match.start("name") - 16), match.start("name")
         ):
             continue  # "I work for Thinknum": an employer, not a person
         if (
             strength == "weak"
-            and match.group("weak").casefold() == "from"
+            and (weak or "").casefold() == "from"
             and _AFTER_NAME_RE.search(text, max(0, match.start() - 40), match.start())
             and not is_given_name(name)
         ):
             continue  # "Holzman from Predilytics", "Luiza is from Xignite": where they work
         end = _extend(text, match.start("name"), match.end("name"), name)
         position = end
-        if _venue_follows(text, end):
-            continue
+        if venue_follows(text, end) or no_name_here(text, match.start("name"), end):
+            continue  # "with Acme Corp", "thanks! Can you ..."
+        if name.islower() and _noun_cue(text, match):
+            continue  # "the client call ran over": a noun, not the verb "call"
         source = "cue" if strength == "strong" else "weak-cue"
         yield NameHit(match.start("name"), end, source)
         yield from _list_items(text, end, name, source)
@@ -221,6 +242,23 @@ def _cue_names(text: str) -> Iterator[NameHit]:
         if before and before.group(1)[0].isupper() and is_given_name(before.group(1)):
             if before.group(1).casefold() not in HARD_NOT_NAMES:
                 yield NameHit(before.start(1), before.end(1), "list")
+
+
+_SELF_CUE_RE = re.compile(r"i'm|i\s+am|ich\s+bin|soy|sou", re.IGNORECASE)
+# "the call", "our weekly call", "a quick text": the cue word is a noun there, not a verb.
+_DETERMINER_BEFORE_RE = re.compile(
+    r"\b(?:the|a|an|this|that|our|your|my|their|his|her|its)[ \t]+(?:[a-z][\w\-]*[ \t]+)?$",
+    re.IGNORECASE,
+)
+
+
+def _noun_cue(text: str, match: re.Match[str]) -> bool:
+    """Whether a one-word cue is a noun after a determiner ("the client call ran over")."""
+    cue = match.group("strong")
+    if not cue or not cue.isalpha():
+        return False  # "the meeting with priya": the preposition still introduces someone
+    start = match.start("strong")
+    return bool(_DETERMINER_BEFORE_RE.search(text, max(0, start - 30), start))
 
 
 # "Holzman from", "Luiza is from": a capitalised word (or one and "is") just before "from".
@@ -272,6 +310,8 @@ def _speaker_names(text: str, lines: list[ThreadLine]) -> Iterator[NameHit]:
                 and len(words) == 1
             ):
                 continue
+            if any(w.group().casefold() in ORG_WORDS for w in words):
+                continue  # "From: Harbourside Dental <bookings@...>": a business, not a person
             yield NameHit(named[0].start(), named[-1].end(), "speaker")
 
 
@@ -287,6 +327,8 @@ def _alone_names(text: str, lines: list[ThreadLine]) -> Iterator[NameHit]:
         if all(
             w.group()[0].isupper()
             and w.group().casefold() not in NOT_NAMES
+            and not is_interjection(w.group())
+            and not is_role_word(w.group())
             and (is_given_name(w.group()) or max_zipf(w.group().casefold()) < 3.5)
             for w in words
         ):
@@ -332,14 +374,6 @@ def _name_lines(text: str, lines: list[ThreadLine]) -> Iterator[NameHit]:
             yield NameHit(match.start(1), match.end(1), "name-line")
 
 
-def _sentence_start(text: str, position: int) -> bool:
-    """Whether the word at `position` opens a sentence, where capitals say nothing."""
-    index = position - 1
-    while index >= 0 and text[index] in " \t":
-        index -= 1
-    return index < 0 or text[index] in _SENTENCE_END
-
-
 # "at Hilton", "the Globex renewal": a capitalised word after these is a place or a thing.
 _VENUE_BEFORE_RE = re.compile(
     r"(?:\b(?:at|in|the|this|that|our|your|their|its|bei|im|chez|au|en|em|no|na)|@)[ \t]+$",
@@ -353,22 +387,47 @@ EMPLOYER_BEFORE_RE = re.compile(
 )
 
 
+# Words that open place names ("San Jose", "Santa Rosa", "Fort Worth"), never a full name.
+_PLACE_OPENERS = frozenset(
+    """san santa santo são sao los las new fort port mount mt saint lake north south east
+    west upper lower palo""".split()
+)
+# A capitalised article opens a venue's name inside other text: "El Mansour", "La Taberna".
+_ARTICLE_BEFORE_RE = re.compile(r"\b(?:El|La|Le|Los|Las|Les|Il|Lo|Der|Die|Das)[ \t]+$")
+# "Priya's place", "at Tom's house": a possessive before a home is a person's.
+_HOME_AFTER_RE = re.compile(
+    r"['’]s[ \t]+(?:place|house|home|flat|apartment|apt|pad|parents|wedding|birthday|party)\b",
+    re.IGNORECASE,
+)
+
+
+def _not_capitalised_name(text: str, start: int, end: int, word: str) -> bool:
+    """Capitalised words whose neighbours make them a place, a venue, a verb or a filler."""
+    if _ARTICLE_BEFORE_RE.search(text, max(0, start - 5), start):
+        return True
+    if word.casefold() in _PLACE_OPENERS and end > start + len(word):
+        return True  # "San Jose", not "San Zhang": a place opener before another capital
+    return no_name_here(text, start, end)
+
+
 def _capitalised_names(text: str) -> Iterator[NameHit]:
     """Given names by their capital letter: mid-sentence, or opening one when rare or full."""
     for match in _TOKEN_RE.finditer(text):
         word = match.group()
         if not word[0].isupper() or word.isupper():
             continue
-        if _VENUE_BEFORE_RE.search(text, max(0, match.start() - 8), match.start()):
+        home = _HOME_AFTER_RE.match(text, match.end())
+        if not home and _VENUE_BEFORE_RE.search(text, max(0, match.start() - 8), match.start()):
             continue
         if foreign_word(word.casefold()):
             continue  # "Parfait", "Bitte", "Claro": given names somewhere, words here
         if not is_given_name(word):
             # a word no language Veil reads uses, capitalised mid-sentence: "Chukwuemeka"
             employer = EMPLOYER_BEFORE_RE.search(text, max(0, match.start() - 16), match.start())
-            if (len(word) >= 4 and word.isalpha() and not _sentence_start(text, match.start())
+            if (len(word) >= 4 and word.isalpha() and not sentence_start(text, match.start())
                     and max_zipf(word.casefold()) < 2.0 and not employer
-                    and not is_compound_brand(word)):  # fmt: skip
+                    and not is_compound_brand(word) and not is_typo(word)
+                    and not no_name_here(text, match.start(), match.end())):  # fmt: skip
                 yield NameHit(match.start(), match.end(), "rare")
             continue
         cue = _CUE_RE.match(text, match.start())
@@ -376,13 +435,15 @@ def _capitalised_names(text: str) -> Iterator[NameHit]:
             continue  # "Tell Priya": the verb is a cue, not a first name before a surname
         end = _extend(text, match.start(), match.end(), word)
         full = end > match.end()
-        if _sentence_start(text, match.start()):
+        if sentence_start(text, match.start()):
             # "Darren is ...": a given name, not an everyday word, before a lower-case word
             verb = _NEXT_WORD_RE.match(text, match.end())
             subject = bool(verb and verb.group(1).islower()) and zipf(word.casefold()) < 5.0
             if not full and zipf(word.casefold()) >= 3.5 and not subject:
                 continue
         elif not full and not is_name_word(word, "free"):
+            continue
+        if _not_capitalised_name(text, match.start(), end, word):
             continue
         yield NameHit(match.start(), end, "capitalised")
 
@@ -439,7 +500,8 @@ def _subject_names(text: str) -> Iterator[NameHit]:
                 rare = len(first) >= 4 and max_zipf(low) < 2.0
                 vocative = bool(match.group("comma")) and verb in _VOCATIVE_NEXT
                 if rare and (verb in _PERSON_VERBS and not match.group("comma") or vocative):
-                    yield NameHit(match.start("first"), match.end("first"), "rare")
+                    if not is_compound_brand(first) and not is_typo(first):
+                        yield NameHit(match.start("first"), match.end("first"), "rare")
             elif hit := _unknown_full_name(text, match.start("first"), first):
                 yield hit
 
@@ -474,6 +536,8 @@ def _listed(word: str, first: str) -> bool:
     low = word.casefold()
     if word[0].isupper() != first[0].isupper() or low in NOT_NAMES or low in ORG_WORDS:
         return False
+    if is_interjection(word) or is_role_word(word) or is_typo(word):
+        return False
     if word.isupper() and len(word) <= 4 and not is_given_name(word):
         return False
     if word[0].isupper():
@@ -500,7 +564,7 @@ def list_neighbours(text: str, people: list[tuple[int, int]]) -> list[NameHit]:
                 continue
             if group == "name":
                 e = _extend(text, s, e, word)
-                if _venue_follows(text, e):
+                if venue_follows(text, e):
                     continue
             elif _VENUE_BEFORE_RE.search(text, max(0, s - 8), s):
                 continue

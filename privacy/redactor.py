@@ -8,7 +8,6 @@ never leave this package: callers see placeholder types (PERSON, PHONE, EMAIL, A
 from __future__ import annotations
 
 import bisect
-import itertools
 import locale
 import logging
 import re
@@ -16,6 +15,7 @@ import unicodedata
 from collections.abc import Iterable, Sequence
 from dataclasses import asdict, dataclass, field
 
+from privacy.context import SENDER_BEFORE_RE, english_line, is_brand_shaped, no_name_here
 from privacy.engine import get_analyzer
 from privacy.entity_map import PLACEHOLDER_RE, EntityMap, normalize_value
 from privacy.errors import InputRefusedError
@@ -32,7 +32,7 @@ from privacy.lexicon import (
     is_given_name,
     zipf,
 )
-from privacy.names import EMPLOYER_BEFORE_RE, find_names, list_neighbours
+from privacy.names import EMPLOYER_BEFORE_RE, find_names, list_neighbours, venue_follows
 from privacy.phone import DEFAULT_REGIONS, phone_key
 from privacy.postal import PLACE_BEFORE_RE, find_blocks, is_country, street_end
 from privacy.thread import split_thread
@@ -146,6 +146,9 @@ def _chunks(text: str) -> Iterable[tuple[int, str]]:
         start = end
 
 
+_AT_BEFORE_RE = re.compile(r"(?:\bat|@)[ \t]+$", re.IGNORECASE)
+
+
 def _plausible_person(text: str, start: int, end: int) -> bool:
     """spaCy's PERSON guesses minus its known slips: "Tomorrow", "Q3", "Blue Bottle Coffee"."""
     value = text[start:end]
@@ -158,15 +161,21 @@ def _plausible_person(text: str, start: int, end: int) -> bool:
     # ("Parfait", "Termin", "Claro") as people: words far more common abroad than in English
     if (
         all(foreign_word(w) for w in words)
-        and not _english_line(text, start)
+        and not english_line(text, start)
         and (len(words) == 1 or not any(map(is_given_name, words)))
     ):
         return False
     # "Personal Info", "Directed": everyday English words that no given name explains
     if not any(map(is_given_name, words)) and all(zipf(w) >= 4.5 for w in words):
         return False
+    if value.islower() and not any(map(is_given_name, words)):
+        return False  # "añádelo", "põe na agenda": spaCy's guesses at lower-case words
+    if no_name_here(text, start, end) or venue_follows(text, end):
+        return False  # "Nah.", "Mark the location", "Pruneyard Dine-In Cinemas"
     if len(words) == 1:
         word = value.strip()
+        if not is_given_name(word) and _AT_BEFORE_RE.search(text, max(0, start - 6), start):
+            return False  # "meet at Dishoom": a venue
         if is_compound_brand(word):
             return False  # "Hellowallet", "Cityscan": two everyday words run together
         employer = EMPLOYER_BEFORE_RE.search(text, max(0, start - 16), start)
@@ -177,16 +186,6 @@ def _plausible_person(text: str, start: int, end: int) -> bool:
         if word.isupper() and len(word) <= 4:
             return False
     return True
-
-
-def _english_line(text: str, position: int) -> bool:
-    """Whether the line around `position` is English: there "Ramos" is a surname, not branches."""
-    line_start = text.rfind("\n", 0, position) + 1
-    line_end = text.find("\n", position)
-    found = _WORD_RE.finditer(text, line_start, line_end if line_end >= 0 else len(text))
-    words = [w.group().casefold() for w in itertools.islice(found, 40)]
-    english = sum(1 for w in words if zipf(w) >= 3.0 and not foreign_word(w))
-    return bool(words) and english / len(words) >= 0.6
 
 
 def _trim(text: str, start: int, end: int) -> tuple[int, int]:
@@ -311,6 +310,11 @@ class Redactor:
                 continue
             # weak evidence ("with X", a rare capitalised word) yields to spaCy's "company"
             # unless the word is a known given name: "from Initech" stays visible
+            # "an email from Oluwaseun": a sender is a person unless made like a brand
+            sender = SENDER_BEFORE_RE.search(text, max(0, hit.start - 30), hit.start)
+            if sender and not is_brand_shaped(value.split()[0]):
+                found.append(_Found(hit.start, hit.end, "PERSON", hit.source))
+                continue
             if hit.source in _WEAK_SOURCES and (
                 hit.source == "rare" or not is_given_name(value.split()[0])
             ):
@@ -331,7 +335,7 @@ class Redactor:
             if line.stamp is not None and line.stamp_start is not None:
                 span = (line.stamp_start, line.stamp_end or line.stamp_start)
                 kept[span] = KeptSpan("DATE_TIME", line.stamp, *span)
-        found = [f for f in found if not _inside_placeholder(text, f)]
+        found = [f for f in found if f.end > f.start and not _inside_placeholder(text, f)]
         return found, sorted(kept.values(), key=lambda k: k.start)
 
     def _known(self, text: str) -> list[_Found]:
@@ -340,6 +344,9 @@ class Redactor:
         for regex, kinds in self._known_patterns():
             for match in regex.finditer(text):
                 kind = kinds.get(normalize_value(match.group()), "PERSON")
+                # "Mark A Watson" is known, and "Mark the location" still is an order
+                if kind == "PERSON" and no_name_here(text, match.start(), match.end()):
+                    continue
                 found.append(_Found(match.start(), match.end(), kind, "known"))
         return [f for f in found if not _inside_placeholder(text, f)]
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from privacy.context import has_brand_ending, is_role_word, is_typo, no_name_here
 from privacy.names import find_names
 from privacy.phone import phone_key
 from privacy.recognizers.address import StreetAddressRecognizer
@@ -206,3 +207,44 @@ def test_contextual_names(text: str, expected: list[str]) -> None:
     # a longer hit covering a shorter one counts once ("María José" over "José")
     found = [f for f in found if not any(f != g and f in g for g in found)]
     assert found == expected
+
+
+# (text, the word to judge, whether grammar says it is no name there)
+NO_NAME_ROWS = [
+    ("Mark the location as SFO", "Mark", True),
+    ("Will do, thanks", "Will", True),
+    ("Can I move it?", "Can", True),
+    ("Rose to the occasion", "Rose", True),
+    ("Uh, meeting at 3", "Uh", True),
+    ("Hmmm ok", "Hmmm", True),
+    ("Ask the Dermatologist", "Dermatologist", True),
+    ("Mark called me", "Mark", False),
+    ("ask Will about it", "Will", False),
+    ("Rose is coming", "Rose", False),
+    ("Dale and White were engineers", "Dale", False),
+    ("Tom, the plumber, is late", "Tom", False),
+]
+
+
+@pytest.mark.parametrize(("text", "word", "expected"), NO_NAME_ROWS)
+def test_no_name_here(text: str, word: str, expected: bool) -> None:
+    start = text.index(word)
+    assert no_name_here(text, start, start + len(word)) is expected
+
+
+@pytest.mark.parametrize(
+    ("word", "typo", "role", "brand"),
+    [
+        ("assitance", True, False, False),
+        ("appointmet", True, False, False),
+        ("Gynecologist", False, True, False),
+        ("Practitioner", False, True, False),
+        ("Initech", False, False, True),
+        ("Oluwaseun", False, False, False),
+        ("Chukwuemeka", False, False, False),
+        ("Kleist", False, False, False),
+        ("Christ", False, False, False),
+    ],
+)
+def test_word_shapes(word: str, typo: bool, role: bool, brand: bool) -> None:
+    assert (is_typo(word), is_role_word(word), has_brand_ending(word)) == (typo, role, brand)

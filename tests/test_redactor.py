@@ -331,3 +331,80 @@ def test_many_names_in_bounded_time() -> None:
     assert redactor.redact(listing).text.count("<PERSON_") >= 1000
     # each new name used to scan every contact: ~17 s here before the contact index
     assert time.perf_counter() - started < 10
+
+
+# Ordinary words in name position that became fake people in event titles ("Meeting with Uh"):
+# grammar around the word decides, and the same word in name position stays a name.
+# (text, people that must be redacted, words that must stay visible)
+NO_NAME_HERE = [
+    # a sentence-initial verb before its object, a modal before a bare verb, a particle
+    ("Mark the location as SFO International Airport", [], ["Mark"]),
+    ("Will do, thanks!", [], ["Will"]),
+    ("Rose to the occasion as always.", [], ["Rose"]),
+    ("Mark called me this morning.", ["Mark"], []),
+    ("can you ask Will about it?", ["Will"], []),
+    ("dinner with Rose on friday", ["Rose"], []),
+    ("I will mark it later.", [], ["will", "mark"]),
+    # an auxiliary before its subject; fillers, in any case and stretched
+    ("Great, thanks! Can you add my appointment?", [], ["Can"]),
+    ("Can I bring Tom?", ["Tom"], ["Can"]),
+    ("Uh we could do friday", [], ["Uh"]),
+    ("Nah. Thanks for your assistance.", [], ["Nah"]),
+    ("Hmmm, maybe friday? Yeah ok.", [], ["Hmmm", "Yeah"]),
+    ("Sarah: Yup, book it with Tom", ["Sarah", "Tom"], ["Yup"]),
+    # jobs by their make, a noun before "call", a state after "I am", typos
+    ("Will you find a Gynecologist in San Jose?", [], ["Gynecologist", "San Jose"]),
+    ("It's a General Practitioner appointment", [], ["General Practitioner"]),
+    ("An Ophthalmologist, General Practitioner or which type?", [], ["Ophthalmologist"]),
+    ("actually make it 4, the client call ran over", [], ["ran"]),
+    ("I see, I am fine with that.", [], ["fine"]),
+    ("i'm priya, nice to meet you", ["priya"], []),
+    ("Thank you for assitance. That is all.", [], ["assitance"]),
+    # venues: after "at", a capitalised article, a venue word after, a place opener
+    ("Let's meet at Dishoom.", [], ["Dishoom"]),
+    ("We have a reservation at El Mansour in San Francisco.", [], ["Mansour"]),
+    ("I found 1 showtime at 9:30 pm in Pruneyard Dine-In Cinemas.", [], ["Pruneyard"]),
+    ("Me: San Jose.", [], ["San Jose"]),
+    # companies: a brand ending, a business in a From: line
+    ("meeting with Initech next week", [], ["Initech"]),
+    ("From: Harbourside Dental <bookings@harbourside-dental.co.nz>\nTo: me\n\nSee you.",
+     [], ["Harbourside Dental"]),
+    # other languages: lower-case requests, fillers, "vemos"
+    ("añádelo al calendario", [], ["añádelo"]),
+    ("Yo: ¡Dale! Nos vemos el martes con Ana", ["Ana"], ["Dale", "vemos"]),
+    # names the same rules must still find
+    ("Got an email from Oluwaseun about the launch.", ["Oluwaseun"], []),
+    ("Dinner at Priya's place on Saturday", ["Priya"], []),
+    ("Enjoy the day off!\n\n— Dolores Mayfield, People Ops", ["Dolores Mayfield"], ["People Ops"]),
+    ("Dale and White were precision engineers.", ["Dale"], []),
+    # no-match row
+    ("Can you add this visit as an event on my calendar please?", [], ["Can"]),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(("text", "people", "visible"), NO_NAME_HERE)
+def test_words_in_name_position_by_grammar(
+    text: str, people: list[str], visible: list[str]
+) -> None:
+    result = Redactor().redact(text)
+    found = {span.text for span in result.spans if span.type == "PERSON"}
+    assert set(people) <= found
+    for word in visible:
+        assert word in result.text, (word, result.text)
+
+
+def test_known_everyday_name_is_still_a_verb_opening_an_order() -> None:
+    """ "Mark A Watson" known to the session; "Mark the location" is an order, not him."""
+    redactor = Redactor()
+    redactor.redact("dentist appointment with Mark A Watson at 9")
+    result = redactor.redact("Mark the location as 2505 Samaritan Dr.\nMark said yes")
+    assert result.text.startswith("Mark the location")
+    assert "Mark said" not in result.text
+
+
+def test_title_at_line_end_is_no_name_on_the_next_line() -> None:
+    """A street's "Dr." ending a line once made an empty name and crashed the redactor."""
+    text = "Me: The event takes place at 2505 Samaritan Dr.\nMe: Yes, that's correct."
+    result = Redactor().redact(text)
+    assert all(span.text for span in result.spans)
+    assert "Me: Yes" in result.text

@@ -16,13 +16,16 @@ _TYPED_TITLES = r"(?i:(?:mr|mrs|ms|mx|dr|prof|sr|sra|srta|mme|mlle)\.)"
 
 
 class TitledNameRecognizer(PatternRecognizer):
-    """PERSON: capitalised words after a title (case-sensitive, so "dr" in prose is left)."""
+    """PERSON: capitalised words after a title (case-sensitive, so "dr" in prose is left).
+
+    Title and name share a line: "2505 Samaritan Dr." ends one, "Me: ..." opens the next.
+    """
 
     PATTERNS = [
         Pattern(
             "titled name",
-            rf"(?<=\b(?:{_TITLES}\.?|{_TYPED_TITLES})\s+)\p{{Lu}}[\p{{L}}'’\-]+"
-            rf"(?:\s+\p{{Lu}}[\p{{L}}'’\-]+){{0,2}}",
+            rf"(?<=\b(?:{_TITLES}\.?|{_TYPED_TITLES})[ \t]+)\p{{Lu}}[\p{{L}}'’\-]+"
+            rf"(?:[ \t]+\p{{Lu}}[\p{{L}}'’\-]+){{0,2}}",
             0.7,
         ),
     ]
