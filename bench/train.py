@@ -221,7 +221,9 @@ def run(
         batch_tokens=profile.batch_tokens,
         max_steps=max_steps if max_steps is not None else profile.max_steps,
     )
+    loading = time.perf_counter()
     base = load_base(base_gguf)
+    load_seconds = time.perf_counter() - loading
     result = finetune(pairs, base_gguf, work / "peft", config, base=base,
                       on_step=lambda s, n, loss: _log("step", step=s, of=n, loss=loss))  # fmt: skip
     candidate = work / gate.ADAPTER_NAME
@@ -253,7 +255,10 @@ def run(
             figures["no-adapter"] = evaluate(embedded(None), gate_sets)
         figures["no-llm"] = evaluate(None, gate_sets)
     eval_seconds = time.perf_counter() - eval_started
-    gated = {k: {m: v for m, v in f.items() if m != "missed"} for k, f in figures.items()}
+    gated = {
+        mode: {name: {k: v for k, v in m.items() if k != "missed"} for name, m in sets.items()}
+        for mode, sets in figures.items()
+    }
     verdict = gate.judge(gated["candidate"], gated[baseline_name])
     if agree["first_token_agree"] < agree["prompts"] - 1:
         verdict.promote = False
@@ -271,7 +276,7 @@ def run(
             "steps": result.steps,
             "examples": result.examples,
             "seconds": round(result.seconds, 1),
-            "load_seconds": round(result.load_seconds, 1),
+            "load_seconds": round(load_seconds, 1),
             "peak_rss_mb": round(peak_rss_mb(), 1),
             "first_loss": result.losses[0] if result.losses else None,
             "last_loss": result.losses[-1] if result.losses else None,
