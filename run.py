@@ -31,6 +31,8 @@ def _add_model_flags(parser: argparse.ArgumentParser) -> None:
         help="the embedded model without Veil's fine-tuned adapter (env VEIL_NO_ADAPTER)",
     )
     parser.add_argument("--data-dir", help="where Veil keeps its data (env VEIL_DATA_DIR)")
+    parser.add_argument("--mail-dir", help="a folder of .eml/.mbox mail (env VEIL_MAIL_DIR)")
+    parser.add_argument("--docs-dir", help="a folder of .txt/.md/.pdf/.docx (env VEIL_DOCS_DIR)")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -51,8 +53,6 @@ def build_parser() -> argparse.ArgumentParser:
     ask.add_argument("--calendar", help="your calendar as an .ics file")
     ask.add_argument("--thread", help="a file holding the pasted thread")
     ask.add_argument("--audit", help="JSONL file that receives every model call")
-    ask.add_argument("--mail-dir", help="a folder of .eml/.mbox mail (env VEIL_MAIL_DIR)")
-    ask.add_argument("--docs-dir", help="a folder of .txt/.md/.pdf/.docx (env VEIL_DOCS_DIR)")
     ask.add_argument("--json", action="store_true", help="print the turn bundle as JSON")
 
     redact = sub.add_parser("redact", help="run the privacy layer alone")
@@ -61,29 +61,31 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _yes(name: str) -> bool:
+    return os.environ.get(name, "").lower() in ("1", "true", "yes")
+
+
 def _model_choice(args: argparse.Namespace) -> dict[str, object]:
-    """All three model keys, so a flag overrides the environment instead of joining it."""
-    none = {"model_path": None, "llm_url": None, "no_llm": False}
+    """All model keys, so a flag overrides the environment instead of joining it."""
+    none = {
+        "model_path": None,
+        "llm_url": None,
+        "no_llm": False,
+        "no_adapter": args.no_adapter or _yes("VEIL_NO_ADAPTER"),
+    }
     if args.no_llm:
         return {**none, "no_llm": True}
     if args.model:
         return {**none, "model_path": args.model}
     if args.llm_url:
         return {**none, "llm_url": args.llm_url}
-    if os.environ.get("VEIL_NO_LLM", "").lower() in ("1", "true", "yes"):
+    if _yes("VEIL_NO_LLM"):
         return {**none, "no_llm": True}
     return {
         **none,
         "model_path": os.environ.get("VEIL_MODEL"),
         "llm_url": os.environ.get("VEIL_LLM_URL"),
     }
-
-
-def apply_adapter_choice(args: argparse.Namespace) -> None:
-    """--no-adapter reaches select_model as VEIL_NO_ADAPTER: the assistant and the web app
-    build the model from their own settings and take no adapter argument yet."""
-    if getattr(args, "no_adapter", False):
-        os.environ["VEIL_NO_ADAPTER"] = "1"
 
 
 def _data_dir(args: argparse.Namespace) -> Path:
@@ -109,6 +111,8 @@ def serve(args: argparse.Namespace) -> None:
         )
     config = {
         "DATA_DIR": str(_data_dir(args)),
+        "MAIL_DIR": args.mail_dir or os.environ.get("VEIL_MAIL_DIR"),
+        "DOCS_DIR": args.docs_dir or os.environ.get("VEIL_DOCS_DIR"),
         **{k.upper(): v for k, v in _model_choice(args).items()},
     }
     create_app(config).run(host=args.host, port=args.port, threaded=True)
@@ -163,7 +167,6 @@ def main(argv: list[str] | None = None) -> int:
     from privacy.errors import PrivacyError
     from tools.errors import ToolError
 
-    apply_adapter_choice(args)
     try:
         {"serve": serve, "ask": ask, "redact": redact}[command](args)
     except (AgentError, ToolError, PrivacyError, StoreError, OSError, UnicodeError) as error:

@@ -381,12 +381,15 @@ def build_assistant(
     model_path: str | None = None,
     llm_url: str | None = None,
     no_llm: bool = False,
+    no_adapter: bool = False,
     audit_path: str | Path | None = None,
     mail_dir: str | Path | None = None,
     docs_dir: str | Path | None = None,
 ) -> Assistant:
     """The assistant for a model choice; weights load lazily on the first generation."""
-    model = select_model(model_path=model_path, llm_url=llm_url, no_llm=no_llm)
+    model = select_model(
+        model_path=model_path, llm_url=llm_url, no_llm=no_llm, no_adapter=no_adapter
+    )
     data = Path(data_dir)
     audit = AuditLog(audit_path if audit_path else data / "audit.jsonl")
     return Assistant(

@@ -132,26 +132,36 @@ def test_embedded_model_uses_the_shipped_adapter_unless_told_not_to(
     adapter = tmp_path / "veil-lora.gguf"
     adapter.write_bytes(b"GGUF")
     monkeypatch.setattr(backends, "ADAPTER_FILE", adapter)
-    monkeypatch.delenv("VEIL_NO_ADAPTER", raising=False)
     assert backends.select_model().lora_path == str(adapter)  # type: ignore[union-attr]
     assert backends.select_model(no_adapter=True).lora_path is None  # type: ignore[union-attr]
-    monkeypatch.setenv("VEIL_NO_ADAPTER", "1")
-    assert backends.select_model().lora_path is None  # type: ignore[union-attr]
     # a model file of the user's own never gets Veil's adapter
     other = backends.select_model(model_path=embedded_model_path(), no_adapter=False)
     assert other.lora_path is None  # type: ignore[union-attr]
 
 
-def test_run_py_no_adapter_flag_sets_the_switch(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_no_adapter_reaches_the_model_from_the_flag_or_the_environment(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """run.py and create_app read --no-adapter / VEIL_NO_ADAPTER; the model is built without it."""
     import run
+    from agent.backends import default_adapter_path
+    from web import create_app
 
     monkeypatch.delenv("VEIL_NO_ADAPTER", raising=False)
-    args = run.build_parser().parse_args(["ask", "--no-adapter", "hi"])
-    assert args.no_adapter is True
-    run.apply_adapter_choice(args)
-    import os
-
-    assert os.environ["VEIL_NO_ADAPTER"] == "1"
+    parse = run.build_parser().parse_args
+    assert run._model_choice(parse(["ask", "--no-adapter", "hi"]))["no_adapter"] is True
+    assert run._model_choice(parse(["ask", "hi"]))["no_adapter"] is False
+    monkeypatch.setenv("VEIL_NO_ADAPTER", "1")
+    assert run._model_choice(parse(["serve"]))["no_adapter"] is True
+    config = {"TESTING": True, "DATA_DIR": str(tmp_path), "CHECK_MODEL": False}
+    app = create_app(config)  # VEIL_NO_ADAPTER=1 in the environment
+    assert app.extensions["assistant"].gateway.model.lora_path is None
+    monkeypatch.delenv("VEIL_NO_ADAPTER")
+    app = create_app(config)
+    shipped = default_adapter_path()
+    assert app.extensions["assistant"].gateway.model.lora_path == (
+        str(shipped) if shipped else None
+    )
 
 
 # ------------------------------------------------------------------------------ the smoke run

@@ -27,6 +27,9 @@ DEFAULTS: dict[str, Any] = {
     "MODEL_PATH": None,
     "LLM_URL": None,
     "NO_LLM": False,
+    "NO_ADAPTER": False,  # the embedded model without Veil's fine-tuned adapter
+    "MAIL_DIR": None,  # a folder of .eml/.mbox the mail tools may read
+    "DOCS_DIR": None,  # a folder of .txt/.md/.pdf/.docx the document tools may read
     "CHECK_MODEL": True,  # load or reach the model at start-up: fail closed, not mid-turn
     "MAX_CONTENT_LENGTH": 20 * 1024 * 1024,
     "WAIT_LIMIT": 120.0,  # seconds a turn may wait for the model before a 503
@@ -77,6 +80,9 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
         model_path=app.config["MODEL_PATH"],
         llm_url=app.config["LLM_URL"],
         no_llm=bool(app.config["NO_LLM"]),
+        no_adapter=bool(app.config["NO_ADAPTER"]),
+        mail_dir=app.config["MAIL_DIR"],
+        docs_dir=app.config["DOCS_DIR"],
     )
     if app.config["CHECK_MODEL"]:
         assistant.gateway.check()

@@ -8,7 +8,6 @@ rule-based paths stay fast.
 from __future__ import annotations
 
 import importlib.util
-import os
 from pathlib import Path
 
 from agent.backends.llama_cpp import LlamaCppModel
@@ -54,13 +53,12 @@ def select_model(
     n_ctx: int = 4096,
     timeout: float = 120.0,
     adapter_path: str | Path | None = None,
-    no_adapter: bool | None = None,
+    no_adapter: bool = False,
 ) -> ChatModel | None:
     """The backend the user asked for; None means rule-based only.
 
     The embedded model gets the shipped adapter unless `no_adapter` (--no-adapter) says
-    otherwise; `adapter_path` names another one. `no_adapter=None` reads VEIL_NO_ADAPTER, the
-    one setting read here: build_assistant and create_app do not pass it through yet.
+    otherwise; `adapter_path` names another one.
     """
     if no_llm:
         return None
@@ -70,8 +68,6 @@ def select_model(
         return OpenAICompatModel(llm_url, timeout=timeout)
     if model_path:
         return LlamaCppModel(Path(model_path), n_ctx=n_ctx, lora_path=adapter_path)
-    if no_adapter is None:
-        no_adapter = os.environ.get("VEIL_NO_ADAPTER", "").lower() in ("1", "true", "yes")
     if adapter_path is None and not no_adapter:
         adapter_path = default_adapter_path()
     if no_adapter:
