@@ -220,6 +220,10 @@ def test_stamps_are_never_mentions(parser: TimeParser, thread: str) -> None:
         ("10:02", _at(2026, 3, 3, 10, 2)),  # later than now: yesterday
         ("09:15", _at(2026, 3, 4, 9, 15)),
         ("Yesterday 10:02", _at(2026, 3, 3, 10, 2)),
+        # WhatsApp from a day-first phone in a month-first zone: April 3 would be the future
+        ("04/03/26, 09:15", _at(2026, 3, 4, 9, 15)),
+        ("03/04/26, 09:15", _at(2026, 3, 4, 9, 15)),  # month-first and in the past: as read
+        ("02/03/26, 18:20", _at(2026, 2, 3, 18, 20)),  # both readings past: the locale's stands
         # A quote header in the mail client's language (English read "3 ago" as some other day).
         ("lun, 2 mar 2026 a las 18:20", _at(2026, 3, 2, 18, 20)),
         ("Mo., 2. März 2026 um 18:20", _at(2026, 3, 2, 18, 20)),

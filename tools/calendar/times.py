@@ -300,6 +300,9 @@ class TimeParser:
             candidates = [c for c in candidates if c.hour == hour] or candidates
         past = [c for c in candidates if c <= self.now]
         sent = max(past) if past else candidates[0]
+        swapped = _day_month_swapped(stamp, sent)
+        if sent > self.now and swapped is not None and swapped <= self.now:
+            return swapped  # "12/04/27" from a day-first phone, read month-first by the locale
         if sent > self.now and not lang.STAMP_YEAR_RE.search(stamp):
             if has_date:
                 return sent.replace(year=sent.year - 1)
@@ -577,4 +580,23 @@ class TimeParser:
             gap = clean[end : mention.start] if end <= mention.start else clean[mention.end : start]
             if len(gap) <= 20 and lang.JOINER_RE.fullmatch(gap):
                 return index
+        return None
+
+
+_NUMERIC_DATE_RE = re.compile(r"\b(\d{1,2})[/.-](\d{1,2})[/.-](\d{2}|\d{4})\b")
+
+
+def _day_month_swapped(stamp: str, sent: datetime) -> datetime | None:
+    """`sent` with day and month exchanged, when the stamp's numeric date could be read
+    either way ("12/04/27"): a stamp is never in the future, so a future reading means the
+    phone that wrote it put the other one first."""
+    match = _NUMERIC_DATE_RE.search(stamp)
+    if not match:
+        return None
+    first, second = int(match.group(1)), int(match.group(2))
+    if first == second or first > 12 or second > 12:
+        return None
+    try:
+        return sent.replace(month=sent.day, day=sent.month)
+    except ValueError:
         return None
