@@ -108,7 +108,8 @@ def _date_and_clock(
         for m in grounded
         if (
             m.all_day
-            or (m.kind == "vague" and m.grain == "day")  # "dinner friday": the day is said
+            # "dinner friday", "paint night on tuesday": the day is said, the hour is not
+            or (m.kind == "vague" and (m.grain == "day" or states_date(m.text)))
             or (m.has_clock_time and states_date(m.text))
         )
         and m.value.astimezone(zone).date() == wanted.date()

@@ -38,6 +38,19 @@ def _at(*args: int) -> datetime:
         ("lunch friday at 1", "", _at(2026, 3, 6, 13), True),
         ("call at 3pm PT", "", _at(2026, 3, 4, 17), True),
         ("add it", "[Mon 23:50] tom: lunch tomorrow at 1", _at(2026, 3, 3, 13), True),
+        # a day said with a part of day, the clock in a later message
+        (
+            "add it",
+            "me: did we say paint night on tuesday?\nLucas: yep, at 3:15pm",
+            _at(2026, 3, 10, 15, 15),
+            True,
+        ),
+        (
+            "add it",
+            "me: did we say paint night on tuesday?\nLucas: yep, at 3:15pm",
+            _at(2026, 3, 11, 15, 15),
+            False,
+        ),
         # the new time of a move is the end of "from X to Y"
         ("the review moved from 2pm to 4pm tomorrow", "", _at(2026, 3, 5, 16), True),
         ("Friday: all-hands moved from 10 to 11am", "", _at(2026, 3, 6, 11), True),

@@ -51,7 +51,8 @@ _ADD_RE = re.compile(
 )
 _STOP = frozenset(
     """a an the my our your their his her its this that these those to for of and or but with
-    at on in by from let's lets let us we i you have grab do get go some quick any another
+    at on in by from let's lets let us we i you have grab do did does say said get go some
+    quick any another
     about maybe how what can could shall should would will is are be it re fwd also just
     still then so ok okay sure yes no hey hi hello please thanks thank up out was were has had
     event events
