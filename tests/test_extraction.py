@@ -307,3 +307,23 @@ def test_places_after_the_cue_word_of_five_languages(text: str, place: str) -> N
         tz="Europe/Lisbon", now=datetime(2026, 11, 22, 10, tzinfo=ZoneInfo("Europe/Lisbon"))
     )
     assert place_in(text, parser.parse_input(text, thread=""), 0) == place
+
+
+@pytest.mark.parametrize(
+    ("second", "hour"),
+    [
+        ("can't do 10:30 am, how about at 1 instead??", 13),
+        ("cannot do 10:30 am, could we do 2pm instead?", 14),
+        ("not 10:30 am, 11:45 am instead", 11),
+        # nothing turned down: the plainly stated time stands
+        ("10:30 am works, see you at the course", 10),
+    ],
+)
+def test_a_time_turned_down_is_not_the_new_time(second: str, hour: int) -> None:
+    sydney = ZoneInfo("Australia/Sydney")
+    now = datetime(2026, 11, 3, 12, 5, tzinfo=sydney)
+    thread = f"Me: mini golf on november 11 at 10:30 am??\nClara: {second}\nMe: deal\n"
+    mentions = TimeParser(tz="Australia/Sydney", now=now).parse_input("add it", thread=thread)
+    found = candidates("add it", thread, mentions)
+    [event] = RuleLinker("Australia/Sydney", now).link("add it", thread, found)
+    assert event.start is not None and event.start.astimezone(sydney).hour == hour

@@ -66,10 +66,21 @@ def _starts_at(event: ProposedEvent | None, mention: TimeMention, zone: ZoneInfo
     return event.start.astimezone(zone).time() == mention.value.astimezone(zone).time()
 
 
-def _plainest(clocks: list[Candidate]) -> Candidate:
-    """The clock time a message sets: the last one that plainly is a time of day."""
-    said = [c for c in clocks if CLOCK_SAID_RE.search(c.mention.text)]
-    return (said or clocks)[-1]
+# "can't do 10:30, how about 1?": the time right after a refusal is the one turned down.
+_REFUSED_RE = re.compile(
+    r"(?:\b(?:can'?t|cannot|can\s+not|won'?t)\s+(?:do|make)(?:\s+it)?|\binstead\s+of|\bnot)"
+    r"\s*(?:at\s+)?$",
+    re.IGNORECASE,
+)
+
+
+def _plainest(clocks: list[Candidate], text: str, offset: int) -> Candidate:
+    """The clock time a message sets: the last one that plainly is a time of day and is not
+    the one the message turns down."""
+    kept = [c for c in clocks if not _REFUSED_RE.search(text[: c.mention.start - offset])]
+    kept = kept or clocks
+    said = [c for c in kept if CLOCK_SAID_RE.search(c.mention.text)]
+    return (said or kept)[-1]
 
 
 def _state(event: ProposedEvent) -> tuple[object, ...]:
@@ -198,7 +209,7 @@ class RuleLinker:
             self._dates_and_vague(events, segment, activity, dates, vague, target, intent)
             return last_day
         options = self._options(text, own, clocks, segment.start)
-        chosen = _plainest(clocks) if not options else clocks[0]
+        chosen = _plainest(clocks, text, segment.start) if not options else clocks[0]
         mention = chosen.mention
         own_day = lang.states_date(mention.text)
         echo = self._echo(events, mention) if not own_day and not moving else None
