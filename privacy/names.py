@@ -64,8 +64,14 @@ _STRONG_CUES = (
     r"|levar|trazer|llevar|traer|invitar|convidar|einladen|inviter|avisa|avise|préviens"
     r"|(?:my\s+|maiden\s+|full\s+)?name(?:\s+is)?|i'm|i\s+am|called|named|signed"
     r"|je\s+m'appelle|ich\s+bin|ich\s+heiße|me\s+llamo|soy|me\s+chamo|sou"
+    r"|casa\s+de(?:\s+la)?|casa\s+del|casa\s+d[ao]|chez"  # "en casa de la Cata": someone's home
 )
-_WEAK_CUES = r"with|w/|mit|avec|con|com|from|von|for|für|pour|para|by|to|an|à|and|und|et|&"
+# "aniversário do Caio", "casa de la Cata": "of" + a name in Portuguese and colloquial Spanish
+# ("de" alone is too common before places: only with the article a name takes there).
+_WEAK_CUES = (
+    r"with|w/|mit|avec|con|com|from|von|for|für|pour|para|by|to|an|à|and|und|et|&"
+    r"|do|da|dos|das|de[ \t]+la|del"
+)
 # Portuguese and colloquial Spanish/German put an article before a name: "com a Ana".
 _ARTICLE = r"(?:(?:a|o|la|el|der|die|den|dem)[ \t]+(?=[^\W\d_]))?"
 _CUE_RE = re.compile(
@@ -235,6 +241,8 @@ def _cue_names(text: str) -> Iterator[NameHit]:
         if name.islower() and _noun_cue(text, match):
             continue  # "the client call ran over": a noun, not the verb "call"
         source = "cue" if strength == "strong" else "weak-cue"
+        if re.match(r"casa|chez", match.group("strong") or "", re.IGNORECASE):
+            source = "home"  # someone's home: no place or venue guess overrides it
         yield NameHit(match.start("name"), end, source)
         yield from _list_items(text, end, name, source)
         # "Will and Rose": the capitalised given name before a listed name is one too.

@@ -59,7 +59,7 @@ _PRIORITY = {"EMAIL": 0, "CARD": 1, "IBAN": 1, "SSN": 1, "IP": 1, "PHONE": 2, "A
 _WORD_RE = re.compile(r"[^\W_][\w'’\-]*")
 _WEAK_SOURCES = ("weak-cue", "list", "rare", "capitalised", "alone", "name-line")
 # Evidence no place or street overrides: a speaker label, "Dr. X", a name the session knows.
-_SURE_SOURCES = ("speaker", "titled", "known", "signature")
+_SURE_SOURCES = ("speaker", "titled", "known", "signature", "home")
 
 
 @dataclass(frozen=True)
@@ -304,7 +304,7 @@ class Redactor:
             # A rule's guess inside a longer company or place name ("Blue Bottle Coffee")
             # stays visible; a one-word "company" is spaCy guessing at an unknown name.
             near = places_near(hit.start, hit.end)
-            if hit.source not in ("speaker", "role", "signature") and any(
+            if hit.source not in ("speaker", "role", "signature", "home") and any(
                 s <= hit.start and hit.end <= e and (e - s > hit.end - hit.start) for s, e in near
             ):
                 continue

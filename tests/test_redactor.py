@@ -408,3 +408,23 @@ def test_title_at_line_end_is_no_name_on_the_next_line() -> None:
     result = Redactor().redact(text)
     assert all(span.text for span in result.spans)
     assert "Me: Yes" in result.text
+
+
+@pytest.mark.parametrize(
+    ("text", "hidden", "visible"),
+    [
+        ("Amanhã às 19h pra comemorar o aniversário do Caio?", ["Caio"], ["Amanhã", "19h"]),
+        ("¿Cena el sábado a las 21:00 en casa de la Cata?", ["Cata"], ["sábado", "21:00"]),
+        ("O jantar é na casa da Ana às 20h", ["Ana"], ["20h"]),
+        ("dîner chez Paul à 20h", ["Paul"], ["20h"]),
+        # a place or an institution after the same words stays
+        ("Reunião na Casa da Música às 10h", [], ["Casa da Música"]),
+        ("visita a la Casa de la Moneda el lunes", [], ["Casa de la Moneda"]),
+        ("vamos ao Museu do Prado amanhã", [], ["Museu do Prado"]),
+    ],
+)
+def test_names_after_of_and_someones_home(text: str, hidden: list[str], visible: list[str]) -> None:
+    """Portuguese/Spanish 'do Caio', 'casa de la Cata', French 'chez Paul' (issue 3)."""
+    redacted = Redactor(entity_map=EntityMap()).redact(text).text
+    assert all(name not in redacted for name in hidden), redacted
+    assert all(word in redacted for word in visible), redacted
