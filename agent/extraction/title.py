@@ -25,6 +25,7 @@ _ACTIVITY_WORDS = (
     r"|déjeuner|dîner|diner|réunion|rendez-vous|rdv|appel|café|fête|soirée"
     r"|almuerzo|comida|cena|reunión|reunion|cita|llamada|fiesta|desayuno"
     r"|almoço|almoco|jantar|reunião|reuniao|consulta|ligação|festa|encontro"
+    r"|aniversário|aniversario|cumpleaños|cumple|anniversaire|geburtstag"
     r"|gimnasio|gimnásio|entreno|entrenamiento|treino|academia|fitnessstudio|fitness|salle\s+de\s+sport"
 )
 # "call me back", "call it Gym", "call the event Gym": no call
