@@ -27,16 +27,9 @@ from pathlib import Path
 from typing import Any
 
 from bench.agent import CaseScore, Runner, load_dev, percentile, run_set, summarise
+from training.gate import GATED
 
 logger = logging.getLogger(__name__)
-
-GATED = (
-    "validity",
-    "event_f1",
-    "start_exact_recall",
-    "no_event_accuracy",
-    "clarification_recall",
-)
 
 
 class ModelRunner(Runner):
