@@ -198,4 +198,4 @@ def test_sessions_survive_a_reload_and_can_be_renamed(page: Page) -> None:
 
     page.get_by_role("button", name="New chat").click()
     expect(page.locator(".turn")).to_have_count(0)
-    assert page.locator("#session-title").inner_text() == "New chat"
+    expect(page.locator("#session-title")).to_have_text("New chat")  # waits for the redraw
