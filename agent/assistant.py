@@ -165,6 +165,7 @@ class Assistant:
             notify({"stage": "import", "status": "running"})
             imported = self.import_calendar(calendar, name=calendar_name, now=turn.now, tz=turn.tz)
         notify({"stage": "redact", "status": "running"})
+        # One connection for the turn: contacts, history and recall, then calendar and tools.
         db = sqlite_utils.Database(self.data_dir / "veil.db")
         try:
             memory = MemoryStore(db)
@@ -183,33 +184,29 @@ class Assistant:
                     turn.session, lambda text: redactor.redact(text).text, before_turn=turn.id
                 )
             recall = self._recall_for(memory, request)
-        finally:
-            db.close()
-        guard = PrivacyGuard(entity_map, contacts)
-        injections = find_injections(thread)
-        # Injected text keeps its length (offsets stay valid) but says nothing to the linker.
-        quiet = thread
-        for injection in injections:
-            quiet = (
-                quiet[: injection.start]
-                + " " * (injection.end - injection.start)
-                + quiet[injection.end :]
-            )
-        notify({"stage": "times", "status": "running"})
-        parser = TimeParser(tz=turn.tz, now=turn.now)
-        mentions = drop_injected(parser.parse_input(request, thread), injections, "thread")
-        intent = intent_by_rules(request)
-        notify({"stage": "link", "status": "running"})
-        found = candidates(request, quiet, mentions)
-        events = RuleLinker(turn.tz, turn.now).link(request, quiet, found, intent=intent)
-        events, _ = link_with_model(
-            events, found, request=request, thread=quiet, gateway=self.gateway, guard=guard,
-            session=turn.session,
-        )  # fmt: skip
-        if intent in ("other", "question") and thread.strip() and events:
-            intent = "schedule"  # "what do I do with this?" over a pasted plan: the plan
-        db = sqlite_utils.Database(self.data_dir / "veil.db")
-        try:
+            guard = PrivacyGuard(entity_map, contacts)
+            injections = find_injections(thread)
+            # Injected text keeps its length (offsets stay valid) but says nothing to the linker.
+            quiet = thread
+            for injection in injections:
+                quiet = (
+                    quiet[: injection.start]
+                    + " " * (injection.end - injection.start)
+                    + quiet[injection.end :]
+                )
+            notify({"stage": "times", "status": "running"})
+            parser = TimeParser(tz=turn.tz, now=turn.now)
+            mentions = drop_injected(parser.parse_input(request, thread), injections, "thread")
+            intent = intent_by_rules(request)
+            notify({"stage": "link", "status": "running"})
+            found = candidates(request, quiet, mentions)
+            events = RuleLinker(turn.tz, turn.now).link(request, quiet, found, intent=intent)
+            events, _ = link_with_model(
+                events, found, request=request, thread=quiet, gateway=self.gateway, guard=guard,
+                session=turn.session,
+            )  # fmt: skip
+            if intent in ("other", "question") and thread.strip() and events:
+                intent = "schedule"  # "what do I do with this?" over a pasted plan: the plan
             store = CalendarStore(db)
             plan_input = PlanInput(
                 request=request,
@@ -236,7 +233,7 @@ class Assistant:
                 / f"{turn.now:%Y%m%d-%H%M%S}-{uuid.uuid4().hex[:6]}",
                 calendar=store,
                 mentions=mentions,
-                memory=MemoryStore(db),
+                memory=memory,
                 session=turn.session,
                 email_dir=self.mail_dir,
                 documents_dir=self.docs_dir,
