@@ -1,9 +1,10 @@
-"""Word knowledge the name finder leans on: given names of many countries, word frequencies in
-the five languages Veil reads, and the words that are never names (times, roles, pronouns).
+"""Word knowledge the name finder leans on: given names of many countries, US surnames, word
+frequencies in the five languages Veil reads, and the words that are never names (times,
+roles, pronouns).
 
 A name in a chat is often lower-case ("meet priya") or foreign ("Oluwaseun"), and the small
 spaCy model misses both; what tells "priya" from "pleasure" is that one is a known given name or
-a rare word, the other a common one. Both lists ship inside installed packages: no download.
+a rare word, the other a common one. The lists ship inside installed packages: no download.
 """
 
 from __future__ import annotations
@@ -128,6 +129,26 @@ def given_names() -> frozenset[str]:
             if name and " " not in name:
                 names.add(name.casefold())
     return frozenset(names - HARD_NOT_NAMES)
+
+
+@functools.cache
+def surnames() -> frozenset[str]:
+    """The US Census surnames (88,799, from the `names` package), lower-cased.
+
+    Many are also words ("Park", "White", "Long"): a surname only counts where the grammar
+    already points at people (a list beside a name, the subject of "were").
+    """
+    spec = importlib.util.find_spec("names")
+    if spec is None or not spec.submodule_search_locations:
+        raise PrivacyError("package names is missing: pip install names")
+    path = Path(spec.submodule_search_locations[0]) / "dist.all.last"
+    with path.open(encoding="ascii") as handle:
+        return frozenset(line.split()[0].casefold() for line in handle if line.strip())
+
+
+def is_surname(word: str) -> bool:
+    """A known surname (case-insensitive)."""
+    return word.casefold() in surnames()
 
 
 @functools.cache

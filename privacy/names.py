@@ -15,9 +15,12 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Literal
 
+import regex
+
 from privacy.context import (
     english_line,
     has_brand_ending,
+    is_brand_shaped,
     is_interjection,
     is_role_word,
     is_typo,
@@ -36,9 +39,11 @@ from privacy.lexicon import (
     foreign_word,
     is_compound_brand,
     is_given_name,
+    is_surname,
     max_zipf,
     zipf,
 )
+from privacy.postal import PLACE_BEFORE_RE, is_city, is_country
 from privacy.thread import ThreadLine
 
 Strength = Literal["strong", "weak", "free"]
@@ -196,14 +201,15 @@ def _list_items(text: str, end: int, first: str, source: str) -> Iterator[NameHi
 
 
 _NEXT_WORD_RE = re.compile(rf"[ \t]+({TOKEN})")
+_ORG_NEXT_RE = re.compile(rf"[ \t]+(?:&[ \t]+)?({TOKEN})")
 _BEFORE_AND_RE = re.compile(
     rf"(?<![\w<])({TOKEN})(?:[ \t]*,[ \t]*|[ \t]+(?:and|und|et|y|e|&)[ \t]+)$"
 )
 
 
 def venue_follows(text: str, end: int) -> bool:
-    """ "with Acme Corp": the word after is an organisation word, so this is no person."""
-    match = _NEXT_WORD_RE.match(text, end)
+    """ "with Acme Corp", "Ashworth & Partners": an organisation word follows: no person."""
+    match = _ORG_NEXT_RE.match(text, end)
     return bool(match and match.group(1).casefold() in ORG_WORDS)
 
 
@@ -223,17 +229,8 @@ def _cue_names(text: str) -> Iterator[NameHit]:
             continue
         if weak and weak.casefold() == "an" and english_line(text, match.start()):
             continue  # "An Ophthalmologist": the English article, not German "an Anna"
-        if strength == "weak" and EMPLOYER_BEFORE_RE.search(
-            text, max(0, match.start("name") - 16), match.start("name")
-        ):
-            continue  # "I work for Thinknum": an employer, not a person
-        if (
-            strength == "weak"
-            and (weak or "").casefold() == "from"
-            and _AFTER_NAME_RE.search(text, max(0, match.start() - 40), match.start())
-            and not is_given_name(name)
-        ):
-            continue  # "Holzman from Predilytics", "Luiza is from Xignite": where they work
+        if strength == "weak" and employer_before(text, match.start("name"), name):
+            continue  # "I work for Thinknum", "Luiza is from Xignite": an employer
         end = _extend(text, match.start("name"), match.end("name"), name)
         position = end
         if venue_follows(text, end) or no_name_here(text, match.start("name"), end):
@@ -269,15 +266,11 @@ def _noun_cue(text: str, match: re.Match[str]) -> bool:
     return bool(_DETERMINER_BEFORE_RE.search(text, max(0, start - 30), start))
 
 
-# "Holzman from", "Luiza is from": a capitalised word (or one and "is") just before "from".
-_AFTER_NAME_RE = re.compile(r"(?<![\w<])[A-ZÀ-Þ][\w'’\-]*[ \t]+(?:(?:is|was|'s)[ \t]+)?$")
-
-
 def _role_names(text: str) -> Iterator[NameHit]:
     for pattern in (_ROLE_AFTER_RE, _ROLE_BEFORE_RE):
         for match in pattern.finditer(text):
             start = match.start("name")
-            if EMPLOYER_BEFORE_RE.search(text, max(0, start - 16), start):
+            if employer_before(text, start, match.group("name")):
                 continue  # "Dudek of Lexisnexis is the CEO": the company, not the person
             if is_name_word(match.group("name"), "strong"):
                 yield NameHit(match.start("name"), match.end("name"), "role")
@@ -390,9 +383,24 @@ _VENUE_BEFORE_RE = re.compile(
 
 
 # "CEO of Guidestar", "I work for Thinknum": an unknown word there is an organisation.
-EMPLOYER_BEFORE_RE = re.compile(
+_EMPLOYER_BEFORE_RE = re.compile(
     r"\b(?:of|work(?:s|ed|ing)?\s+(?:for|at)|joined)[ \t]+$", re.IGNORECASE
 )
+# "Holzman from Predilytics", "Luiza is from Xignite": someone, then where they work.
+_FROM_AFTER_NAME_RE = re.compile(
+    r"(?<![\w<])[A-ZÀ-Þ][\w'’\-]*[ \t]+(?:(?:is|was|'s)[ \t]+)?from[ \t]+$"
+)
+
+
+def employer_before(text: str, start: int, word: str) -> bool:
+    """Whether the words before `start` make `word` someone's employer, not a person: "CEO
+    of", "I work for", "Luiza is from"; a known given name there is still someone."""
+    if is_given_name(word.split()[0]):
+        return False
+    return bool(
+        _EMPLOYER_BEFORE_RE.search(text, max(0, start - 16), start)
+        or _FROM_AFTER_NAME_RE.search(text, max(0, start - 45), start)
+    )
 
 
 # Words that open place names ("San Jose", "Santa Rosa", "Fort Worth"), never a full name.
@@ -431,7 +439,7 @@ def _capitalised_names(text: str) -> Iterator[NameHit]:
             continue  # "Parfait", "Bitte", "Claro": given names somewhere, words here
         if not is_given_name(word):
             # a word no language Veil reads uses, capitalised mid-sentence: "Chukwuemeka"
-            employer = EMPLOYER_BEFORE_RE.search(text, max(0, match.start() - 16), match.start())
+            employer = employer_before(text, match.start(), word)
             if (len(word) >= 4 and word.isalpha() and not sentence_start(text, match.start())
                     and max_zipf(word.casefold()) < 2.0 and not employer
                     and not is_compound_brand(word) and not is_typo(word)
@@ -516,6 +524,115 @@ def _subject_names(text: str) -> Iterator[NameHit]:
 
 _NEXT_LOWER_RE = re.compile(r"[ \t]+([^\W\d_]+)")
 
+# A full name written out: two or three capitalised words, maybe a middle initial and the
+# particles surnames carry ("Willemine ten Pas", "Vide A. Persson", "Ana de la Cruz").
+_FULL_NAME_RE = regex.compile(
+    r"(?<![\p{L}\d<@'’\-])(?P<first>\p{Lu}\p{Ll}+(?:-\p{Lu}\p{Ll}+)?)"
+    r"(?P<rest>(?:[ \t]+\p{Lu}\.?)?(?:[ \t]+(?:(?:van|von|de|der|den|ten|ter|da|dos|du|la|le"
+    r"|del|di|bin|ibn|al|el)[ \t]+){0,2}\p{Lu}\p{Ll}+(?:-\p{Lu}\p{Ll}+)?){1,2})(?![\p{L}\d])"
+)
+
+
+def _plain_surname(word: str, given: bool, particle: bool) -> bool:
+    """A capitalised word that can close a full name: rare, or no everyday English word after a
+    given name or a particle ("Steffen Mauer", "Willemine ten Pas")."""
+    low = word.casefold()
+    if low in HARD_NOT_NAMES or low in ORG_WORDS or low in UNIT_WORDS or is_role_word(word):
+        return False
+    if is_brand_shaped(word):
+        return False  # no typo test: "Persson" is one letter from "persons" and a surname
+    return max_zipf(low) < 3.0 or ((given or particle) and zipf(low) < 3.5)
+
+
+def _full_names(text: str) -> Iterator[NameHit]:
+    """A full name that no language uses as words, wherever it stands ("Wisława Szczepańska's
+    killers", "Yuito Hirai of ..."), unless it is a town or comes after "at" or "in".
+
+    spaCy's small model often calls such a pair a company or a place; a town of that shape
+    ("Phnom Penh") is in the gazetteer, and a company is made like a brand ("Mandasoft").
+    """
+    taken_until = 0
+    for match in _FULL_NAME_RE.finditer(text, overlapped=True):
+        if match.start() < taken_until:
+            continue
+        first = match.group("first")
+        low = first.casefold()
+        given = is_given_name(first) and zipf(low) < 4.0 and not foreign_word(low)
+        rest = match.group("rest").split()
+        initial = any(len(w) == 2 and w.endswith(".") for w in rest)
+        # "Vide A. Persson": a dotted middle initial makes a name of words that are not rare
+        if not (given or max_zipf(low) < 3.0 or initial and zipf(low) < 4.0):
+            continue
+        if is_brand_shaped(first) or is_typo(first):
+            continue
+        surnames = [(w, i > 0 and rest[i - 1].islower()) for i, w in enumerate(rest)
+                    if len(w.rstrip(".")) > 1 and w[0].isupper()]  # fmt: skip
+        if not all(_plain_surname(w, given or initial, p) for w, p in surnames):
+            continue
+        value = match.group()
+        start = match.start()
+        before = text[max(0, start - 8) : start]
+        # "at Kin Khao", "in Phnom Penh"; "the Steffen Mauer version" is someone's
+        venue = _VENUE_BEFORE_RE.search(before)
+        if venue and not ((given or initial) and venue.group().strip().casefold() == "the"):
+            continue
+        if is_city(value) or is_country(value) or venue_follows(text, match.end()):
+            continue
+        if PLACE_BEFORE_RE.search(text, max(0, start - 40), start):
+            continue
+        if not given and employer_before(text, start, value):
+            continue  # "I work for Wolters Kluwer"
+        taken_until = match.end()
+        yield NameHit(start, match.end(), "full-name")
+
+
+# Words for a group of people, before a colon and the list of who: "founders: Kónya, Becker".
+_PEOPLE_LIST_RE = regex.compile(
+    r"(?i)\b(?:co-?founders|founders|attendees|participants|guests|invitees|speakers"
+    r"|panell?ists|hosts|organi[sz]ers|authors|cast|members|people|teilnehmer|gäste|invités"
+    r"|invitados|participantes|convidados)[ \t]*:[ \t]*"
+)
+_ITEM_RE = regex.compile(rf"(?:[ \t]*,[ \t]*(?:(?:and|und|et|y|e|&)[ \t]+)?|[ \t]+(?:and|und|et"
+                         rf"|y|e|&)[ \t]+)?({TOKEN})")  # fmt: skip
+# "Park and Mann were engineers": capitalised words joined by "and", then a plural verb.
+_PLURAL_SUBJECT_RE = regex.compile(
+    rf"(?<![\w<])(?P<items>{TOKEN}(?:[ \t]*,[ \t]*{TOKEN}){{0,3}},?[ \t]+(?:and|&)[ \t]+{TOKEN})"
+    r"[ \t]+(?:were|are|have|had|met|said|told|asked|agreed|founded|started|wrote|joined|left"
+    r"|both|will|would|can|could)\b"
+)
+
+
+def _person_word(word: str) -> bool:
+    """A word that is a name where the grammar points at people: a given name, a surname or a
+    rare word, and no company, time, role or everyday word of another kind."""
+    low = word.casefold()
+    if low in NOT_NAMES or low in ORG_WORDS or is_role_word(word) or is_interjection(word):
+        return False
+    if word.isupper() and len(word) <= 4 or is_brand_shaped(word) or is_typo(word):
+        return False
+    return is_given_name(word) or is_surname(word) or max_zipf(low) < 3.0
+
+
+def _group_names(text: str) -> Iterator[NameHit]:
+    """People listed after a word for people ("founders: Kónya, Becker and Vasquez") and the
+    names a plural verb has as its subject ("Park and Mann were precision engineers")."""
+    for opener in _PEOPLE_LIST_RE.finditer(text):
+        position = opener.end()
+        while (item := _ITEM_RE.match(text, position)) and _person_word(item.group(1)):
+            end = _extend(text, item.start(1), item.end(1), item.group(1))
+            yield NameHit(item.start(1), end, "group")
+            position = end
+    for match in _PLURAL_SUBJECT_RE.finditer(text):
+        items = list(_TOKEN_RE.finditer(text, *match.span("items")))
+        words = [w.group() for w in items if w.group().casefold() not in ("and", "&")]
+        if not all(w[0].isupper() and _person_word(w) for w in words):
+            continue
+        if all(zipf(w.casefold()) >= 4.0 for w in words):
+            continue  # "Black and White were ...": everyday words, names or not
+        for word in items:
+            if word.group().casefold() not in ("and", "&"):
+                yield NameHit(word.start(), word.end(), "group")
+
 
 def _unknown_full_name(text: str, start: int, first: str) -> NameHit | None:
     """Two or three capitalised words no language uses, then a verb: "Csanád P Gere lives"."""
@@ -549,7 +666,12 @@ def _listed(word: str, first: str) -> bool:
     if word.isupper() and len(word) <= 4 and not is_given_name(word):
         return False
     if word[0].isupper():
-        return is_given_name(word) or max_zipf(low) < 3.5 or zipf(low) < 3.0
+        return (
+            is_given_name(word)
+            or max_zipf(low) < 3.5
+            or zipf(low) < 3.0
+            or (is_surname(word) and zipf(low) < 4.0)
+        )
     return (is_given_name(low) and zipf(low) < 5.0) or _rare(low)
 
 
@@ -582,6 +704,43 @@ def list_neighbours(text: str, people: list[tuple[int, int]]) -> list[NameHit]:
     return hits
 
 
+# "Jones, Mitchell and Williams": a firm named after its partners, three surnames in one case.
+_FIRM_RE = regex.compile(
+    r"(?<![\p{L}<])(?P<a>\p{L}[\p{L}'’\-]+)[ \t]*,[ \t]*(?P<b>\p{L}[\p{L}'’\-]+)[ \t]*,?[ \t]+"
+    r"(?:and|&)[ \t]+(?P<c>\p{L}[\p{L}'’\-]+?)(?P<owner>['’]s)?(?![\p{L}])"
+)
+# Where a firm stands: "a year at", "is from", "CEO of", "the address of", "joined".
+_FIRM_BEFORE_RE = regex.compile(r"(?i)\b(?:at|from|of|for|by|joined|@)[ \t]+$")
+_LINE_MARKS = " \t>*•·|?"
+
+
+def firm_names(text: str) -> list[tuple[int, int]]:
+    """Firms named after their partners, where the text says a firm stands there.
+
+    Three surnames in a list are as often three people, so the shape alone decides nothing:
+    the list must sit after "at", "from" or "of", before a company word or a possessive, or
+    alone on its line (a signature or an address block).
+    """
+    firms = []
+    for match in _FIRM_RE.finditer(text):
+        words = [match.group(k) for k in "abc"]
+        if len({w[0].isupper() for w in words}) > 1 or not all(map(is_surname, words)):
+            continue
+        start, end = match.start(), match.end("c")
+        line_start = text.rfind("\n", 0, start) + 1
+        line_end = text.find("\n", end)
+        line_end = len(text) if line_end < 0 else line_end
+        alone = not text[line_start:start].strip(_LINE_MARKS) and not text[end:line_end].strip()
+        if (
+            alone
+            or match.group("owner")
+            or venue_follows(text, end)
+            or _FIRM_BEFORE_RE.search(text, max(0, start - 12), start)
+        ):
+            firms.append((start, end))
+    return firms
+
+
 def find_names(text: str, lines: list[ThreadLine]) -> list[NameHit]:
     """Every name the contextual rules find in `text` (lines come from `split_thread`)."""
     hits = [
@@ -593,5 +752,7 @@ def find_names(text: str, lines: list[ThreadLine]) -> list[NameHit]:
         *_name_lines(text, lines),
         *_capitalised_names(text),
         *_subject_names(text),
+        *_full_names(text),
+        *_group_names(text),
     ]
     return sorted(hits, key=lambda hit: (hit.start, -hit.end))

