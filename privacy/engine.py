@@ -25,7 +25,7 @@ from presidio_analyzer.predefined_recognizers import (
 )
 
 from privacy.errors import PrivacyError
-from privacy.recognizers.address import StreetAddressRecognizer
+from privacy.recognizers.address import NamedStreetRecognizer, StreetAddressRecognizer
 from privacy.recognizers.card import CardNumberRecognizer
 from privacy.recognizers.date_time import DateTimeRecognizer
 from privacy.recognizers.email import AnyDomainEmailRecognizer
@@ -50,6 +50,7 @@ RECOGNIZERS: dict[str, type[EntityRecognizer]] = {
     "IpRecognizer": IpRecognizer,
     "RegionPhoneRecognizer": RegionPhoneRecognizer,
     "StreetAddressRecognizer": StreetAddressRecognizer,
+    "NamedStreetRecognizer": NamedStreetRecognizer,
     "TitledNameRecognizer": TitledNameRecognizer,
     "DateTimeRecognizer": DateTimeRecognizer,
     "CardNumberRecognizer": CardNumberRecognizer,

@@ -7,7 +7,7 @@ import pytest
 from privacy.context import has_brand_ending, is_role_word, is_typo, no_name_here
 from privacy.names import find_names
 from privacy.phone import phone_key
-from privacy.recognizers.address import StreetAddressRecognizer
+from privacy.recognizers.address import NamedStreetRecognizer, StreetAddressRecognizer
 from privacy.recognizers.card import CardNumberRecognizer
 from privacy.recognizers.email import AnyDomainEmailRecognizer
 from privacy.recognizers.phone import RegionPhoneRecognizer
@@ -129,6 +129,27 @@ def test_phone_key_merges_spellings(spellings: list[str], region: str) -> None:
 )
 def test_street_address_recognizer(text: str, expected: list[str]) -> None:
     assert _found(StreetAddressRecognizer(), "STREET_ADDRESS", text) == expected
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("The bus station is on Pod Floriánem 1677", ["Pod Floriánem 1677"]),
+        ("Trivo lives on Grössgstötten 50 street.", ["Grössgstötten 50 street"]),
+        ("the bus drops you off at 74678 midtvollen 130 st.", ["74678 midtvollen 130 st."]),
+        ("The bus station is on Peter Zuidhove 188", ["Peter Zuidhove 188"]),
+        ("The restaurant is at 9816 214 Pavlou Drandaki", ["9816 214 Pavlou Drandaki"]),
+        # everyday words, towns, times, counts and hours are no streets
+        ("meet at Gate 12", []),
+        ("on Platform 9", []),
+        ("back in Berlin 2026", []),
+        ("fly to Lisbon 2 days early", []),
+        ("give it to Tom Smith 2 times", []),
+        ("Dinner at 8 Priya Patel?", []),
+    ],
+)
+def test_named_street_recognizer(text: str, expected: list[str]) -> None:
+    assert _found(NamedStreetRecognizer(), "STREET_ADDRESS", text) == expected
 
 
 @pytest.mark.parametrize(

@@ -9,7 +9,8 @@ from __future__ import annotations
 import regex
 from presidio_analyzer import Pattern, PatternRecognizer
 
-from privacy.lexicon import zipf
+from privacy.lexicon import is_given_name, is_surname, max_zipf, zipf
+from privacy.postal import is_city, is_country
 
 _SUFFIX = (
     r"(?:street|str|st|avenue|ave|av|road|rd|boulevard|blvd|lane|ln|drive|dr|way|court|ct|place|pl"
@@ -173,3 +174,59 @@ class StreetAddressRecognizer(PatternRecognizer):
         if word and _GLUED_WORD_RE.fullmatch(word) and zipf(word.casefold()) >= 3.5:
             return False
         return not _DATE_RE.match(pattern_text)
+
+
+_TRAILING_STREET_RE = regex.compile(r"(?i)[ \t]+(?:street|st\.?)$")
+
+
+class NamedStreetRecognizer(PatternRecognizer):
+    """STREET_ADDRESS written name first with no street word, as much of the world writes it:
+    "lives on Joaquin Suarez 2906", "the station is on Pod Floriánem 1677".
+
+    Only after "on", "at", "to" or "of", and only when a word of the name is in no language
+    Veil reads or the name is someone's: "on Platform 9", "at Gate 12" and "in Berlin 2026"
+    are no addresses.
+    """
+
+    PATTERNS = [
+        Pattern(
+            "name number after a preposition",
+            rf"(?<=\b(?:on|at|to|of)[ \t]+)(?:\d{{2,5}}[ \t]+)?(?:{_NAME_WORD}[ \t]+){{0,2}}"
+            rf"{_NAME_WORD}[ \t]+\d{{1,5}}[a-z]?(?![\w/:.,-]?\d)"
+            r"(?![ \t]?(?:h|am|pm|uhr|min|mins|hrs?|hours?|days?|times|x|%)\b)"
+            r"(?:[ \t]+(?:street|st\.?)(?![\p{L}]))?",
+            0.4,
+        ),
+        Pattern(
+            # "the restaurant is at 9816 214 Pavlou Drandaki": numbers, then the street's name
+            "number name after a preposition",
+            rf"(?<=\b(?:on|at|to|of)[ \t]+)\d{{2,5}}(?:[ \t]+\d{{1,5}})?(?:[ \t]+{_NAME_WORD})"
+            r"{2,3}(?=[ \t]*(?:[,.;:!?)\n]|$))",
+            0.4,
+        ),
+    ]
+
+    def __init__(self) -> None:
+        super().__init__(
+            supported_entity="STREET_ADDRESS",
+            patterns=self.PATTERNS,
+            name="NamedStreetRecognizer",
+        )
+
+    def validate_result(self, pattern_text: str) -> bool:
+        """A street word at the end, or capitalised words one of which no language uses;
+        a leading number is no hour ("at 8 Priya Patel?" is a time and a person)."""
+        if _TRAILING_STREET_RE.search(pattern_text):
+            return True
+        leading = regex.match(r"\d+", pattern_text)
+        if leading and int(leading.group()) <= 24:
+            return False
+        words = [w for w in regex.findall(r"[\p{L}][\p{L}'’.\-]*", pattern_text)]
+        if not words or not all(w[0].isupper() for w in words):
+            return False
+        if is_city(" ".join(words)) or is_country(" ".join(words)):
+            return False
+        if any(max_zipf(w.casefold().strip(".")) < 3.0 for w in words):
+            return True
+        # streets named after someone: "Joaquin Suarez 2906", "Peter Zuidhove 188"
+        return len(words) > 1 and all(is_given_name(w) or is_surname(w) for w in words)
