@@ -572,7 +572,7 @@ def _full_names(text: str) -> Iterator[NameHit]:
         value = match.group()
         start = match.start()
         before = text[max(0, start - 8) : start]
-        # "at Kin Khao", "in Phnom Penh"; "the Steffen Mauer version" is someone's
+        # "at Kokkari Estiatorio", "in Phnom Penh"; "the Steffen Mauer version" is someone's
         venue = _VENUE_BEFORE_RE.search(before)
         if venue and not ((given or initial) and venue.group().strip().casefold() == "the"):
             continue
@@ -592,9 +592,7 @@ _PEOPLE_LIST_RE = regex.compile(
     r"|panell?ists|hosts|organi[sz]ers|authors|cast|members|people|teilnehmer|gäste|invités"
     r"|invitados|participantes|convidados)[ \t]*:[ \t]*"
 )
-_ITEM_RE = regex.compile(rf"(?:[ \t]*,[ \t]*(?:(?:and|und|et|y|e|&)[ \t]+)?|[ \t]+(?:and|und|et"
-                         rf"|y|e|&)[ \t]+)?({TOKEN})")  # fmt: skip
-# "Park and Mann were engineers": capitalised words joined by "and", then a plural verb.
+# "Usamov and Bowers were engineers": capitalised words joined by "and", then a plural verb.
 _PLURAL_SUBJECT_RE = regex.compile(
     rf"(?<![\w<])(?P<items>{TOKEN}(?:[ \t]*,[ \t]*{TOKEN}){{0,3}},?[ \t]+(?:and|&)[ \t]+{TOKEN})"
     r"[ \t]+(?:were|are|have|had|met|said|told|asked|agreed|founded|started|wrote|joined|left"
@@ -615,13 +613,14 @@ def _person_word(word: str) -> bool:
 
 def _group_names(text: str) -> Iterator[NameHit]:
     """People listed after a word for people ("founders: Kónya, Becker and Vasquez") and the
-    names a plural verb has as its subject ("Park and Mann were precision engineers")."""
+    names a plural verb has as its subject ("Usamov and Bowers were precision engineers")."""
     for opener in _PEOPLE_LIST_RE.finditer(text):
-        position = opener.end()
-        while (item := _ITEM_RE.match(text, position)) and _person_word(item.group(1)):
-            end = _extend(text, item.start(1), item.end(1), item.group(1))
-            yield NameHit(item.start(1), end, "group")
-            position = end
+        item = _TOKEN_RE.match(text, opener.end())
+        while item and _person_word(item.group()):
+            end = _extend(text, item.start(), item.end(), item.group())
+            yield NameHit(item.start(), end, "group")
+            following = _LIST_NEXT_RE.match(text, end)
+            item = _TOKEN_RE.match(text, following.start("name")) if following else None
     for match in _PLURAL_SUBJECT_RE.finditer(text):
         items = list(_TOKEN_RE.finditer(text, *match.span("items")))
         words = [w.group() for w in items if w.group().casefold() not in ("and", "&")]

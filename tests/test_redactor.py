@@ -24,6 +24,13 @@ def _pairs(result: Redacted) -> set[tuple[str, str]]:
     return {(span.type, span.text) for span in result.spans}
 
 
+def _hidden_and_visible(text: str, hidden: list[str], visible: list[str]) -> None:
+    """`hidden` are gone from the redacted text, `visible` are still in it."""
+    redacted = Redactor(entity_map=EntityMap()).redact(text).text
+    assert all(name not in redacted for name in hidden), redacted
+    assert all(word in redacted for word in visible), redacted
+
+
 MUST_REDACT = [
     ("email to karthik about Q3", {("PERSON", "karthik")}),
     ("meet priya at 3pm", {("PERSON", "priya")}),
@@ -425,9 +432,7 @@ def test_title_at_line_end_is_no_name_on_the_next_line() -> None:
 )
 def test_names_after_of_and_someones_home(text: str, hidden: list[str], visible: list[str]) -> None:
     """Portuguese/Spanish 'do Caio', 'casa de la Cata', French 'chez Paul' (issue 3)."""
-    redacted = Redactor(entity_map=EntityMap()).redact(text).text
-    assert all(name not in redacted for name in hidden), redacted
-    assert all(word in redacted for word in visible), redacted
+    _hidden_and_visible(text, hidden, visible)
 
 
 @pytest.mark.parametrize(
@@ -446,9 +451,7 @@ def test_names_after_of_and_someones_home(text: str, hidden: list[str], visible:
     ],
 )
 def test_full_names_anywhere(text: str, hidden: list[str], visible: list[str]) -> None:
-    redacted = Redactor(entity_map=EntityMap()).redact(text).text
-    assert all(name not in redacted for name in hidden), redacted
-    assert all(word in redacted for word in visible), redacted
+    _hidden_and_visible(text, hidden, visible)
 
 
 @pytest.mark.parametrize(
@@ -474,9 +477,7 @@ def test_full_names_anywhere(text: str, hidden: list[str], visible: list[str]) -
     ],
 )  # fmt: skip
 def test_groups_of_people_and_firms(text: str, hidden: list[str], visible: list[str]) -> None:
-    redacted = Redactor(entity_map=EntityMap()).redact(text).text
-    assert all(name not in redacted for name in hidden), redacted
-    assert all(word in redacted for word in visible), redacted
+    _hidden_and_visible(text, hidden, visible)
 
 
 def test_surname_alone_links_to_known_full_name() -> None:
