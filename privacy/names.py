@@ -388,19 +388,23 @@ _EMPLOYER_BEFORE_RE = re.compile(
 )
 # "Holzman from Predilytics", "Luiza is from Xignite": someone, then where they work.
 _FROM_AFTER_NAME_RE = re.compile(
-    r"(?<![\w<])[A-ZÀ-Þ][\w'’\-]*[ \t]+(?:(?:is|was|'s)[ \t]+)?from[ \t]+$"
+    r"(?<![\w<])(?P<who>[A-ZÀ-Þ][\w'’\-]*)[ \t]+(?:(?:is|was|'s)[ \t]+)?from[ \t]+$"
 )
 
 
 def employer_before(text: str, start: int, word: str) -> bool:
     """Whether the words before `start` make `word` someone's employer, not a person: "CEO
-    of", "I work for", "Luiza is from"; a known given name there is still someone."""
+    of", "I work for", "Luiza is from"; a known given name there is still someone, and so is
+    whoever an "Email from" or "Hi from" comes from (those words are no one's name)."""
     if is_given_name(word.split()[0]):
         return False
-    return bool(
-        _EMPLOYER_BEFORE_RE.search(text, max(0, start - 16), start)
-        or _FROM_AFTER_NAME_RE.search(text, max(0, start - 45), start)
-    )
+    if _EMPLOYER_BEFORE_RE.search(text, max(0, start - 16), start):
+        return True
+    after_name = _FROM_AFTER_NAME_RE.search(text, max(0, start - 45), start)
+    if after_name is None:
+        return False
+    who = after_name.group("who")
+    return is_given_name(who) or zipf(who.casefold()) < 4.0
 
 
 # Words that open place names ("San Jose", "Santa Rosa", "Fort Worth"), never a full name.

@@ -472,6 +472,11 @@ def test_full_names_anywhere(text: str, hidden: list[str], visible: list[str]) -
         ("Esat Jeknić\nMarshall, Hernandez and Simpson\n3378 Lovers Lane", ["Esat Jeknić"],
          ["Marshall, Hernandez and Simpson"]),
         ("Luiza is from Xignite", ["Luiza"], ["Xignite"]),
+        # a message, a greeting or an invite "from" someone is from a person, not an employer
+        ("Email from Oluwaseun about Friday", ["Oluwaseun"], ["Friday"]),
+        ("Message from Chukwuemeka: can we meet?", ["Chukwuemeka"], ["meet"]),
+        ("Hi from Ngozi!", ["Ngozi"], ["Hi from"]),
+        ("Dinner Invite from Oluwaseun Adeyemi", ["Oluwaseun", "Adeyemi"], ["Dinner Invite"]),
         ("Tom I. Holzman from Predilytics is the keynote speaker", ["Tom I. Holzman"],
          ["Predilytics"]),
     ],
