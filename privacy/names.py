@@ -149,7 +149,13 @@ def is_name_word(word: str, strength: Strength) -> bool:
         if has_brand_ending(word):
             return False  # "meeting with Initech": made like a company's name
         return is_given_name(word) or max_zipf(low) < 4.0
-    if low in NOT_NAMES or strength == "free" or foreign_word(low):
+    if low in NOT_NAMES or strength == "free":
+        return False
+    # "con claro" is a word; "email ana", "tell pedro": a given name that Spanish and
+    # Portuguese text is full of, after a strong cue, is still someone
+    if foreign_word(low) and not (
+        strength == "strong" and is_given_name(low) and max_zipf(low) < 5.5
+    ):
         return False
     given = is_given_name(low) and zipf(low) < (5.5 if strength == "strong" else 4.0)
     return given or _rare(low)

@@ -174,8 +174,11 @@ def _plausible_person(text: str, start: int, end: int) -> bool:
     # "Personal Info", "Directed": everyday English words that no given name explains
     if not any(map(is_given_name, words)) and all(zipf(w) >= 4.5 for w in words):
         return False
-    if value.islower() and not any(map(is_given_name, words)):
-        return False  # "añádelo", "põe na agenda": spaCy's guesses at lower-case words
+    # "añádelo", "actualiza mi calendario": guesses at lower-case words; in a longer guess a
+    # given name must be more than a word of another language ("mi" is Korean and Spanish)
+    given = [w for w in words if is_given_name(w) and (len(words) == 1 or not foreign_word(w))]
+    if value.islower() and not given:
+        return False
     if no_name_here(text, start, end) or venue_follows(text, end):
         return False  # "Nah.", "Mark the location", "Pruneyard Dine-In Cinemas"
     if not is_given_name(words[0]) and _AT_BEFORE_RE.search(text, max(0, start - 6), start):

@@ -477,6 +477,13 @@ def test_full_names_anywhere(text: str, hidden: list[str], visible: list[str]) -
         ("Message from Chukwuemeka: can we meet?", ["Chukwuemeka"], ["meet"]),
         ("Hi from Ngozi!", ["Ngozi"], ["Hi from"]),
         ("Dinner Invite from Oluwaseun Adeyemi", ["Oluwaseun", "Adeyemi"], ["Dinner Invite"]),
+        # a given name Spanish and Portuguese text is full of, after a strong cue, is someone;
+        # the words of those languages stay
+        ("email ana about lunch", ["ana"], ["lunch"]),
+        ("tell pedro the plan", ["pedro"], ["plan"]),
+        ("Pedro: actualiza mi calendario con la cena del sábado", ["Pedro"],
+         ["actualiza mi calendario", "sábado"]),
+        ("mira, claro que sí", [], ["claro"]),
         ("Tom I. Holzman from Predilytics is the keynote speaker", ["Tom I. Holzman"],
          ["Predilytics"]),
     ],
