@@ -17,6 +17,7 @@ from typing import Literal
 
 import regex
 
+from lang.thread import ThreadLine
 from privacy.context import (
     english_line,
     has_brand_ending,
@@ -44,7 +45,6 @@ from privacy.lexicon import (
     zipf,
 )
 from privacy.postal import PLACE_BEFORE_RE, is_city, is_country
-from privacy.thread import ThreadLine
 
 Strength = Literal["strong", "weak", "free"]
 

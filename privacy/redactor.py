@@ -15,6 +15,7 @@ import unicodedata
 from collections.abc import Iterable, Sequence
 from dataclasses import asdict, dataclass, field
 
+from lang.thread import split_thread
 from privacy.context import SENDER_BEFORE_RE, english_line, is_brand_shaped, no_name_here
 from privacy.engine import get_analyzer
 from privacy.entity_map import PLACEHOLDER_RE, EntityMap, normalize_value
@@ -41,7 +42,6 @@ from privacy.names import (
 )
 from privacy.phone import DEFAULT_REGIONS, phone_key
 from privacy.postal import PLACE_BEFORE_RE, find_blocks, is_country, street_end
-from privacy.thread import split_thread
 
 logger = logging.getLogger(__name__)
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from lang.thread import split_thread
 from privacy.context import has_brand_ending, is_role_word, is_typo, no_name_here
 from privacy.names import find_names
 from privacy.phone import phone_key
@@ -12,7 +13,6 @@ from privacy.recognizers.card import CardNumberRecognizer
 from privacy.recognizers.email import AnyDomainEmailRecognizer
 from privacy.recognizers.phone import RegionPhoneRecognizer
 from privacy.recognizers.titled_name import TitledNameRecognizer
-from privacy.thread import split_thread
 
 
 def _found(recognizer: object, entity: str, text: str) -> list[str]:

@@ -6,7 +6,7 @@ import time
 
 import pytest
 
-from privacy.thread import ThreadLine, split_thread
+from lang.thread import ThreadLine, split_thread
 
 
 def _first(text: str) -> ThreadLine:

@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from datetime import date, datetime
 from typing import Any, Literal
 
-from privacy.thread import split_thread
+from lang.thread import messages, split_thread
 from tools.calendar.times import TimeMention
 
 
@@ -105,22 +105,25 @@ def _clauses(text: str) -> list[tuple[int, int, int, int]]:
 
 
 def split_segments(request: str, thread: str) -> list[Segment]:
-    """Thread clauses oldest first (quoted lines before the reply), then the typed request's."""
-    quoted: list[Segment] = []
+    """Thread clauses oldest first (quoted messages before the reply), then the request's."""
+    quoted: list[tuple[int, Segment]] = []
     fresh: list[Segment] = []
     previous = ""
-    for line in split_thread(thread) if thread.strip() else []:
-        if line.kind == "header":
-            continue  # a subject names the thread, not an event: see thread_subject
-        body = thread[line.body_start : line.body_end]
-        is_quoted = body.lstrip().startswith(">")
-        for a, b, c, d in _clauses(body):
-            segment = Segment(
-                body[a:b], "thread", line.body_start + a, line.speaker, is_quoted, body[c:d],
-                f"{previous}\n{body}",
-            )  # fmt: skip
-            (quoted if is_quoted else fresh).append(segment)
-        previous = body
+    for message in messages(thread) if thread.strip() else []:
+        for line in message.lines:
+            if line.kind == "header":
+                continue  # a subject names the thread, not an event: see thread_subject
+            body = thread[line.body_start : line.body_end]
+            for a, b, c, d in _clauses(body):
+                segment = Segment(
+                    body[a:b], "thread", line.body_start + a, message.speaker, message.quoted,
+                    body[c:d], f"{previous}\n{body}",
+                )  # fmt: skip
+                if message.quoted:
+                    quoted.append((message.quote_depth, segment))
+                else:
+                    fresh.append(segment)
+            previous = body
     tail = (
         [
             Segment(request[a:b], "request", a, None, False, request[c:d])
@@ -130,13 +133,8 @@ def split_segments(request: str, thread: str) -> list[Segment]:
         else []
     )
     # ">> ..." was written before "> ...": the deeper the quote, the older the message
-    quoted.sort(key=lambda s: -_quote_depth(s.text))
-    return quoted + fresh + tail
-
-
-def _quote_depth(text: str) -> int:
-    marks = re.match(r"\s*((?:>\s*)*)", text)
-    return marks.group(1).count(">") if marks else 0
+    quoted.sort(key=lambda item: -item[0])
+    return [segment for _, segment in quoted] + fresh + tail
 
 
 _REPLY_PREFIX_RE = re.compile(r"^(?:\s*(?:re|fwd?|aw|wg|tr|rv|res|enc)\s*:\s*)+", re.IGNORECASE)

@@ -240,25 +240,25 @@ class TimeParser:
 
     # ------------------------------------------------------------------ threads
     def _parse_thread(self, text: str, source: str) -> list[TimeMention]:
-        """Parse each message body; its stamp (metadata only) anchors its relative dates."""
-        from privacy.thread import split_thread
+        """Parse what each message says; its own stamp (metadata only) anchors its relative
+        dates. Headers, receipts, dividers and separators are never parsed for event times."""
+        from lang.thread import messages
 
         mentions: list[TimeMention] = []
         sent_at: datetime | None = None
-        for line in split_thread(text):
-            if line.stamp:
-                sent_at = self.stamp_time(line.stamp) or sent_at
-            if line.kind == "header" and line.field != "subject":
-                continue  # From/To/Sent/Date/"wrote" lines: addresses and stamps, no event times
-            body = text[line.body_start : line.body_end]
-            for mention in self.parse(body, source=source, sent_at=sent_at):
-                mentions.append(
-                    replace(
-                        mention,
-                        start=mention.start + line.body_start,
-                        end=mention.end + line.body_start,
+        for message in messages(text, screen=source == "ocr"):
+            if message.stamp:
+                sent_at = self.stamp_time(message.stamp) or sent_at
+            for line in message.lines:
+                body = text[line.body_start : line.body_end]
+                for mention in self.parse(body, source=source, sent_at=sent_at):
+                    mentions.append(
+                        replace(
+                            mention,
+                            start=mention.start + line.body_start,
+                            end=mention.end + line.body_start,
+                        )
                     )
-                )
         return mentions
 
     def stamp_time(self, stamp: str) -> datetime | None:

@@ -1,0 +1,48 @@
+"""Loading the data files of the neutral layer: export formats and word lists, read once."""
+
+from __future__ import annotations
+
+import functools
+import re
+import tomllib
+from importlib import resources
+from typing import Any
+
+_PART_RE = re.compile(r"\{([A-Z_]+)\}")
+
+
+@functools.cache
+def table(name: str) -> dict[str, Any]:
+    """The parsed `lang/data/<name>.toml`."""
+    with resources.files("lang").joinpath("data", f"{name}.toml").open("rb") as handle:
+        return tomllib.load(handle)
+
+
+def expand(pattern: str, parts: dict[str, str]) -> str:
+    """`pattern` with every {PART} replaced by its (itself expanded) definition."""
+
+    def one(match: re.Match[str]) -> str:
+        key = match.group(1)
+        if key not in parts:
+            return match.group(0)  # a regex quantifier such as {1,2} is no part
+        return expand(parts[key], parts)
+
+    return _PART_RE.sub(one, pattern)
+
+
+@functools.cache
+def format_pattern(pattern: str) -> re.Pattern[str]:
+    """A pattern of formats.toml, its parts expanded, compiled case-insensitively."""
+    return re.compile(expand(pattern, table("formats")["parts"]), re.IGNORECASE)
+
+
+def part(name: str) -> str:
+    """One expanded part of formats.toml ("STAMP", "TIME", ...) as regex source."""
+    return expand(table("formats")["parts"][name], table("formats")["parts"])
+
+
+def words(file: str, section: str, *languages: str) -> frozenset[str]:
+    """The word list `section` of `file`.toml for `languages` (all of them when none)."""
+    entries = table(file)[section]
+    chosen = languages or tuple(entries)
+    return frozenset(w for code in chosen for w in entries.get(code, "").split())

@@ -1,0 +1,547 @@
+"""The message model: any pasted chat, e-mail or screenshot text as lines and messages.
+
+Who spoke, when it was sent (metadata), how deeply it is quoted, whether it was forwarded, and
+what was said. Privacy reads the speaker labels (names the stock model never sees as such); the
+time parser reads the stamps (they anchor "tomorrow", never become event times) and only the
+bodies; the linker reads the order of messages. Export formats are rows of
+`lang/data/formats.toml`, field labels rows of `lang/data/labels.toml`: this module is the only
+code that knows them, and it imports no other Veil package.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from dataclasses import dataclass, field, replace
+from typing import Literal
+
+from lang import data
+
+_FORMATS = data.table("formats")
+_TIME = data.part("TIME")
+_STAMP = data.part("STAMP")
+STAMP_RE = re.compile(rf"\s*{_STAMP}\s*", re.IGNORECASE)
+_TIME_LINE_RE = data.format_pattern(_FORMATS["label"]["time_line"])
+_NAME = data.part("NAME")
+_NAME_RE = re.compile(_NAME)
+_PARTICLES = data.words("labels", "name_particles")
+
+# Chat exports: (row name, compiled pattern, how the rest of the line is read).
+_CHAT_ROWS = tuple(
+    (row["name"], data.format_pattern(row["pattern"]), row["then"]) for row in _FORMATS["chat"]
+)
+_STAMPED_LABEL_RE = data.format_pattern(_FORMATS["label"]["stamped"])
+_PLAIN_LABEL_RE = re.compile(data.expand(_FORMATS["label"]["plain"], _FORMATS["parts"]))
+
+_HEADER_FIELDS = {
+    alias: name for name, aliases in _FORMATS["header_fields"].items() for alias in aliases
+}
+_HEADER_RE = re.compile(
+    r"(?P<name>"
+    + "|".join(sorted(map(re.escape, _HEADER_FIELDS), key=len, reverse=True))
+    + r")[ \t]*:[ \t]*(?P<value>.*)",
+    re.IGNORECASE,
+)
+_ADDRESS_FIELDS = frozenset({"from", "to", "cc", "bcc", "reply-to"})
+_EMAIL_RE = re.compile(r"[\w.+'-]+@[\w-]+(?:\.[\w-]+)+")
+_WROTE_RES = tuple(data.format_pattern(row["pattern"]) for row in _FORMATS["attribution"])
+_SEPARATORS = tuple(
+    (row["name"], data.format_pattern(row["pattern"]), row["opens"])
+    for row in _FORMATS["separator"]
+)
+_STATUS_RES = tuple(
+    (row["name"], data.format_pattern(row["pattern"])) for row in _FORMATS["status"]
+)
+_DIVIDER_RE = data.format_pattern(_FORMATS["divider"]["pattern"])
+_QUOTE_RE = re.compile(_FORMATS["quote"]["marks"])
+_CLOCK_RE = re.compile(_TIME, re.IGNORECASE)
+
+_NOT_SPEAKERS = data.words("labels", "field_labels")
+# Words that start sentences, never names: "[10:02] the plan is: go" has no speaker.
+_FUNCTION_WORDS = _NOT_SPEAKERS | data.words("labels", "function_words")
+_PLACEHOLDER_LABEL_RE = re.compile(r"<(?:PERSON|PHONE|EMAIL)_\d+>(?:\s+<PERSON_\d+>)*")
+_PHONE_LABEL_RE = re.compile(r"\+?\d[\d\s().\-]{5,}\d")
+
+Block = Literal["reply", "original", "forwarded"]
+
+
+@dataclass(frozen=True)
+class ThreadLine:
+    """One non-blank line of a thread, with the offsets of its speaker, stamp and body.
+
+    `kind` "meta" is client chrome or a separator (a read receipt, a date divider, "-----
+    Original Message-----"): never anything a person said, so its body is empty. `quote_depth`
+    counts quote marks and the original messages the line sits under (older is deeper);
+    `block` says whether it is the newest reply, a quoted original or a forwarded message.
+    """
+
+    kind: Literal["message", "header", "text", "meta"]
+    start: int
+    end: int
+    speaker: str | None
+    speaker_start: int | None
+    speaker_end: int | None
+    stamp: str | None
+    stamp_start: int | None
+    stamp_end: int | None
+    field: str | None
+    body_start: int
+    body_end: int
+    # Every display name of a From/To/Cc header as (name, start, end); `speaker` is the first.
+    names: tuple[tuple[str, int, int], ...] = ()
+    quote_depth: int = 0
+    block: Block = "reply"
+
+
+def _lines(text: str) -> list[tuple[int, int]]:
+    """(start, end) of each line, newline (and a trailing CR) excluded."""
+    spans = []
+    position = 0
+    for raw in text.split("\n"):
+        end = position + len(raw)
+        spans.append((position, end - 1 if raw.endswith("\r") else end))
+        position = end + 1
+    return spans
+
+
+def _stripped(text: str, start: int, end: int) -> tuple[int, int]:
+    """Offsets of text[start:end] without surrounding whitespace."""
+    while start < end and text[start].isspace():
+        start += 1
+    while end > start and text[end - 1].isspace():
+        end -= 1
+    return start, end
+
+
+def _is_name_label(label: str, seen: Counter[str]) -> bool:
+    """Judge whether an unstamped "Label:" is a person, not a heading like "Note:"."""
+    if _PLACEHOLDER_LABEL_RE.fullmatch(label.strip()):
+        return True  # the redactor already found a person here
+    words = label.split()
+    if not words or len(words) > 4 or label.casefold().rstrip(".") in _NOT_SPEAKERS:
+        return False
+    if words[0].casefold().rstrip(".") in _NOT_SPEAKERS and len(words) > 1:
+        return False
+    # "Action items:" is a heading: every word of a name is capitalised, bar particles.
+    capitalised = all(w[0].isupper() or w.casefold() in _PARTICLES for w in words)
+    if capitalised and words[0][0].isupper():
+        return True
+    # A lower-case label ("tom:") counts in a chat: used twice, or among other labelled lines.
+    own = seen[label.casefold()]
+    return own >= 2 or (own >= 1 and sum(seen.values()) - own >= 2)
+
+
+def _is_stamped_label(label: str) -> bool:
+    """A label after a stamp: a name in any case, a saved-contact-less number, not "the plan"."""
+    label = label.lstrip("~\u202f\u200e ").strip()
+    if _PHONE_LABEL_RE.fullmatch(label) or _PLACEHOLDER_LABEL_RE.fullmatch(label):
+        return True
+    label = re.sub(r"[^\w.'’\-]+$", "", label)  # "Mom ❤️": emoji after a contact name
+    words = label.split()
+    if not _NAME_RE.fullmatch(label) or not words:
+        return False
+    if label.casefold() in _NOT_SPEAKERS or words[0].casefold() in _FUNCTION_WORDS:
+        return False
+    lower = [w for w in words if not w[0].isupper() and w.casefold() not in _PARTICLES]
+    return not lower or len(words) <= 2
+
+
+def _text_line(start: int, end: int, text: str) -> ThreadLine:
+    body_start, body_end = _stripped(text, start, end)
+    return ThreadLine("text", start, end, None, None, None, None, None, None, None,
+                      body_start, body_end)  # fmt: skip
+
+
+def _message(
+    text: str, start: int, end: int, stamp: tuple[int, int] | None,
+    speaker: tuple[int, int] | None, body_start: int,
+) -> ThreadLine:  # fmt: skip
+    """A message line from the offsets of its parts (speaker without a leading "~ ")."""
+    name = None
+    if speaker is not None:
+        s_start, s_end = _stripped(text, *speaker)
+        while s_start < s_end and text[s_start] in "~\u202f\u200e@ ":
+            s_start += 1
+        speaker = (s_start, s_end) if s_start < s_end else None
+        name = text[s_start:s_end] if speaker else None
+    if stamp is not None:
+        stamp = _stripped(text, *stamp)
+    b_start, b_end = _stripped(text, body_start, end)
+    return ThreadLine(
+        "message", start, end, name,
+        speaker[0] if speaker else None, speaker[1] if speaker else None,
+        text[stamp[0]:stamp[1]] if stamp else None,
+        stamp[0] if stamp else None, stamp[1] if stamp else None,
+        None, b_start, b_end,
+    )  # fmt: skip
+
+
+def _split_addresses(value: str, offset: int) -> list[tuple[str, int, int]]:
+    """Display names of an address list: "Tom Baker <t@x.com>; \"Lee, Ann\" <a@x.com>"."""
+    names = []
+    # Entries end at a separator after an address; without addresses, at any separator.
+    has_address = bool(re.search(r"<[^>]*>|\[mailto:|\([^)]*@", value))
+    separator = r"(?<=[>\])])\s*[,;]" if has_address else r"[,;]"
+    position = 0
+    for part in [*re.split(separator, value), None]:
+        if part is None:
+            break
+        local = value.find(part, position)
+        position = local + len(part)
+        name_part = re.sub(r"<[^>]*>|\[mailto:[^\]]*\]|\([^)]*@[^)]*\)", "", part)
+        match = re.search(r"[^\s\"',;]", name_part)
+        if not match:
+            continue
+        name_end = len(name_part.rstrip(" \t\"',;"))
+        name = name_part[match.start() : name_end]
+        if _EMAIL_RE.fullmatch(name) or not re.search(r"[^\W\d_]", name):
+            continue
+        names.append((name, offset + local + match.start(), offset + local + name_end))
+    return names
+
+
+def _header(text: str, start: int, end: int) -> ThreadLine | None:
+    """An e-mail header or reply attribution line, or None."""
+    line = text[start:end]
+    for pattern in _WROTE_RES:
+        match = pattern.fullmatch(line)
+        if match:
+            t0, t1 = _stripped(text, start + match.start("stamp"), start + match.end("stamp"))
+            if match.group("speaker") is None:  # "El lun, 3 ago 2026 a las 18:20, escribiste:"
+                return ThreadLine("header", start, end, None, None, None, text[t0:t1], t0, t1,
+                                  "wrote", start, end)  # fmt: skip
+            s0, s1 = _stripped(text, start + match.start("speaker"), start + match.end("speaker"))
+            return ThreadLine("header", start, end, text[s0:s1], s0, s1, text[t0:t1], t0, t1,
+                              "wrote", start, end, ((text[s0:s1], s0, s1),))  # fmt: skip
+    match = _HEADER_RE.fullmatch(line.lstrip("\u200e\ufeff"))
+    if not match:
+        return None
+    shift = start + len(line) - len(line.lstrip("\u200e\ufeff"))
+    field = _HEADER_FIELDS[match.group("name").casefold()]
+    v_start, v_end = _stripped(text, shift + match.start("value"), shift + match.end("value"))
+    names: tuple[tuple[str, int, int], ...] = ()
+    stamp = None
+    if field in _ADDRESS_FIELDS:
+        names = tuple(_split_addresses(text[v_start:v_end], v_start))
+    elif field in ("sent", "date"):
+        stamp = (v_start, v_end)
+    first = names[0] if names else (None, None, None)
+    return ThreadLine(
+        "header", start, end, first[0], first[1], first[2],
+        text[stamp[0]:stamp[1]] if stamp else None,
+        stamp[0] if stamp else None, stamp[1] if stamp else None,
+        field, v_start, v_end, names,
+    )  # fmt: skip
+
+
+def _is_header_block(block: list[ThreadLine]) -> bool:
+    """Header lines count only in an e-mail-like block, so "Date: Friday at 3" stays text."""
+    fields = {h.field for h in block}
+    # "Sent:" is only ever a mail client's label: alone it is still metadata, never an event time
+    if fields & {"wrote", "sent"}:
+        return True
+    if len(block) >= 2 and fields & {"from", "to", "cc"}:
+        return True
+    return any(h.field == "from" and h.names for h in block) and len(block) == 1
+
+
+def _stamped(text: str, start: int, end: int, stamp: tuple[int, int], rest: int) -> ThreadLine:
+    """A line with a stamp, then a label ("Priya: hi") or a system message without one."""
+    label = _STAMPED_LABEL_RE.match(text, rest, end)
+    if label and _is_stamped_label(label.group("speaker")):
+        return _message(text, start, end, stamp, (rest, label.end("speaker")), label.end())
+    return _message(text, start, end, stamp, None, rest)
+
+
+def _chat_line(
+    text: str, start: int, end: int, seen: Counter[str], next_line: tuple[int, int] | None
+) -> ThreadLine | None:
+    """A chat message line in any of the export formats of formats.toml, or None for text."""
+    head_end = min(end, start + 300)  # labels sit at the line start; bounds regex work
+    for _name, pattern, then in _CHAT_ROWS:
+        if then == "header":
+            match = pattern.fullmatch(text, start, end)
+            if match and next_line is not None and _is_name_header(match, seen):
+                stamp = (match.start("stamp"), match.end("stamp"))
+                speaker = (match.start("speaker"), match.end("speaker"))
+                return _message(text, start, end, stamp, speaker, end)
+            continue
+        match = pattern.match(text, start, head_end)
+        if not match:
+            continue
+        stamp = (match.start("stamp"), match.end("stamp"))
+        if then == "stamped":
+            return _stamped(text, start, end, stamp, match.start("rest"))
+        label = _PLAIN_LABEL_RE.match(text, match.start("rest"), head_end)
+        if label and label.group("speaker").casefold() not in _NOT_SPEAKERS:
+            speaker = (label.start("speaker"), label.end("speaker"))
+            return _message(text, start, end, stamp, speaker, label.end())
+    match = _PLAIN_LABEL_RE.match(text, start, head_end)
+    if match and _is_name_label(match.group("speaker"), seen):
+        speaker = (match.start("speaker"), match.end("speaker"))
+        return _message(text, start, end, None, speaker, match.end())
+    # iMessage/Slack copy: a name alone on its line, then a time alone on the next.
+    if next_line is not None and _TIME_LINE_RE.fullmatch(text, *next_line):
+        s_start, s_end = _stripped(text, start, end)
+        name = text[s_start:s_end]
+        if _NAME_RE.fullmatch(name) and _is_name_label(name, seen):
+            t_start, t_end = _stripped(text, *next_line)
+            t_start += len(re.match(r"(?:(?:today|yesterday)\s+at\s+)?", text[t_start:t_end],
+                                    re.IGNORECASE).group(0))  # fmt: skip
+            line = _message(text, start, next_line[1], (t_start, t_end), (s_start, s_end), end)
+            return replace(line, body_start=next_line[1], body_end=next_line[1])
+    return None
+
+
+def _is_name_header(match: re.Match[str], seen: Counter[str]) -> bool:
+    """"Dana Whit  10:02" opens a message; "John 3:16" (one word, one space) is a verse."""
+    if not _is_name_label(match.group("speaker"), seen):
+        return False
+    roomy = match.group("open") or len(match.group("gap")) >= 2 or "," in match.group("gap")
+    return bool(roomy) or (
+        len(match.group("speaker").split()) >= 2
+        and re.search(r"[ap]\.?m\.?\s*$", match.group("stamp"), re.IGNORECASE) is not None
+    )
+
+
+def _meta(text: str, start: int, end: int, kind: str, match: re.Match[str] | None = None
+          ) -> ThreadLine:  # fmt: skip
+    """Client chrome or a separator: metadata only; a Lotus forwarder keeps name and stamp."""
+    speaker = stamp = (None, None)
+    if match is not None and "speaker" in match.re.groupindex and match.group("speaker"):
+        speaker = _stripped(text, match.start("speaker"), match.end("speaker"))
+    if match is not None and "stamp" in match.re.groupindex and match.group("stamp"):
+        stamp = _stripped(text, match.start("stamp"), match.end("stamp"))
+    return ThreadLine(
+        "meta", start, end,
+        text[speaker[0]:speaker[1]] if speaker[0] is not None else None, speaker[0], speaker[1],
+        text[stamp[0]:stamp[1]] if stamp[0] is not None else None, stamp[0], stamp[1],
+        kind, end, end,
+    )  # fmt: skip
+
+
+def _separator(text: str, start: int, end: int) -> tuple[ThreadLine, Block] | None:
+    """"-----Original Message-----" and kin: the line, and the block it opens."""
+    if end - start > 200:
+        return None
+    for name, pattern, opens in _SEPARATORS:
+        match = pattern.fullmatch(text, start, end)
+        if match:
+            return _meta(text, start, end, name, match), opens  # type: ignore[return-value]
+    return None
+
+
+def _status(text: str, start: int, end: int) -> ThreadLine | None:
+    """A read receipt or an app label ("Delivered", "Read 10:02", "iMessage")."""
+    if end - start > 120:
+        return None
+    for name, pattern in _STATUS_RES:
+        if pattern.fullmatch(text, start, end):
+            return _meta(text, start, end, name)
+    return None
+
+
+def _label_counts(text: str, lines: list[tuple[int, int]]) -> Counter[str]:
+    """How often each "label:" starts a line: a repeated lower-case label is a chat speaker."""
+    seen: Counter[str] = Counter()
+    for start, end in lines:
+        match = _PLAIN_LABEL_RE.match(text, start, min(end, start + 80))
+        if match:
+            seen[match.group("speaker").casefold()] += 1
+    return seen
+
+
+def split_thread(text: str, *, screen: bool = False) -> list[ThreadLine]:
+    """Every non-blank line of `text` as a chat message, an e-mail header, text or metadata.
+
+    `screen`: the text was read off a screenshot, where a stamp alone on a line is always the
+    app's (a status bar, a date divider), since bubbles carry no labels to tell them apart.
+    """
+    lines = [(s, e) for s, e in _lines(text) if text[s:e].strip()]
+    marks = [_QUOTE_RE.match(text, s, e) for s, e in lines]
+    depths = [m.group(0).count(">") if m else 0 for m in marks]
+    content = [(m.end() if m else s, e) for m, (s, e) in zip(marks, lines, strict=True)]
+    seen = _label_counts(text, content)
+    headers = [_header(text, s, e) for s, e in content]
+    accepted = _header_blocks(lines, headers)
+    result: list[ThreadLine] = []
+    nest, block = 0, "reply"
+    after_content = False  # a header block below what someone wrote quotes an older mail
+    skip_to = -1
+    for index, (start, end) in enumerate(content):
+        if index <= skip_to:
+            continue
+        line_start = lines[index][0]
+        next_line = content[index + 1] if index + 1 < len(content) else None
+        separator = _separator(text, start, end)
+        if separator is not None:
+            line, opens = separator
+            if opens == "original":
+                nest += 1
+            block = opens
+            after_content = False
+            result.append(replace(line, start=line_start, quote_depth=depths[index] + nest,
+                                  block=block))  # fmt: skip
+            continue
+        header = headers[index]
+        if header is not None and index in accepted:
+            if header.field != "wrote" and after_content and index in accepted.block_starts:
+                nest, block = nest + 1, "original"
+            after_content = False
+            result.append(replace(header, start=line_start, quote_depth=depths[index] + nest,
+                                  block=block))  # fmt: skip
+            if header.field == "wrote":
+                nest, block = nest + 1, "original"
+            continue
+        line = _status(text, start, end)
+        if line is None:
+            line = _chat_line(text, start, end, seen, next_line)
+        if line is None and _DIVIDER_RE.fullmatch(text, start, end):
+            # In a paste, only a day alone between two messages is a divider: a clock time
+            # alone may be the rest of a message ("when?" / "Friday at 3pm").
+            after = content[index + 2] if index + 2 < len(content) else None
+            following = (
+                _chat_line(text, *next_line, seen, after) if next_line is not None else None
+            )
+            dated = _CLOCK_RE.search(text, start, end) is None
+            if screen or (dated and following is not None and following.kind == "message"):
+                line = _meta(text, start, end, "divider", None)
+                line = replace(line, stamp=text[start:end].strip(), stamp_start=start,
+                               stamp_end=end)  # fmt: skip
+        if line is None:
+            line = _text_line(start, end, text)
+        if line.end > end:  # a name line merged with the time line under it
+            skip_to = index + 1
+        if line.kind in ("message", "text"):
+            after_content = True
+        result.append(replace(line, start=line_start, quote_depth=depths[index] + nest,
+                              block=block))  # fmt: skip
+    return result
+
+
+class _Accepted(set[int]):
+    """Line indexes inside accepted header blocks, and where each block starts."""
+
+    block_starts: set[int]
+
+
+def _header_blocks(lines: list[tuple[int, int]], headers: list[ThreadLine | None]) -> _Accepted:
+    """Header lines only count inside an e-mail-like block of consecutive header lines."""
+    accepted = _Accepted()
+    accepted.block_starts = set()
+    index = 0
+    while index < len(lines):
+        if headers[index] is None:
+            index += 1
+            continue
+        block_end = index
+        while block_end + 1 < len(lines) and headers[block_end + 1] is not None:
+            block_end += 1
+        block = [h for h in headers[index : block_end + 1] if h is not None]
+        if _is_header_block(block):
+            accepted.update(range(index, block_end + 1))
+            accepted.block_starts.add(index)
+        index = block_end + 1
+    return accepted
+
+
+@dataclass(frozen=True)
+class Message:
+    """One message: who sent it and when (metadata), and the lines that say something.
+
+    `stamp` is its sent time as written, a date divider above a bare clock stamp joined in
+    ("Tuesday, March 3" + "10:02"), so relative dates anchor at this message's own time.
+    """
+
+    index: int
+    speaker: str | None
+    stamp: str | None
+    quote_depth: int
+    block: Block
+    lines: tuple[ThreadLine, ...]
+    metadata: tuple[ThreadLine, ...] = field(default=())
+
+    @property
+    def quoted(self) -> bool:
+        """Written before the reply it sits in: quoted with marks or under an attribution."""
+        return self.quote_depth > 0
+
+    def body(self, text: str) -> str:
+        """What the message says, its lines joined, quote marks and metadata left out."""
+        return "\n".join(
+            text[line.body_start : line.body_end]
+            for line in self.lines
+            if line.body_end > line.body_start
+        )
+
+
+_DATE_ONLY_RE = re.compile(rf"\s*(?:{data.part('DAY')},?\s+)?(?:{data.part('DATE')})?\s*",
+                           re.IGNORECASE)  # fmt: skip
+_TIME_ONLY_RE = re.compile(rf"\s*{_TIME}\s*", re.IGNORECASE)
+
+
+def messages(text: str, *, screen: bool = False) -> list[Message]:
+    """`text` grouped into messages in the order written on the page (newest mail first)."""
+    found: list[Message] = []
+    pending: list[ThreadLine] = []  # metadata that opens the next message
+    divider: str | None = None  # the day a divider set: "Tuesday, March 3"
+    shown: str | None = None  # a divider with a clock time: "Today 9:41 AM"
+    current: dict | None = None
+
+    def close() -> None:
+        nonlocal current
+        if current is not None and (current["lines"] or current["metadata"]):
+            found.append(Message(len(found), current["speaker"], current["stamp"],
+                                 current["depth"], current["block"], tuple(current["lines"]),
+                                 tuple(current["metadata"])))  # fmt: skip
+        current = None
+
+    def open_(line: ThreadLine, speaker: str | None, stamp: str | None) -> None:
+        nonlocal current, pending, shown
+        close()
+        stamp, shown = stamp or shown, None
+        if stamp and divider and _TIME_ONLY_RE.fullmatch(stamp):
+            stamp = f"{divider} {stamp}"
+        current = {"speaker": speaker, "stamp": stamp, "depth": line.quote_depth,
+                   "block": line.block, "lines": [], "metadata": pending}  # fmt: skip
+        pending = []
+
+    for line in split_thread(text, screen=screen):
+        if line.kind == "meta":
+            if line.field == "divider" and line.stamp:
+                if _DATE_ONLY_RE.fullmatch(line.stamp):
+                    divider = line.stamp
+                else:
+                    shown = line.stamp
+            if line.field in ("divider", "receipt", "client"):
+                (current["metadata"] if current is not None else pending).append(line)
+            else:  # a separator opens the message under it
+                close()
+                pending.append(line)
+            continue
+        if line.kind == "header":
+            starts = current is None or current["lines"] or line.field == "wrote"
+            if starts and line.field != "subject":
+                if line.field == "wrote":
+                    close()
+                    pending.append(line)
+                    continue
+                open_(line, line.speaker, line.stamp)
+            elif current is None:
+                open_(line, None, None)
+            if line.field == "subject":
+                current["lines"].append(line)  # a subject is said by the sender
+            else:
+                current["metadata"].append(line)
+                current["speaker"] = current["speaker"] or line.speaker
+                current["stamp"] = current["stamp"] or line.stamp
+            continue
+        opens = line.kind == "message" and (line.speaker or line.stamp)
+        if opens or current is None or line.quote_depth != current["depth"]:
+            attribution = next((m for m in pending if m.field == "wrote"), None)
+            speaker = line.speaker or (attribution.speaker if attribution else None)
+            stamp = line.stamp or (attribution.stamp if attribution else None)
+            open_(line, speaker, stamp)
+        current["lines"].append(line)
+    close()
+    return found

@@ -1,0 +1,131 @@
+"""The message model of lang/: metadata never read as content, quoting and forwarding, and
+each message's own stamp. Each table has rows the mechanism must fire on and rows it must not."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+
+from lang.thread import messages, split_thread
+
+# (text, screen, line index, expected kind, expected field): metadata lines of many clients.
+META_ROWS = [
+    # fires
+    ("[10:02] Ana: lunch?\nRead 10:03\n[10:04] Tom: ok", False, 1, "meta", "receipt"),
+    ("Ana: lunch?\nDelivered\nTom: ok", False, 1, "meta", "receipt"),
+    ("Ana: lunch?\nSeen by Tom\nTom: ok", False, 1, "meta", "receipt"),
+    ("Ana: hi\nGelesen 10:03\nTom: ok", False, 1, "meta", "receipt"),
+    ("Ana: hi\niMessage\nTom: ok", False, 1, "meta", "client"),
+    ("Today\nDana Whit  10:02 AM\nlunch thu at 1?", False, 0, "meta", "divider"),
+    ("Tuesday, March 3\n[10:02] Ana: hi", False, 0, "meta", "divider"),
+    ("9:41\nToday 9:41 AM\nfriday 7pm?", True, 0, "meta", "divider"),
+    ("9:41\nToday 9:41 AM\nfriday 7pm?", True, 1, "meta", "divider"),
+    ("-----Original Message-----\nFrom: Ann\nSent: Mon 9:00\nlunch?", False, 0, "meta",
+     "original"),
+    ("---------- Forwarded message ---------\nFrom: Ann <a@x.com>\nDate: Mon 9:00\nhi", False, 0,
+     "meta", "forwarded"),
+    ("---- Forwarded by J Smith/LON/XYZ on 02/03/2001 09:41 AM ----\nMeet Tuesday 3pm", False, 0,
+     "meta", "lotus_forward"),
+    ("Begin forwarded message:\n\nFrom: Ann\nDate: Mon 9:00\nhi", False, 0, "meta", "forwarded"),
+    ("----- Ursprüngliche Nachricht -----\nVon: Jürgen\nGesendet: Mo 9:00\nhallo", False, 0,
+     "meta", "original"),
+    # must not fire: what a person wrote
+    ("[10:02] Ana: when?\nFriday at 3pm\n[10:03] Tom: ok", False, 1, "text", None),
+    ("Can we meet?\nFriday at 3pm\nThanks", False, 1, "text", None),
+    ("Read the agenda before Friday\nAna: ok", False, 0, "text", None),
+    ("The meeting is on\nTuesday, March 3, 2026 10:00 AM\nin room 4", False, 1, "text", None),
+    ("Sent you the file\nTom: thanks", False, 0, "text", None),
+    ("I forwarded the message to Tom", False, 0, "text", None),
+    ("Delivered the boxes to Ana at 3", False, 0, "text", None),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(("text", "screen", "index", "kind", "field"), META_ROWS)
+def test_metadata_lines(text: str, screen: bool, index: int, kind: str, field: str | None) -> None:
+    line = split_thread(text, screen=screen)[index]
+    assert (line.kind, line.field) == (kind, field)
+    if kind == "meta":
+        assert line.body_start == line.body_end  # nothing of it is ever parsed as content
+
+
+def test_lotus_forward_keeps_the_forwarder_as_a_speaker_for_privacy() -> None:
+    [line, _] = split_thread("---- Forwarded by J Smith/LON/XYZ on 02/03/2001 09:41 AM ----\nhi")
+    assert (line.speaker, line.stamp) == ("J Smith", "02/03/2001 09:41 AM")
+
+
+REPLY = """From: Tom Baker <tom@x.com>
+Sent: Tue, Mar 3, 2026 3:14 PM
+Subject: RE: lunch
+
+Sorry, that doesn't work anymore.
+
+-----Original Message-----
+From: Ann Lee
+Sent: Monday, March 2, 2026 9:00 AM
+Subject: lunch
+
+Lunch Friday at 1pm?
+"""
+
+
+def test_an_outlook_reply_quotes_the_original_under_it() -> None:
+    reply, original = messages(REPLY)
+    assert (reply.speaker, reply.stamp, reply.quoted) == ("Tom Baker", "Tue, Mar 3, 2026 3:14 PM",
+                                                          False)  # fmt: skip
+    assert (original.speaker, original.quoted, original.block) == ("Ann Lee", True, "original")
+    assert original.stamp == "Monday, March 2, 2026 9:00 AM"
+    assert "Lunch Friday at 1pm?" in original.body(REPLY)
+    assert "Lunch" not in reply.body(REPLY)
+
+
+@pytest.mark.parametrize(
+    ("text", "depths"),
+    [
+        ("works for me\n\nOn Mon, Jun 3, 2024 at 10:00 AM Ann <a@x.com> wrote:\n> lunch at 1?",
+         [0, 2]),
+        ("ok\n> see you at 3\n>> at 3?", [0, 1, 2]),
+        ("no quote here > not a mark", [0]),  # a ">" inside a line is no quote mark
+        ("From: Ann <a@x.com>\nTo: Tom <t@x.com>\nSubject: hi\n\nlunch at 1?", [0]),
+    ],
+)  # fmt: skip
+def test_quote_depth(text: str, depths: list[int]) -> None:
+    assert [m.quote_depth for m in messages(text)] == depths
+
+
+def test_a_gmail_forward_is_content_not_an_older_quote() -> None:
+    text = ("FYI\n\n---------- Forwarded message ---------\nFrom: School <office@school.org>\n"
+            "Date: Mon, Mar 2, 2026 at 9:00 AM\nSubject: Open day\n\n"
+            "Open day will be held on 4 May from 10:00 to 12:00.")  # fmt: skip
+    note, forwarded = messages(text)
+    assert (forwarded.block, forwarded.quoted) == ("forwarded", False)
+    assert forwarded.stamp == "Mon, Mar 2, 2026 at 9:00 AM"
+    assert "4 May" in forwarded.body(text)
+
+
+def test_a_divider_day_joins_the_clock_stamps_under_it() -> None:
+    text = "Tuesday, March 3\nDana Whit  10:02 AM\nlunch thu at 1?\nSam Lee  10:05 AM\nworks"
+    first, second = messages(text)
+    assert first.stamp == "Tuesday, March 3 10:02 AM"
+    assert second.stamp == "Tuesday, March 3 10:05 AM"
+    assert first.body(text) == "lunch thu at 1?"
+
+
+def test_a_timed_divider_stamps_the_bubbles_of_a_screenshot() -> None:
+    [only] = messages("9:41\nToday 9:41 AM\nare we on for friday 7pm?\nyes!", screen=True)
+    assert only.stamp == "Today 9:41 AM"
+    assert [field.field for field in only.metadata] == ["divider", "divider"]
+
+
+def test_lang_imports_no_other_veil_package() -> None:
+    """The neutral layer (DESIGN.md, "Layers"): everything may import it, it imports nothing."""
+    veil = {"agent", "tools", "privacy", "memory", "web", "training", "bench", "run"}
+    for path in Path(__file__).resolve().parents[1].joinpath("lang").rglob("*.py"):
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        for node in ast.walk(tree):
+            names = (
+                [a.name for a in node.names] if isinstance(node, ast.Import)
+                else [node.module or ""] if isinstance(node, ast.ImportFrom) else []
+            )  # fmt: skip
+            assert not {n.split(".")[0] for n in names} & veil, f"{path.name} imports {names}"
