@@ -58,7 +58,10 @@ def check_start(
     day. A naive `start` is read as wall time in `tz`, the zone every mention is resolved in.
     """
     zone = ZoneInfo(tz)
-    grounded = [m for m in mentions if m.source in _USER_SOURCES and m.value is not None]
+    said = [m for m in mentions if m.source in _USER_SOURCES and m.value is not None]
+    # A mention whose words allow another start ("at 8", "next Friday") grounds nothing alone.
+    grounded = [m for m in said if not m.alternatives]
+    open_ = [m for m in said if m.alternatives]
     if all_day:
         day = start if not isinstance(start, datetime) else _wall(start, zone).date()
         for mention in grounded:
@@ -69,12 +72,16 @@ def check_start(
                     f"in the {mention.source}",
                     mention,
                 )
-        return GateDecision(False, _blocked_reason(f"all-day {day.isoformat()}", mentions), None)
+        return GateDecision(
+            False,
+            _open_reason(day, open_, zone) or _blocked_reason(f"all-day {day}", mentions),
+            None,
+        )
     if not isinstance(start, datetime):
         raise TypeError("A timed event needs a datetime start; pass all_day=True for a date")
     wanted = _minute(_wall(start, zone), zone)
     for mention, value in _stated_clocks(grounded):
-        if _minute(value, zone) == wanted:
+        if _minute(value, zone) == wanted and not _other_day_said(mention, wanted, grounded, zone):
             return GateDecision(
                 True,
                 f"{wanted:%Y-%m-%d %H:%M} is stated as {mention.text!r} in the {mention.source}",
@@ -89,7 +96,47 @@ def check_start(
             f"{clock_mention.text!r} in the user's input",
             clock_mention,
         )
-    return GateDecision(False, _blocked_reason(f"{wanted:%Y-%m-%d %H:%M}", mentions), None)
+    reason = _open_reason(wanted, open_, zone) or _blocked_reason(
+        f"{wanted:%Y-%m-%d %H:%M}", mentions
+    )
+    return GateDecision(False, reason, None)
+
+
+def _open_reason(
+    wanted: datetime | date, open_: Sequence[TimeMention], zone: ZoneInfo
+) -> str | None:
+    """The question to ask when `wanted` is one reading of words that allow another."""
+    for mention in open_:
+        readings = [mention.value, *mention.alternatives]
+        local = [r.astimezone(zone) for r in readings if r is not None]
+        if isinstance(wanted, datetime):
+            hit = any(_minute(r, zone) == wanted for r in local) or any(
+                (r.hour, r.minute) == (wanted.hour, wanted.minute) for r in local
+            )
+            shown = ", ".join(f"{r:%a %d %b %H:%M}" for r in local)
+        else:
+            hit = any(r.date() == wanted for r in local)
+            shown = ", ".join(f"{r:%a %d %b}" for r in local)
+        if hit:
+            return f"{mention.text!r} could mean {shown}: say which one"
+    return None
+
+
+def _other_day_said(
+    clock: TimeMention, wanted: datetime, grounded: Sequence[TimeMention], zone: ZoneInfo
+) -> bool:
+    """A clock time said without its day ("at 5pm") is today's only by default: when the same
+    request names another day ("dinner tomorrow for 1 hour at 5pm"), today was not said."""
+    if clock.source != "request" or states_date(clock.text):
+        return False
+    days = [
+        m.value.astimezone(zone).date()
+        for m in grounded
+        if m.source == "request"
+        and m is not clock
+        and (m.all_day or (m.kind == "vague" and m.grain == "day") or states_date(m.text))
+    ]
+    return bool(days) and wanted.date() not in days
 
 
 def _date_and_clock(

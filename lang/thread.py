@@ -294,7 +294,7 @@ def _chat_line(
 
 
 def _is_name_header(match: re.Match[str], seen: Counter[str]) -> bool:
-    """"Dana Whit  10:02" opens a message; "John 3:16" (one word, one space) is a verse."""
+    """ "Dana Whit  10:02" opens a message; "John 3:16" (one word, one space) is a verse."""
     if not _is_name_label(match.group("speaker"), seen):
         return False
     roomy = match.group("open") or len(match.group("gap")) >= 2 or "," in match.group("gap")
@@ -321,7 +321,7 @@ def _meta(text: str, start: int, end: int, kind: str, match: re.Match[str] | Non
 
 
 def _separator(text: str, start: int, end: int) -> tuple[ThreadLine, Block] | None:
-    """"-----Original Message-----" and kin: the line, and the block it opens."""
+    """ "-----Original Message-----" and kin: the line, and the block it opens."""
     if end - start > 200:
         return None
     for name, pattern, opens in _SEPARATORS:
@@ -400,9 +400,7 @@ def split_thread(text: str, *, screen: bool = False) -> list[ThreadLine]:
             # In a paste, only a day alone between two messages is a divider: a clock time
             # alone may be the rest of a message ("when?" / "Friday at 3pm").
             after = content[index + 2] if index + 2 < len(content) else None
-            following = (
-                _chat_line(text, *next_line, seen, after) if next_line is not None else None
-            )
+            following = _chat_line(text, *next_line, seen, after) if next_line is not None else None
             dated = _CLOCK_RE.search(text, start, end) is None
             if screen or (dated and following is not None and following.kind == "message"):
                 line = _meta(text, start, end, "divider", None)

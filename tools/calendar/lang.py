@@ -91,6 +91,47 @@ def fix_ocr_digits(text: str) -> str:
     return _OCR_TIME_RE.sub(repair, text)
 
 
+# --- Typing slips in dates and times, repaired in place (same length, same offsets) ---------
+# "7;15 pm", "7|30 pm": a hand that missed the colon, read as "7:15 pm".
+_CLOCK_SLIP_RE = re.compile(r"(?<![\w:;|])(\d{1,2})[;|](\d{2})(?=\s?[ap]\.?m\b)", re.IGNORECASE)
+_WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
+_WORD_RE = re.compile(r"[^\W\d_]{5,10}")
+
+
+def _one_edit(word: str, target: str) -> bool:
+    """Whether `word` is `target` with one letter dropped, added, changed or two swapped."""
+    if word == target or abs(len(word) - len(target)) > 1:
+        return False
+    if len(word) == len(target):
+        diff = [i for i, (a, b) in enumerate(zip(word, target, strict=True)) if a != b]
+        return len(diff) == 1 or (
+            len(diff) == 2 and diff[1] == diff[0] + 1
+            and word[diff[0]] == target[diff[1]] and word[diff[1]] == target[diff[0]]
+        )  # fmt: skip
+    short, long_ = sorted((word, target), key=len)
+    return any(long_[:i] + long_[i + 1 :] == short for i in range(len(long_)))
+
+
+def fix_typing_slips(text: str) -> str:
+    """Misspelt weekdays ("modnay", "Thurday") and missed colons ("7;15 pm"), in place.
+
+    A weekday one edit away, that is no word of its own (a "sundae" stays), becomes the day's
+    three-letter form padded with spaces, so every offset into `text` still holds.
+    """
+    from wordfreq import zipf_frequency
+
+    def weekday(match: re.Match[str]) -> str:
+        word = match.group(0)
+        folded = word.casefold()
+        for day in _WEEKDAYS:
+            if _one_edit(folded, day) and zipf_frequency(folded, "en") < 2.0:
+                return (word[0] + day[1:3]).ljust(len(word))
+        return word
+
+    fixed = _CLOCK_SLIP_RE.sub(lambda m: f"{m.group(1)}:{m.group(2)}", text)
+    return _WORD_RE.sub(weekday, fixed)
+
+
 # --- Clock-time evidence in a span ----------------------------------------------------------
 _NUMBER_WORDS = (
     "one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve"
@@ -173,6 +214,28 @@ EVENING_RE = re.compile(
 MORNING_RE = re.compile(
     r"\b(?:morning|breakfast|morgens|vormittags?|frühstück|matin|petit[- ]déjeuner"
     r"|desayuno|manhã|café\s+da\s+manhã)\b",
+    re.IGNORECASE,
+)
+
+# --- Readings the words leave open: the gate asks instead of creating -----------------------
+# A bare hour in this band names a waking morning and a waking evening start alike ("at 8");
+# below it only the afternoon reading is awake (1..6 -> pm), above it the morning one is usual.
+OPEN_MERIDIEM_HOURS = frozenset({7, 8, 9})
+# "by 5pm", "until Friday": a bound's word, before the time it bounds.
+DEADLINE_RE = re.compile(
+    r"\s*(?:by|until|till|til|before|bis|jusqu'(?:à|au)|avant|hasta|antes\s+de|até)\b",
+    re.IGNORECASE,
+)
+# "next Friday" said on a Wednesday: this week's Friday (SGD, SMCalFlow) or next week's
+# (Duckling, many speakers). Where the two differ, neither is a stated date.
+NEXT_WEEKDAY_RE = re.compile(
+    r"\b(?:next|nächste[nrs]?|prochaine?|próxim[oa]|proxim[oa])\b", re.IGNORECASE
+)
+WEEKDAY_RE = re.compile(
+    r"\b(?:mon|tue|tues|wed|thu|thur|thurs|fri|sat|sun)(?:day|nesday|sday|rsday|urday)?\b"
+    r"|\b(?:montag|dienstag|mittwoch|donnerstag|freitag|samstag|sonntag|lundi|mardi|mercredi"
+    r"|jeudi|vendredi|samedi|dimanche|lunes|martes|miércoles|jueves|viernes|sábado|domingo"
+    r"|segunda|terça|quarta|quinta|sexta)\b",
     re.IGNORECASE,
 )
 

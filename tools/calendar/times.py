@@ -126,6 +126,37 @@ class TimeMention:
     source: str
     grain: str | None = None  # Duckling's grain of `value`: "minute", "hour", "day", "week" ...
     duration: timedelta | None = None  # for kind "duration" ("for 90 minutes")
+    # Other starts the same words allow ("at 8": 20:00 too; "next Friday": a week earlier):
+    # such a mention proposes a time but never grounds a created event on its own.
+    alternatives: tuple[datetime, ...] = ()
+
+
+# Words that fix am or pm: "8pm", "8 a.m.", "noon", a 24-hour "08:30", "19h", "um 8 Uhr".
+_MERIDIEM_RE = re.compile(
+    r"\b[ap]\.?\s?m\b\.?|\d\s*[ap]\.?\s?m\b|\b(?:noon|midnight|uhr)\b|\d\s*h\b|\d{2}[:.h]\d{2}"
+    r"|(?<!\d)(?:1[3-9]|2[0-3])(?!\d)",
+    re.IGNORECASE,
+)
+
+
+def _deadline_open(entity: dict[str, Any], ref: datetime) -> dict[str, Any]:
+    """Duckling reads "by Friday at 5pm" as now..Friday 17:00. Said of an event ("the game
+    is on Monday by 5:30 pm") or a task ("finish it by Friday at 5 pm"), the time stated is
+    the end; "now" was never said. Such an interval becomes its end, as a single time."""
+    value = entity.get("value") or {}
+    lower, upper = value.get("from"), value.get("to")
+    if value.get("type") != "interval" or not lower or not upper or "value" not in lower:
+        return entity
+    if not lang.DEADLINE_RE.match(str(entity.get("body", ""))):
+        return entity
+    try:
+        begins = datetime.fromisoformat(lower["value"])
+    except ValueError:
+        return entity
+    if abs(begins - ref) >= timedelta(minutes=1):
+        return entity
+    grain = lower.get("grain") if lower.get("grain") in ("minute", "hour") else "minute"
+    return {**entity, "value": {"type": "value", "value": upper["value"], "grain": grain}}
 
 
 def _zoneinfo_dir() -> str:
@@ -219,7 +250,7 @@ class TimeParser:
         if not text.strip():
             return []
         ref = (sent_at or self.now).astimezone(self.zone)
-        clean = lang.fix_ocr_digits(text)
+        clean = lang.fix_typing_slips(lang.fix_ocr_digits(text))
         candidates = [language] if language else lang.detect_languages(clean)
         best: list[TimeMention] = []
         best_cover = -1
@@ -325,6 +356,7 @@ class TimeParser:
             lang.PART_NUMBER_RE.search(clean) or lang.CHANGED_HOUR_RE.search(clean)
         ):
             entities = self._with_part_number(clean, entities, ref, locale)
+        entities = [_deadline_open(e, ref) for e in entities]
         mentions: list[TimeMention] = []
         time_spans = [(e["start"], e["end"]) for e in entities if e["dim"] == "time"]
         for entity in entities:
@@ -426,12 +458,20 @@ class TimeParser:
             starts = [local(v["value"]) for v in choices] or [local(value["value"])]
             if grain in _SUBDAY and clock:
                 when = self._business_hour(starts, span, context)
-                when, end = self._explicit_zone(clean, span, end, when)
+                others = self._open_readings(starts, when, span, context)
+                shifted, end = self._explicit_zone(clean, span, end, when)
+                others = tuple(o + (shifted - when) for o in others)
                 return replace(
-                    make("datetime", when, None, True, False, None), end=end, text=text[start:end]
+                    make("datetime", shifted, None, True, False, None),
+                    end=end,
+                    text=text[start:end],
+                    alternatives=others,
                 )
             if grain == "day":
-                return make("date", starts[0], None, False, True, None)
+                return replace(
+                    make("date", starts[0], None, False, True, None),
+                    alternatives=self._open_readings(starts, starts[0], span, context),
+                )
             return make("vague", starts[0], None, False, False, span.lower())
         lower, upper = value.get("from"), value.get("to")
         if lower is None or upper is None:  # "after 5pm", "before 3pm": a bound, not a start
@@ -447,10 +487,14 @@ class TimeParser:
                 (p[1] for p in pairs if p[0] == begin), begin + (pairs[0][1] - pairs[0][0])
             )
             finish = (finish - _SUBDAY[upper["grain"]]).astimezone(self.zone)
+            others = self._open_readings([p[0] for p in pairs], begin, span, context)
             shifted, end = self._explicit_zone(clean, span, end, begin)
             finish = finish + (shifted - begin)
             return replace(
-                make("interval", shifted, finish, True, False, None), end=end, text=text[start:end]
+                make("interval", shifted, finish, True, False, None),
+                end=end,
+                text=text[start:end],
+                alternatives=tuple(o + (shifted - begin) for o in others),
             )
         if grain == "day":
             return make(
@@ -505,8 +549,8 @@ class TimeParser:
         local = [s.astimezone(there) for s in starts]
         first = local[0]
         twin = [s for s in local if s.hour == (first.hour + 12) % 24 and s.minute == first.minute]
-        if not twin:
-            return starts[0]
+        if not twin and (_MERIDIEM_RE.search(span) or first.hour > 12 or first.hour == 0):
+            return starts[0]  # "at 5pm", "17:00": the words chose
         hour = first.hour % 12 or 12
         if lang.EVENING_RE.search(context) and 5 <= hour <= 11:
             pm = True
@@ -520,6 +564,33 @@ class TimeParser:
                 return candidate
         wall = first.replace(tzinfo=None, hour=target)
         return wall.replace(tzinfo=there).astimezone(self.zone)
+
+    def _open_readings(
+        self, starts: Sequence[datetime], chosen: datetime, span: str, context: str
+    ) -> tuple[datetime, ...]:
+        """The other starts `span` allows when nothing in the words picks one.
+
+        A bare hour in OPEN_MERIDIEM_HOURS with no am/pm and no morning or evening word has a
+        twin twelve hours away; "next <weekday>" whose coming one is still this week may mean
+        that one or the one a week later.
+        """
+        others: list[datetime] = []
+        local = chosen.astimezone(self.zone)
+        if (
+            lang.states_clock_time(span)
+            and not _MERIDIEM_RE.search(span)
+            and local.hour % 12 in lang.OPEN_MERIDIEM_HOURS
+            and not lang.EVENING_RE.search(context)
+            and not lang.MORNING_RE.search(context)
+        ):
+            twin = [s for s in starts if s != chosen and abs(s - chosen) == timedelta(hours=12)]
+            others.append(twin[0] if twin else chosen + timedelta(hours=12 if local.hour < 12
+                                                                  else -12))  # fmt: skip
+        if lang.NEXT_WEEKDAY_RE.search(span) and lang.WEEKDAY_RE.search(span):
+            earlier = local - timedelta(days=7)
+            if earlier.date() > self.now.date():
+                others += [earlier, *(o - timedelta(days=7) for o in others)]
+        return tuple(others)
 
     def _explicit_zone(
         self, clean: str, span: str, end: int, when: datetime

@@ -1,0 +1,105 @@
+"""Readings the words leave open never create an event; typing slips and deadlines are read.
+
+Each table has rows the mechanism must fire on and rows it must not."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from zoneinfo import ZoneInfo
+
+import pytest
+
+from agent.gate import check_start
+from tools.calendar.lang import fix_typing_slips
+from tools.calendar.times import TimeParser
+
+TZ = "America/New_York"
+ZONE = ZoneInfo(TZ)
+NOW = datetime(2026, 12, 2, 7, 0, tzinfo=ZONE)  # a Wednesday
+
+
+def _at(*args: int) -> datetime:
+    return datetime(*args, tzinfo=ZONE)
+
+
+@pytest.fixture(scope="module")
+def parser() -> TimeParser:
+    return TimeParser(tz=TZ, now=NOW)
+
+
+# (request, a start the model proposes, may it be created?)
+GATE_ROWS = [
+    # fires: the words allow two starts, so neither is created
+    ("create meeting on monday at 8", _at(2026, 12, 7, 8), False),
+    ("create meeting on monday at 8", _at(2026, 12, 7, 20), False),
+    ("basketball game friday at 7", _at(2026, 12, 4, 7), False),
+    ("sync thursday at 9:30", _at(2026, 12, 3, 9, 30), False),
+    ("Set up a vacation at Bahamas next Friday at 2PM.", _at(2026, 12, 11, 14), False),
+    ("Set up a vacation at Bahamas next Friday at 2PM.", _at(2026, 12, 4, 14), False),
+    ("Book dinner tomorrow for 1 hour at 5pm.", _at(2026, 12, 2, 17), False),
+    # must not fire: the words pick one start
+    ("create meeting on monday at 8pm", _at(2026, 12, 7, 20), True),
+    ("dinner friday at 8", _at(2026, 12, 4, 20), True),
+    ("breakfast friday at 8", _at(2026, 12, 4, 8), True),
+    ("standup thursday at 09:30", _at(2026, 12, 3, 9, 30), True),
+    ("call on monday at 3", _at(2026, 12, 7, 15), True),
+    ("review tomorrow at 10", _at(2026, 12, 3, 10), True),
+    ("lunch next Tuesday at 1pm", _at(2026, 12, 8, 13), True),  # this week's Tuesday is past
+    ("lunch with tom at 1pm", _at(2026, 12, 2, 13), True),  # no other day said: today
+]
+
+
+@pytest.mark.parametrize(("request_", "start", "allowed"), GATE_ROWS)
+def test_gate_on_open_readings(
+    parser: TimeParser, request_: str, start: datetime, allowed: bool
+) -> None:
+    decision = check_start(start, all_day=False, mentions=parser.parse_input(request_), tz=TZ)
+    assert decision.allowed is allowed, decision.reason
+
+
+def test_an_open_reading_says_what_to_choose(parser: TimeParser) -> None:
+    mentions = parser.parse_input("create meeting on monday at 8")
+    decision = check_start(_at(2026, 12, 7, 8), all_day=False, mentions=mentions, tz=TZ)
+    assert "could mean" in decision.reason and "08:00" in decision.reason
+    assert "20:00" in decision.reason
+
+
+@pytest.mark.parametrize(
+    ("text", "fixed"),
+    [
+        ("on modnay at 3", "on mon    at 3"),
+        ("a meeting on Thurday at 4", "a meeting on Thu     at 4"),
+        ("wednsday at 2", "wed      at 2"),
+        ("at 7|30 pm", "at 7:30 pm"),
+        ("at 7;15 pm", "at 7:15 pm"),
+        # must not fire
+        ("a sundae on Sunday", "a sundae on Sunday"),
+        ("Mondays are hard", "Mondays are hard"),
+        ("Fridays at 3", "Fridays at 3"),
+        ("room 7|30 and a 3;45 ratio", "room 7|30 and a 3;45 ratio"),
+        ("Monday at 3", "Monday at 3"),
+    ],
+)
+def test_typing_slips(text: str, fixed: str) -> None:
+    assert fix_typing_slips(text) == fixed
+    assert len(fix_typing_slips(text)) == len(text)
+
+
+@pytest.mark.parametrize(
+    ("text", "value"),
+    [
+        ("finish the report by Friday at 5 pm", _at(2026, 12, 4, 17)),
+        ("the game is on Monday by 5:30 pm", _at(2026, 12, 2, 17, 30)),
+    ],
+)
+def test_a_deadline_is_its_own_time_not_now(parser: TimeParser, text: str, value: datetime) -> None:
+    [*_, mention] = parser.parse(text)
+    assert mention.value == value
+
+
+def test_a_range_that_starts_now_stays_a_range() -> None:
+    parser = TimeParser(tz=TZ, now=_at(2026, 12, 2, 10))
+    [mention] = parser.parse("from 10 to 11am")
+    assert (mention.kind, mention.value, mention.end_value) == (
+        "interval", _at(2026, 12, 2, 10), _at(2026, 12, 2, 11),
+    )  # fmt: skip
