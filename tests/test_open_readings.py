@@ -34,8 +34,6 @@ GATE_ROWS = [
     ("create meeting on monday at 8", _at(2026, 12, 7, 20), False),
     ("basketball game friday at 7", _at(2026, 12, 4, 7), False),
     ("sync thursday at 9:30", _at(2026, 12, 3, 9, 30), False),
-    ("Set up a vacation at Bahamas next Friday at 2PM.", _at(2026, 12, 11, 14), False),
-    ("Set up a vacation at Bahamas next Friday at 2PM.", _at(2026, 12, 4, 14), False),
     ("Book dinner tomorrow for 1 hour at 5pm.", _at(2026, 12, 2, 17), False),
     # must not fire: the words pick one start
     ("create meeting on monday at 8pm", _at(2026, 12, 7, 20), True),
@@ -44,7 +42,7 @@ GATE_ROWS = [
     ("standup thursday at 09:30", _at(2026, 12, 3, 9, 30), True),
     ("call on monday at 3", _at(2026, 12, 7, 15), True),
     ("review tomorrow at 10", _at(2026, 12, 3, 10), True),
-    ("lunch next Tuesday at 1pm", _at(2026, 12, 8, 13), True),  # this week's Tuesday is past
+    ("lunch next Tuesday at 1pm", _at(2026, 12, 8, 13), True),
     ("lunch with tom at 1pm", _at(2026, 12, 2, 13), True),  # no other day said: today
 ]
 

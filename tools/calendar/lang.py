@@ -226,19 +226,6 @@ DEADLINE_RE = re.compile(
     r"\s*(?:by|until|till|til|before|bis|jusqu'(?:à|au)|avant|hasta|antes\s+de|até)\b",
     re.IGNORECASE,
 )
-# "next Friday" said on a Wednesday: this week's Friday (SGD, SMCalFlow) or next week's
-# (Duckling, many speakers). Where the two differ, neither is a stated date.
-NEXT_WEEKDAY_RE = re.compile(
-    r"\b(?:next|nächste[nrs]?|prochaine?|próxim[oa]|proxim[oa])\b", re.IGNORECASE
-)
-WEEKDAY_RE = re.compile(
-    r"\b(?:mon|tue|tues|wed|thu|thur|thurs|fri|sat|sun)(?:day|nesday|sday|rsday|urday)?\b"
-    r"|\b(?:montag|dienstag|mittwoch|donnerstag|freitag|samstag|sonntag|lundi|mardi|mercredi"
-    r"|jeudi|vendredi|samedi|dimanche|lunes|martes|miércoles|jueves|viernes|sábado|domingo"
-    r"|segunda|terça|quarta|quinta|sexta)\b",
-    re.IGNORECASE,
-)
-
 # --- Vague expressions: (pattern, label, kind). Kind "meal"/"part" keeps the canonical label;
 # "hedge" ("sometime", "soon") labels the whole merged phrase ("sometime next week").
 VAGUE_WORDS: tuple[tuple[str, str, str], ...] = (

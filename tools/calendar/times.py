@@ -571,8 +571,7 @@ class TimeParser:
         """The other starts `span` allows when nothing in the words picks one.
 
         A bare hour in OPEN_MERIDIEM_HOURS with no am/pm and no morning or evening word has a
-        twin twelve hours away; "next <weekday>" whose coming one is still this week may mean
-        that one or the one a week later.
+        twin twelve hours away.
         """
         others: list[datetime] = []
         local = chosen.astimezone(self.zone)
@@ -586,10 +585,6 @@ class TimeParser:
             twin = [s for s in starts if s != chosen and abs(s - chosen) == timedelta(hours=12)]
             others.append(twin[0] if twin else chosen + timedelta(hours=12 if local.hour < 12
                                                                   else -12))  # fmt: skip
-        if lang.NEXT_WEEKDAY_RE.search(span) and lang.WEEKDAY_RE.search(span):
-            earlier = local - timedelta(days=7)
-            if earlier.date() > self.now.date():
-                others += [earlier, *(o - timedelta(days=7) for o in others)]
         return tuple(others)
 
     def _explicit_zone(
