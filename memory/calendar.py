@@ -20,6 +20,7 @@ from sqlite_utils import Database
 
 from memory.errors import StoreError
 from memory.migrations import migrate
+from memory.writer import write
 from tools.calendar.event import CalendarEvent
 
 log = logging.getLogger(__name__)
@@ -158,7 +159,7 @@ class CalendarStore:
     def add(self, event: CalendarEvent) -> AddResult:
         """Store one event unless it is already there; a duplicate is a result, not an error."""
         now = _utc(datetime.now(UTC))
-        with self.db.atomic():
+        with write(self.db):
             existing = self.find_duplicate(event)
             if existing is None:
                 try:
@@ -188,7 +189,7 @@ class CalendarStore:
         now = _utc(datetime.now(UTC))
         rows = [_row(replace(event, source=source), now) for event in events]
         try:
-            with self.db.atomic():
+            with write(self.db):
                 old = self.db.execute(
                     f"SELECT uid, recurrence_id FROM {TABLE} WHERE source = ?", [source]
                 ).fetchall()

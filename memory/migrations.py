@@ -11,6 +11,8 @@ import logging
 
 from sqlite_utils import Database, Migrations
 
+from memory.writer import database_file, prepare, writer_lock
+
 log = logging.getLogger(__name__)
 
 MIGRATIONS = Migrations("memory")
@@ -177,12 +179,21 @@ def m003_turn_owner(db: Database) -> None:
 
 
 def migrate(db: Database) -> None:
-    """Apply pending migrations (idempotent) with WAL on for file databases."""
+    """Apply pending migrations (idempotent) with WAL on for file databases.
+
+    Every store opens through here, so this is also where each connection learns to wait for
+    a writer (busy timeout). Changes run under the file's writer lock: two first requests
+    racing to create the schema would otherwise both try.
+    """
     if db.conn.in_transaction:
         raise ValueError("migrate() must run outside a transaction")
-    if db.execute("PRAGMA database_list").fetchone()[2]:  # "" for an in-memory database
-        db.enable_wal()
-    pending = [m.name for m in MIGRATIONS.pending(db)]
-    if pending:
-        log.info("applying migrations: %s", ", ".join(pending))
-    MIGRATIONS.apply(db)
+    prepare(db)
+    is_file = bool(database_file(db))
+    if (is_file and db.journal_mode != "wal") or MIGRATIONS.pending(db):
+        with writer_lock(db):
+            if is_file:
+                db.enable_wal()
+            pending = [m.name for m in MIGRATIONS.pending(db)]
+            if pending:
+                log.info("applying migrations: %s", ", ".join(pending))
+                MIGRATIONS.apply(db)

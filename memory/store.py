@@ -1,9 +1,10 @@
 """Veil's long-term memory in SQLite: sessions, messages, turn checkpoints, contacts, facts, files.
 
 Every write commits before the call returns, so a process killed mid-turn loses only the step
-it was running. Memory is the user's own disk and keeps real values: text still holding
-`<PERSON_1>`-style placeholders is refused, because a placeholder stored today points at nobody
-in the next session (restore it with the session's map first).
+it was running; writes go through memory.writer, one at a time per database file. Memory is
+the user's own disk and keeps real values: text still holding `<PERSON_1>`-style placeholders
+is refused, because a placeholder stored today points at nobody in the next session (restore
+it with the session's map first).
 """
 
 from __future__ import annotations
@@ -21,12 +22,14 @@ from sqlite_utils import Database
 
 from memory.errors import NotFoundError, PlaceholderError
 from memory.migrations import migrate
+from memory.writer import write
 from privacy.entity_map import PLACEHOLDER_RE, EntityMap, normalize_value
 
 log = logging.getLogger(__name__)
 
 SHORT_TERM = 20  # messages of a session that go back into a prompt
-TURN_STATUSES = ("running", "done", "interrupted")
+TURN_STATUSES = ("running", "done", "failed", "interrupted")
+MAX_ROW_ID = 2**63 - 1  # SQLite's largest rowid: a bigger id in a URL names nothing
 
 
 def _now() -> str:
@@ -153,12 +156,14 @@ class MemoryStore:
         """
         rows = self.db.execute("SELECT id, pid FROM turns WHERE status = 'running'").fetchall()
         dead = [turn_id for turn_id, pid in rows if not _is_alive(pid)]
-        for turn_id in dead:
-            self.db.execute(
-                "UPDATE turns SET status = 'interrupted', ended_at = ? "
-                "WHERE id = ? AND status = 'running'",
-                [_now(), turn_id],
-            )
+        if dead:
+            with write(self.db):
+                for turn_id in dead:
+                    self.db.execute(
+                        "UPDATE turns SET status = 'interrupted', ended_at = ? "
+                        "WHERE id = ? AND status = 'running'",
+                        [_now(), turn_id],
+                    )
         if dead:
             log.warning("marked %d unfinished turn(s) as interrupted", len(dead))
         return len(dead)
@@ -170,11 +175,12 @@ class MemoryStore:
         check_real(title, "session title")
         now = _now()
         session = Session(uuid.uuid4().hex, title, now, now)
-        self.db.execute(
-            "INSERT INTO sessions (id, title, entity_map, created_at, updated_at) "
-            "VALUES (?, ?, '{}', ?, ?)",
-            [session.id, title, now, now],
-        )
+        with write(self.db):
+            self.db.execute(
+                "INSERT INTO sessions (id, title, entity_map, created_at, updated_at) "
+                "VALUES (?, ?, '{}', ?, ?)",
+                [session.id, title, now, now],
+            )
         return session
 
     def get_session(self, session_id: str) -> Session:
@@ -209,7 +215,7 @@ class MemoryStore:
 
     def _remove(self, session_id: str, *, keep_session: bool) -> None:
         self.get_session(session_id)
-        with self.db.atomic():
+        with write(self.db):
             fact_ids = self._clear(session_id)
             if keep_session:
                 self._update_session(session_id, "entity_map = '{}'", [])
@@ -233,10 +239,11 @@ class MemoryStore:
         return fact_ids
 
     def _update_session(self, session_id: str, assignment: str, params: list[Any]) -> None:
-        cursor = self.db.execute(
-            f"UPDATE sessions SET {assignment}, updated_at = ? WHERE id = ?",
-            [*params, _now(), session_id],
-        )
+        with write(self.db):
+            cursor = self.db.execute(
+                f"UPDATE sessions SET {assignment}, updated_at = ? WHERE id = ?",
+                [*params, _now(), session_id],
+            )
         if cursor.rowcount == 0:
             raise NotFoundError(f"no session {session_id!r}; list sessions to find its id")
 
@@ -265,7 +272,7 @@ class MemoryStore:
         if role not in ("user", "assistant", "system", "tool"):
             raise ValueError(f"unknown message role {role!r}")
         now = _now()
-        with self.db.atomic():
+        with write(self.db):
             cursor = self.db.execute(
                 "INSERT INTO messages (session_id, turn_id, role, content, created_at) "
                 "VALUES (?, ?, ?, ?, ?)",
@@ -313,19 +320,20 @@ class MemoryStore:
     def start_turn(self, session_id: str, request: str) -> int:
         """Open a turn in status `running`; return its id."""
         check_real(request, "turn request")
-        self.get_session(session_id)
-        cursor = self.db.execute(
-            "INSERT INTO turns (session_id, request, status, started_at, pid) "
-            "VALUES (?, ?, 'running', ?, ?)",
-            [session_id, request, _now(), os.getpid()],
-        )
+        with write(self.db):
+            self.get_session(session_id)
+            cursor = self.db.execute(
+                "INSERT INTO turns (session_id, request, status, started_at, pid) "
+                "VALUES (?, ?, 'running', ?, ?)",
+                [session_id, request, _now(), os.getpid()],
+            )
         return cursor.lastrowid or 0
 
     def checkpoint(self, turn_id: int, kind: str, detail: Any) -> None:
         """Append one completed step of a running turn, committed before returning."""
         text = json.dumps(detail, ensure_ascii=False)
         check_real(text, "turn step")
-        with self.db.atomic():
+        with write(self.db):
             status = self._turn_status(turn_id)
             if status != "running":
                 raise ValueError(f"turn {turn_id} is {status}, not running")
@@ -338,20 +346,25 @@ class MemoryStore:
                 [turn_id, position, kind, text, _now()],
             )
 
-    def finish_turn(self, turn_id: int, outcome: Any = None) -> None:
-        """Mark a running turn done with its outcome (the turn bundle, in real values)."""
+    def finish_turn(self, turn_id: int, outcome: Any = None, *, status: str = "done") -> None:
+        """End a running turn: `done` with its outcome (the bundle, in real values), `failed`
+        with its error, or `interrupted` when the process is going down."""
+        if status not in TURN_STATUSES or status == "running":
+            raise ValueError(f"a turn ends done, failed or interrupted, not {status!r}")
         text = json.dumps(outcome, ensure_ascii=False)
         check_real(text, "turn outcome")
-        with self.db.atomic():
-            status = self._turn_status(turn_id)
-            if status != "running":
-                raise ValueError(f"turn {turn_id} is {status}, not running")
+        with write(self.db):
+            current = self._turn_status(turn_id)
+            if current != "running":
+                raise ValueError(f"turn {turn_id} is {current}, not running")
             self.db.execute(
-                "UPDATE turns SET status = 'done', outcome = ?, ended_at = ? WHERE id = ?",
-                [text, _now(), turn_id],
+                "UPDATE turns SET status = ?, outcome = ?, ended_at = ? WHERE id = ?",
+                [status, text, _now(), turn_id],
             )
 
     def _turn_status(self, turn_id: int) -> str:
+        if not 0 < turn_id <= MAX_ROW_ID:
+            raise NotFoundError(f"no turn {turn_id}")
         row = self.db.execute("SELECT status FROM turns WHERE id = ?", [turn_id]).fetchone()
         if row is None:
             raise NotFoundError(f"no turn {turn_id}")
@@ -363,6 +376,8 @@ class MemoryStore:
 
     def get_turn(self, turn_id: int) -> Turn:
         """The turn with its steps in order."""
+        if not 0 < turn_id <= MAX_ROW_ID:
+            raise NotFoundError(f"no turn {turn_id}")
         row = self.db.execute(
             "SELECT id, session_id, request, status, outcome, started_at, ended_at "
             "FROM turns WHERE id = ?",
@@ -404,7 +419,7 @@ class MemoryStore:
         if not name.strip():
             raise ValueError("a contact needs a name")
         key = normalize_value(name)
-        with self.db.atomic():
+        with write(self.db):
             old = self._contact_where("name_key = ?", [key])
             merged = list(old[0].aliases) if old else []
             merged += [a for a in aliases if a not in merged]
@@ -438,7 +453,9 @@ class MemoryStore:
 
     def delete_contact(self, contact_id: int) -> None:
         """Remove a contact."""
-        if self.db.execute("DELETE FROM contacts WHERE id = ?", [contact_id]).rowcount == 0:
+        with write(self.db):
+            deleted = self.db.execute("DELETE FROM contacts WHERE id = ?", [contact_id]).rowcount
+        if deleted == 0:
             raise NotFoundError(f"no contact {contact_id}")
 
     def _contact_where(self, where: str, params: list[Any]) -> list[Contact]:
@@ -457,10 +474,11 @@ class MemoryStore:
         if not text.strip():
             raise ValueError("a fact needs text")
         now = _now()
-        cursor = self.db.execute(
-            "INSERT INTO facts (text, session_id, created_at) VALUES (?, ?, ?)",
-            [text, session_id, now],
-        )
+        with write(self.db):
+            cursor = self.db.execute(
+                "INSERT INTO facts (text, session_id, created_at) VALUES (?, ?, ?)",
+                [text, session_id, now],
+            )
         fact = Fact(cursor.lastrowid or 0, text, session_id, now)
         if self.index is not None:
             self.index.add(fact.id, fact.text)
@@ -491,7 +509,9 @@ class MemoryStore:
 
     def delete_fact(self, fact_id: int) -> None:
         """Forget one fact and its vector."""
-        if self.db.execute("DELETE FROM facts WHERE id = ?", [fact_id]).rowcount == 0:
+        with write(self.db):
+            deleted = self.db.execute("DELETE FROM facts WHERE id = ?", [fact_id]).rowcount
+        if deleted == 0:
             raise NotFoundError(f"no fact {fact_id}")
         self._drop_vectors([fact_id])
 
@@ -506,13 +526,14 @@ class MemoryStore:
     ) -> FileRecord:
         """Record a generated file under a new id."""
         check_real(label, "file label")
-        self.get_session(session_id)
         record = FileRecord(uuid.uuid4().hex, session_id, path, file_type, label, _now())
-        self.db.execute(
-            "INSERT INTO files (id, session_id, path, type, label, created_at) "
-            "VALUES (?, ?, ?, ?, ?, ?)",
-            [record.id, session_id, path, file_type, label, record.created_at],
-        )
+        with write(self.db):
+            self.get_session(session_id)
+            self.db.execute(
+                "INSERT INTO files (id, session_id, path, type, label, created_at) "
+                "VALUES (?, ?, ?, ?, ?, ?)",
+                [record.id, session_id, path, file_type, label, record.created_at],
+            )
         return record
 
     def get_file(self, file_id: str) -> FileRecord:
@@ -538,11 +559,12 @@ class MemoryStore:
 
     def set_preference(self, key: str, value: Any) -> None:
         """Store one preference (working hours, default duration, zone) as JSON."""
-        self.db.execute(
-            "INSERT INTO preferences (key, value) VALUES (?, ?) "
-            "ON CONFLICT(key) DO UPDATE SET value = excluded.value",
-            [key, json.dumps(value)],
-        )
+        with write(self.db):
+            self.db.execute(
+                "INSERT INTO preferences (key, value) VALUES (?, ?) "
+                "ON CONFLICT(key) DO UPDATE SET value = excluded.value",
+                [key, json.dumps(value)],
+            )
 
     def preference(self, key: str, default: Any = None) -> Any:
         """A stored preference, or `default`."""
