@@ -7,6 +7,7 @@ prompt — the text that actually left the gateway — never the raw input.
 from __future__ import annotations
 
 import json
+import os
 import threading
 from collections.abc import Iterator
 from dataclasses import asdict, dataclass, field
@@ -46,9 +47,12 @@ class AuditLog:
     def write(self, record: AuditRecord) -> None:
         """Append one record."""
         line = json.dumps(asdict(record), ensure_ascii=False)
-        with self._lock, self.path.open("a", encoding="utf-8") as handle:
-            handle.write(line + "\n")
-            handle.flush()
+        with self._lock:
+            # Created 0600 whatever the umask: prompts are redacted, but still the user's own.
+            descriptor = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
+            with os.fdopen(descriptor, "a", encoding="utf-8") as handle:
+                handle.write(line + "\n")
+                handle.flush()
 
     def read(self, *, session: str | None = None) -> Iterator[dict[str, Any]]:
         """Records in order, optionally of one session; a torn last line is skipped."""

@@ -21,6 +21,7 @@ from sqlite_utils import Database
 
 from memory.errors import EmbeddingError
 from memory.migrations import migrate
+from memory.paths import private_file
 
 log = logging.getLogger(__name__)
 
@@ -167,8 +168,10 @@ class FactIndex:
         self.path.parent.mkdir(parents=True, exist_ok=True)
         tmp = self.path.with_name(self.path.name + ".tmp")
         faiss.write_index(index, str(tmp))
+        private_file(tmp)  # vectors of the user's facts: as private as the facts themselves
         os.replace(tmp, self.path)
         meta_path.write_text(json.dumps({"model_id": self.embedder.model_id}), encoding="utf-8")
+        private_file(meta_path)
 
     def __len__(self) -> int:
         return int(self._index.ntotal)
