@@ -1,0 +1,25 @@
+"""Text as it enters Veil: control characters and lone surrogates removed at the boundary.
+
+A NUL byte made Duckling's Rust code panic, and a lone surrogate cannot be stored in SQLite or
+encoded as UTF-8; no parser, store or model has a use for either. Every front-end (page, CLI)
+passes what the user typed or pasted through `clean_text` before anything else reads it.
+"""
+
+from __future__ import annotations
+
+import re
+
+# C0 controls except tab, newline and carriage return; DEL; UTF-16 surrogates (in a Python str
+# a surrogate is always a lone one: a valid pair is already one code point).
+_UNWANTED = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f\ud800-\udfff]")
+_UNWANTED_BYTES = bytes([*range(0x00, 0x09), 0x0B, 0x0C, *range(0x0E, 0x20), 0x7F])
+
+
+def clean_text(text: str) -> str:
+    """`text` without control characters (tab, newline and CR stay) and lone surrogates."""
+    return _UNWANTED.sub("", text)
+
+
+def clean_bytes(data: bytes) -> bytes:
+    """The same for an uploaded file's bytes: ASCII controls never occur inside UTF-8 letters."""
+    return data.translate(None, _UNWANTED_BYTES)
