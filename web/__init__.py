@@ -8,19 +8,19 @@ from pathlib import Path
 from typing import Any
 
 from flask import Flask, Response, jsonify, render_template, request
-from werkzeug.exceptions import HTTPException
+from werkzeug.exceptions import HTTPException, RequestEntityTooLarge
 
 from agent.assistant import build_assistant
 from agent.errors import AgentError, InputError
 from memory.errors import NotFoundError, StoreError
-from memory.paths import default_data_dir
+from memory.paths import default_data_dir, secure_data_dir
 from privacy.errors import PrivacyError
 from tools.errors import ToolError
 from tools.ocr import ScreenshotReader
 from web.db import close_store
 from web.generation import BusyError, GenerationQueue
-from web.security import check_csrf
-from web.turns import TurnRunner
+from web.security import check_csrf, check_host
+from web.turns import CrashError, TurnRunner
 
 DEFAULTS: dict[str, Any] = {
     "DATA_DIR": None,
@@ -34,6 +34,9 @@ DEFAULTS: dict[str, Any] = {
     "MAX_CONTENT_LENGTH": 20 * 1024 * 1024,
     "WAIT_LIMIT": 120.0,  # seconds a turn may wait for the model before a 503
     "SESSION_COOKIE_SAMESITE": "Strict",
+    # Host names besides 127.0.0.1, localhost and [::1] the page answers to: comma-separated
+    # ("veil.home.arpa, box:8080") or a list; env VEIL_ALLOWED_HOSTS. Everything else is a 403.
+    "ALLOWED_HOSTS": "",
 }
 # The page loads only its own files: no inline script, no other origin, no framing.
 SECURITY_HEADERS = {
@@ -69,8 +72,8 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
             app.config[key] = app.config.pop(alias)
     if config:
         app.config.from_mapping(config)
-    data_dir = Path(app.config["DATA_DIR"] or default_data_dir())
-    data_dir.mkdir(parents=True, exist_ok=True)
+    # 0700 folder, 0600 files, existing installs repaired: the data is the user's alone.
+    data_dir = secure_data_dir(Path(app.config["DATA_DIR"] or default_data_dir()))
     app.config["DATA_DIR"] = str(data_dir)
     if not app.config.get("SECRET_KEY"):
         app.config["SECRET_KEY"] = _secret_key(data_dir)
@@ -99,6 +102,7 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
 
     for blueprint in (chat, sessions, files, uploads):
         app.register_blueprint(blueprint)
+    app.before_request(check_host)  # first: a foreign name learns nothing, not even a token
     app.before_request(check_csrf)
     app.after_request(_secure_headers)
     app.teardown_appcontext(close_store)
@@ -133,6 +137,10 @@ def _register_errors(app: Flask) -> None:
     def busy(error: BusyError) -> tuple[Any, int]:
         return _error(str(error), 503)
 
+    @app.errorhandler(CrashError)
+    def crashed(error: CrashError) -> tuple[Any, int]:
+        return _error(str(error), 500)
+
     @app.errorhandler(AgentError)
     @app.errorhandler(ToolError)
     @app.errorhandler(PrivacyError)
@@ -142,12 +150,11 @@ def _register_errors(app: Flask) -> None:
 
     @app.errorhandler(HTTPException)
     def http_error(error: HTTPException) -> tuple[Any, int]:
-        limit = app.config["MAX_CONTENT_LENGTH"] // (1024 * 1024)
-        message = (
-            f"That upload is too large: the limit is {limit} MB."
-            if error.code == 413
-            else str(error.description)
-        )
+        message = str(error.description)
+        if error.code == 413 and message == RequestEntityTooLarge.description:
+            limit = (request.max_content_length or app.config["MAX_CONTENT_LENGTH"]) / 1024**2
+            what = "upload" if request.path == "/api/upload" else "request"
+            message = f"That {what} is too large: the limit is {limit:g} MB."
         return _error(message, error.code or 500)
 
     @app.errorhandler(Exception)
