@@ -6,18 +6,30 @@ import json
 from collections.abc import Iterator
 from typing import Any
 
-from flask import Blueprint, Response, current_app, jsonify, render_template, request
+from flask import Blueprint, Response, abort, current_app, jsonify, render_template, request
 
-from agent.assistant import Assistant, Turn, local_zone_name, parse_now, parse_zone
+from agent.assistant import (
+    MAX_INPUT_CHARS,
+    Assistant,
+    Turn,
+    local_zone_name,
+    parse_now,
+    parse_zone,
+)
 from agent.errors import InputError
+from lang.text import clean_text
 from web.db import get_store
 from web.generation import GenerationQueue
 from web.security import csrf_token
-from web.turns import LiveTurn, TurnRunner, model_saw
+from web.turns import LiveTurn, TurnRunner, guarded, model_saw
 
 chat = Blueprint("chat", __name__)
 
 KEEP_ALIVE_S = 15.0
+# A JSON body may hold MAX_INPUT_CHARS characters even when every one is a \uXXXX escape;
+# anything bigger is refused before it is read, let alone stored.
+MAX_JSON_BYTES = 2 * 1024 * 1024
+MAX_EVENT_ID = 10**9
 
 
 def _assistant() -> Assistant:
@@ -28,22 +40,42 @@ def _runner() -> TurnRunner:
     return current_app.extensions["turns"]
 
 
+def json_body(*, default: Any = None) -> Any:
+    """The request's JSON (None or `default` when it is not JSON); 413 past MAX_JSON_BYTES.
+
+    The limit is set before the body is read, so an oversized post costs nothing and stores
+    nothing; the app-wide limit stays at the upload size.
+    """
+    request.max_content_length = MAX_JSON_BYTES
+    payload = request.get_json(silent=True)
+    return default if payload is None else payload
+
+
 def _text_fields(payload: Any, names: tuple[str, ...]) -> dict[str, str | None]:
-    """The named fields of a JSON object, each text or absent; anything else is a clear 400."""
+    """The named fields of a JSON object, each text or absent, cleaned of control characters;
+    anything else is a clear 400."""
     if not isinstance(payload, dict):
         raise InputError("send a JSON object with at least a 'request' field")
     fields = {key: payload.get(key) for key in names}
     wrong = [key for key, value in fields.items() if not isinstance(value, str | None)]
     if wrong:
         raise InputError(f"these fields must be text: {', '.join(wrong)}")
-    return fields  # type: ignore[return-value]
+    return {key: clean_text(value) if value else value for key, value in fields.items()}
 
 
 def _turn(fields: dict[str, str | None], session: str | None = None) -> Turn:
+    request_text, thread = fields["request"] or "", fields["thread"] or ""
+    if len(request_text) + len(thread) > MAX_INPUT_CHARS:
+        abort(
+            413,
+            description=f"That request is too long ({len(request_text) + len(thread):,} "
+            f"characters; the limit is {MAX_INPUT_CHARS:,}): paste the part of the thread "
+            "that matters.",
+        )
     tz = fields["tz"] or local_zone_name()
     turn = Turn(
-        request=fields["request"] or "",
-        thread=fields["thread"] or "",
+        request=request_text,
+        thread=thread,
         now=parse_now(fields["now"], parse_zone(tz)),
         tz=tz,
         session=session,
@@ -51,6 +83,25 @@ def _turn(fields: dict[str, str | None], session: str | None = None) -> Turn:
     if not turn.request.strip() and not turn.thread.strip():
         raise InputError("nothing to do: give a request or paste a thread")
     return turn
+
+
+def session_title(turn: Turn) -> str:
+    """A new chat's name: the first non-blank line of the request, else of the thread."""
+    for text in (turn.request, turn.thread):
+        for line in text.splitlines():
+            if line.strip():
+                return line.strip()[:60].rstrip(" ,.;:")
+    return ""
+
+
+def _event_id() -> int:
+    """The Last-Event-ID a reconnecting stream sends back: -1 when absent, else a seq number."""
+    given = request.headers.get("Last-Event-ID", "").strip()
+    if not given:
+        return -1
+    if not (given.isascii() and given.isdigit()) or int(given) > MAX_EVENT_ID:
+        raise InputError("Last-Event-ID must be the number of an event this stream sent")
+    return int(given)
 
 
 @chat.get("/")
@@ -74,26 +125,23 @@ def csrf() -> Any:
 @chat.post("/api/ask")
 def ask() -> Any:
     """One turn without a session: JSON in ({request, thread, now, tz}), the turn bundle out."""
-    turn = _turn(_text_fields(request.get_json(silent=True), ("request", "thread", "tz", "now")))
+    turn = _turn(_text_fields(json_body(), ("request", "thread", "tz", "now")))
     queue: GenerationQueue = current_app.extensions["generation"]
     with queue.slot():
-        return jsonify(_assistant().ask(turn).to_dict())
+        return jsonify(guarded(lambda: _assistant().ask(turn)).to_dict())
 
 
 @chat.post("/api/turns")
 def start_turn() -> Any:
     """Start a turn in a session (a new one when none is given); 202 with the turn's id."""
-    fields = _text_fields(
-        request.get_json(silent=True), ("request", "thread", "tz", "now", "session")
-    )
+    fields = _text_fields(json_body(), ("request", "thread", "tz", "now", "session"))
+    turn = _turn(fields)  # every check before the first write: a refused turn stores nothing
     store = get_store()
     session_id = fields["session"]
     if session_id:
         store.get_session(session_id)
-    turn = _turn(fields)
-    if not session_id:
-        title = (turn.request or turn.thread).strip().splitlines()[0][:60].rstrip(" ,.;:")
-        session_id = store.create_session(title).id
+    else:
+        session_id = store.create_session(session_title(turn)).id
     turn.session = session_id
     live = _runner().start(store, turn)
     return (
@@ -105,7 +153,7 @@ def start_turn() -> Any:
 @chat.post("/api/turns/<int:turn_id>/rerun")
 def rerun_turn(turn_id: int) -> Any:
     """Run an interrupted turn again, with its request and pasted thread, as a new turn."""
-    fields = _text_fields(request.get_json(silent=True) or {}, ("tz", "now"))
+    fields = _text_fields(json_body(default={}), ("tz", "now"))
     store = get_store()
     stored = store.get_turn(turn_id)
     if stored.status != "interrupted":
@@ -159,8 +207,8 @@ def turn_payload(turn_id: int) -> dict[str, Any]:
 @chat.get("/api/turns/<int:turn_id>/events")
 def turn_events(turn_id: int) -> Response:
     """Server-Sent Events: each trace event as it happens, then `end`; replays a past turn."""
+    first = _event_id() + 1
     live = _runner().get(turn_id)
-    first = int(request.headers.get("Last-Event-ID", "-1")) + 1
     if live is None:
         payload = turn_payload(turn_id)
         stream = _replay(payload["events"][first:], payload["status"])

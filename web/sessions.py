@@ -5,11 +5,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from flask import Blueprint, jsonify, request
+from flask import Blueprint, jsonify
 
 from agent.errors import InputError
+from lang.text import clean_text
 from memory.store import Session
-from web.chat import turn_payload
+from web.chat import json_body, turn_payload
 from web.db import get_store
 from web.files import remove_files
 
@@ -22,11 +23,11 @@ def _session(session: Session) -> dict[str, str]:
 
 
 def _title() -> str:
-    payload = request.get_json(silent=True) or {}
+    payload = json_body(default={})
     title = payload.get("title", "") if isinstance(payload, dict) else ""
     if not isinstance(title, str) or len(title) > 200:
         raise InputError("a title is text of at most 200 characters")
-    return title.strip()
+    return clean_text(title).strip()
 
 
 @sessions.get("")

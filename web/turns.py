@@ -8,15 +8,18 @@ is loaded before and saved after every turn, so <PERSON_1> stays the same person
 from __future__ import annotations
 
 import logging
+import sqlite3
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from agent.assistant import Assistant, Turn
 from agent.errors import AgentError, InputError
 from memory.errors import StoreError
+from memory.paths import private_dir, private_file
 from memory.store import MemoryStore
 from privacy import EntityMap, PrivacyError
 from tools.errors import ToolError
@@ -27,6 +30,33 @@ from web.generation import BusyError, GenerationQueue
 log = logging.getLogger(__name__)
 
 KEEP_FINISHED = 50  # finished turns kept in memory for their streams; older ones replay from disk
+BUG_MESSAGE = "Something went wrong inside Veil; nothing was changed."
+CRASH_MESSAGE = (
+    "A part of Veil that reads text (a native library) crashed on this input, so the turn "
+    "stopped; nothing was changed. Remove unusual characters from the request or thread and "
+    "try again."
+)
+# Exits that must keep going up once the turn is marked: the process is stopping.
+FATAL = (KeyboardInterrupt, SystemExit)
+T = TypeVar("T")
+
+
+class CrashError(Exception):
+    """A BaseException that is not an Exception (pyo3's PanicException from Duckling's Rust
+    code) came out of a turn: `except Exception` would let it kill the thread silently."""
+
+
+def guarded(work: Callable[[], T]) -> T:
+    """Run `work`; a native library's panic becomes a CrashError, an exit stays an exit."""
+    try:
+        return work()
+    except Exception:
+        raise
+    except FATAL:
+        raise
+    except BaseException as error:
+        log.error("a native library crashed: %s", type(error).__name__)
+        raise CrashError(CRASH_MESSAGE) from error
 
 
 @dataclass
@@ -87,7 +117,11 @@ class TurnRunner:
         shown = "\n\n".join(part for part in (turn.request, turn.thread) if part.strip())
         turn_id = store.start_turn(turn.session, turn.request)
         turn.id = turn_id
-        store.append_message(turn.session, "user", shown, turn_id)
+        try:
+            store.append_message(turn.session, "user", shown, turn_id)
+        except BaseException:  # never leave a turn `running` that no thread will finish
+            self._end(store, turn_id, {"error": BUG_MESSAGE, "status": 500}, "failed")
+            raise
         live = LiveTurn(turn_id, turn.session)
         with self._lock:
             finished = [i for i, t in self._live.items() if t.outcome is not None]
@@ -98,38 +132,14 @@ class TurnRunner:
         return live
 
     def _run(self, live: LiveTurn, turn: Turn) -> None:
-        store = open_store(self.data_dir)
-        entity_map = EntityMap()
-
-        def emit(event: dict[str, Any]) -> None:
-            shown = live.emit(
-                {k: entity_map.restore(v) if isinstance(v, str) else v for k, v in event.items()}
-            )
-            try:
-                store.checkpoint(live.id, str(shown.get("stage", "event")), shown)
-            except (StoreError, ValueError) as error:  # the live trace still has it
-                log.warning("trace event of turn %d not stored: %s", live.id, error)
-
+        """The turn's thread: whatever happens, the turn ends failed, done or interrupted."""
+        outcome: dict[str, Any] = {"error": BUG_MESSAGE, "status": 500}
+        status, fatal = "failed", None
+        store: MemoryStore | None = None
         try:
-            emit({"stage": "queued", "status": "waiting"})
-            with self.queue.slot(lambda place: emit({"stage": "queue", "position": place})):
-                entity_map = store.load_map(live.session_id)
-                audit_from = self._audit_count(live.session_id)
-                bundle = self.assistant.ask(turn, entity_map, progress=emit)
-                store.save_map(live.session_id, entity_map)
-            outcome = {
-                "answer": answer_view(
-                    bundle.to_dict(),
-                    register=lambda path, kind, label: (
-                        store.register_file(live.session_id, path, kind, label).id
-                    ),
-                    all_url=f"/api/turns/{live.id}/calendar.ics",
-                ),
-                "audit": [audit_from, self._audit_count(live.session_id)],
-                "tz": turn.tz,
-            }
-            said = "\n\n".join(x for x in (bundle.reply, bundle.question or "") if x)
-            store.append_message(live.session_id, "assistant", said, live.id)
+            store = open_store(self.data_dir)
+            outcome = self._answer(live, turn, store)
+            status = "done"
         except BusyError as error:
             outcome = {"error": str(error), "status": 503}
         except InputError as error:
@@ -138,15 +148,75 @@ class TurnRunner:
             outcome = {"error": str(error), "status": 422}
         except Exception:  # a bug of ours: logged in full, the page gets no stack trace
             log.exception("turn %d failed", live.id)
-            outcome = {"error": "Something went wrong inside Veil; nothing was changed.",
-                       "status": 500}  # fmt: skip
+        except FATAL as error:  # the process is stopping: the turn can be re-run later
+            outcome = {"error": "Veil stopped during this turn; run it again.", "status": 503}
+            status, fatal = "interrupted", error
+        except BaseException as error:  # a native panic (pyo3's PanicException) is no Exception
+            log.error("turn %d: a native library crashed (%s)", live.id, type(error).__name__)
+            outcome = {"error": CRASH_MESSAGE, "status": 500}
         try:
-            store.finish_turn(live.id, outcome)
-        except (StoreError, ValueError) as error:  # the page still gets the outcome
-            log.warning("turn %d could not be saved: %s", live.id, error)
+            self._end(store, live.id, outcome, status)
         finally:
-            store.db.close()
+            if store is not None:
+                store.db.close()
             live.finish(outcome)
+        if fatal is not None:
+            raise fatal
+
+    def _answer(self, live: LiveTurn, turn: Turn, store: MemoryStore) -> dict[str, Any]:
+        """Run the turn and store its answer; the outcome the page shows."""
+        entity_map = EntityMap()
+
+        def emit(event: dict[str, Any]) -> None:
+            shown = live.emit(
+                {k: entity_map.restore(v) if isinstance(v, str) else v for k, v in event.items()}
+            )
+            try:
+                store.checkpoint(live.id, str(shown.get("stage", "event")), shown)
+            except (StoreError, ValueError, sqlite3.Error) as error:  # the live trace has it
+                log.warning("trace event of turn %d not stored: %s", live.id, error)
+
+        emit({"stage": "queued", "status": "waiting"})
+        with self.queue.slot(lambda place: emit({"stage": "queue", "position": place})):
+            entity_map = store.load_map(live.session_id)
+            audit_from = self._audit_count(live.session_id)
+            bundle = self.assistant.ask(turn, entity_map, progress=emit)
+            store.save_map(live.session_id, entity_map)
+
+        def register(path: str, kind: str, label: str) -> str:
+            private_dir(Path(path).parent)  # the tools write with the umask's modes
+            private_file(path)
+            return store.register_file(live.session_id, path, kind, label).id
+
+        outcome = {
+            "answer": answer_view(
+                bundle.to_dict(), register=register, all_url=f"/api/turns/{live.id}/calendar.ics"
+            ),
+            "audit": [audit_from, self._audit_count(live.session_id)],
+            "tz": turn.tz,
+        }
+        said = "\n\n".join(x for x in (bundle.reply, bundle.question or "") if x)
+        store.append_message(live.session_id, "assistant", said, live.id)
+        return outcome
+
+    def _end(
+        self, store: MemoryStore | None, turn_id: int, outcome: dict[str, Any], status: str
+    ) -> None:
+        """Store how the turn ended; if that fails, at least its status on a fresh connection."""
+        if store is not None:
+            try:
+                store.finish_turn(turn_id, outcome, status=status)
+                return
+            except (StoreError, ValueError, sqlite3.Error) as error:
+                log.warning("turn %d could not be saved: %s", turn_id, error)
+        try:  # an outcome the store refuses (a placeholder) must still not leave it `running`
+            fresh = open_store(self.data_dir)
+            try:
+                fresh.finish_turn(turn_id, {"error": BUG_MESSAGE, "status": 500}, status="failed")
+            finally:
+                fresh.db.close()
+        except (StoreError, ValueError, sqlite3.Error) as error:
+            log.error("turn %d is left running in the store: %s", turn_id, error)
 
     def _audit_count(self, session_id: str) -> int:
         audit = self.assistant.gateway.audit

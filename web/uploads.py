@@ -13,6 +13,7 @@ from werkzeug.utils import secure_filename
 
 from agent.assistant import IMPORT_AHEAD, IMPORT_PAST, local_zone_name, parse_now, parse_zone
 from agent.errors import InputError
+from lang.text import clean_bytes, clean_text
 from memory.calendar import CalendarStore
 from tools.calendar.ics import import_ics
 from tools.ocr import ScreenshotReader
@@ -32,7 +33,7 @@ def upload() -> Any:
     data = sent.read()
     name = secure_filename(sent.filename or "") or "upload"
     if looks_like_ics(data):
-        return jsonify(kind="ics", name=name, **_import(data, name))
+        return jsonify(kind="ics", name=name, **_import(clean_bytes(data), name))
     kind = image_kind(data)
     if kind is None:
         return jsonify(error=f"{name} is not {ACCEPTED} (checked by its content)."), 415
@@ -50,8 +51,8 @@ def upload() -> Any:
 
 def _import(data: bytes, name: str) -> dict[str, Any]:
     """The same import window as a turn's calendar, plus the refused items one by one."""
-    tz = request.form.get("tz") or local_zone_name()
-    now = parse_now(request.form.get("now"), parse_zone(tz))
+    tz = clean_text(request.form.get("tz", "")) or local_zone_name()
+    now = parse_now(clean_text(request.form.get("now", "")), parse_zone(tz))
     source = f"import:{name}"
     found = import_ics(
         data, tz=tz, window_start=now - IMPORT_PAST, window_end=now + IMPORT_AHEAD, source=source
