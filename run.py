@@ -44,6 +44,10 @@ def build_parser() -> argparse.ArgumentParser:
     _add_model_flags(serve)
     serve.add_argument("--host", default="127.0.0.1", help="bind address (default loopback)")
     serve.add_argument("--port", type=int, default=5000)
+    serve.add_argument(
+        "--allowed-hosts",
+        help="other host names the page answers to, comma-separated (env VEIL_ALLOWED_HOSTS)",
+    )
 
     ask = sub.add_parser("ask", help="run one turn")
     _add_model_flags(ask)
@@ -109,8 +113,12 @@ def serve(args: argparse.Namespace) -> None:
         logging.getLogger("veil").warning(
             "binding %s exposes your calendar and drafts to the network", args.host
         )
+    allowed = [args.allowed_hosts or os.environ.get("VEIL_ALLOWED_HOSTS") or ""]
+    if args.host not in ("127.0.0.1", "localhost", "::1", "0.0.0.0", "::"):
+        allowed.append(f"[{args.host}]" if ":" in args.host else args.host)  # the bound name
     config = {
         "DATA_DIR": str(_data_dir(args)),
+        "ALLOWED_HOSTS": ",".join(name for name in allowed if name),
         "MAIL_DIR": args.mail_dir or os.environ.get("VEIL_MAIL_DIR"),
         "DOCS_DIR": args.docs_dir or os.environ.get("VEIL_DOCS_DIR"),
         **{k.upper(): v for k, v in _model_choice(args).items()},
@@ -121,23 +129,30 @@ def serve(args: argparse.Namespace) -> None:
 def ask(args: argparse.Namespace) -> None:
     """One turn from the command line."""
     from agent.assistant import Turn, build_assistant, local_zone_name, parse_now, parse_zone
+    from lang.text import clean_bytes, clean_text
+    from memory.paths import secure_data_dir
 
     tz = args.tz or os.environ.get("TZ") or local_zone_name()
     now = parse_now(args.now, parse_zone(tz))
+    data_dir = secure_data_dir(_data_dir(args))
     assistant = build_assistant(
         audit_path=args.audit,
-        data_dir=_data_dir(args),
+        data_dir=data_dir,
         mail_dir=args.mail_dir or os.environ.get("VEIL_MAIL_DIR"),
         docs_dir=args.docs_dir or os.environ.get("VEIL_DOCS_DIR"),
         **_model_choice(args),
     )
     assistant.gateway.check()
-    thread = _read_text(args.thread) if args.thread else ""
-    calendar = Path(args.calendar).read_bytes() if args.calendar else None
-    turn = Turn(request=args.request, thread=thread, now=now, tz=tz)
-    bundle = assistant.ask(
-        turn, calendar=calendar, calendar_name=Path(args.calendar or "calendar.ics").name
-    )
+    # Control characters go before any parser sees them (a NUL made Duckling panic).
+    thread = clean_text(_read_text(args.thread)) if args.thread else ""
+    calendar = clean_bytes(Path(args.calendar).read_bytes()) if args.calendar else None
+    turn = Turn(request=clean_text(args.request), thread=thread, now=now, tz=tz)
+    try:
+        bundle = assistant.ask(
+            turn, calendar=calendar, calendar_name=Path(args.calendar or "calendar.ics").name
+        )
+    finally:
+        secure_data_dir(data_dir)  # the turn's .ics and .eml files: 0600 like the rest
     if args.json:
         print(json.dumps(bundle.to_dict(), ensure_ascii=False, indent=2))
     else:
@@ -174,6 +189,18 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     except KeyboardInterrupt:
         return 130
+    except Exception:
+        raise  # a bug of ours: the traceback is what a report needs
+    except SystemExit:
+        raise
+    except BaseException as error:  # a native panic (pyo3's PanicException) is no Exception
+        logging.getLogger("veil").debug("native crash", exc_info=True)
+        print(
+            f"veil: a native library crashed on this input ({type(error).__name__}); nothing "
+            "was saved. Remove unusual characters from the request or thread and try again.",
+            file=sys.stderr,
+        )
+        return 2
     return 0
 
 

@@ -149,3 +149,91 @@ def test_broken_calendar_is_one_clear_line(data_dir: Path, tmp_path: Path) -> No
     result = run_cli("ask", "--no-llm", "--calendar", str(fake), "hi", data_dir=data_dir)
     assert result.returncode == 2
     assert "Traceback" not in result.stderr and len(result.stderr.strip().splitlines()) == 1
+
+
+# --- issue 17: hostile input on the command line ---------------------------------------------
+
+
+class FakePanic(BaseException):
+    """Like pyo3's PanicException (Duckling's Rust code): a BaseException, not an Exception."""
+
+
+def test_a_native_panic_is_one_clear_line_and_exit_2(
+    data_dir: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from run import main
+
+    def panic(*_args: object, **_kwargs: object) -> None:
+        raise FakePanic("thread '<unnamed>' panicked at src/lib.rs:497:37")
+
+    monkeypatch.setattr("agent.assistant.Assistant.ask", panic)
+    assert main(["ask", "--no-llm", "--data-dir", str(data_dir), "lunch at 1"]) == 2
+    stderr = capsys.readouterr().err
+    assert stderr.startswith("veil: a native library crashed on this input (FakePanic)")
+    assert "Traceback" not in stderr and "src/lib.rs" not in stderr
+    assert len(stderr.strip().splitlines()) == 1
+
+
+def test_a_nul_in_the_thread_is_dropped_before_duckling_sees_it(
+    data_dir: Path, tmp_path: Path
+) -> None:
+    thread = tmp_path / "thread.txt"
+    thread.write_bytes(b"Anna: lunch\x00 tomorrow at 1pm?\x07\n")
+    result = run_cli(
+        "ask", "--no-llm", "--json", "--thread", str(thread), "add this", data_dir=data_dir
+    )
+    assert result.returncode == 0, result.stderr
+    assert "panicked" not in result.stderr and "Traceback" not in result.stderr
+    [event] = json.loads(result.stdout)["events"]
+    assert event["status"] == "created" and "Anna" in event["title"]
+
+
+def test_ask_keeps_the_data_folder_private(data_dir: Path) -> None:
+    import stat
+
+    data_dir.mkdir(mode=0o755)
+    result = run_cli(
+        "ask", "--no-llm", "lunch with Anna tomorrow at 1pm", data_dir=data_dir, timeout=120
+    )
+    assert result.returncode == 0, result.stderr
+    assert stat.S_IMODE(data_dir.stat().st_mode) == 0o700
+    written = [p for p in data_dir.rglob("*")]
+    assert any(p.suffix == ".ics" for p in written)
+    assert {p.name: stat.S_IMODE(p.stat().st_mode) for p in written} == {
+        p.name: 0o700 if p.is_dir() else 0o600 for p in written
+    }
+
+
+@pytest.mark.parametrize(
+    ("flags", "env", "allowed"),
+    [
+        ([], {}, ""),
+        (["--allowed-hosts", "veil.home.arpa,box.lan"], {}, "veil.home.arpa,box.lan"),
+        ([], {"VEIL_ALLOWED_HOSTS": "box.lan"}, "box.lan"),
+        (["--host", "192.168.1.5"], {}, "192.168.1.5"),
+        (["--host", "fd00::5", "--allowed-hosts", "box.lan"], {}, "box.lan,[fd00::5]"),
+        (["--host", "0.0.0.0"], {}, ""),
+    ],
+)
+def test_serve_passes_the_allowed_hosts(
+    monkeypatch: pytest.MonkeyPatch, flags: list[str], env: dict[str, str], allowed: str
+) -> None:
+    import web
+    from run import main
+
+    seen: dict[str, object] = {}
+
+    class Stopped(Exception):
+        pass
+
+    def fake_app(config: dict[str, object]) -> None:
+        seen.update(config)
+        raise Stopped
+
+    monkeypatch.delenv("VEIL_ALLOWED_HOSTS", raising=False)
+    for name, value in env.items():
+        monkeypatch.setenv(name, value)
+    monkeypatch.setattr(web, "create_app", fake_app)
+    with pytest.raises(Stopped):
+        main(["serve", "--no-llm", *flags])
+    assert seen["ALLOWED_HOSTS"] == allowed
