@@ -278,3 +278,72 @@ def test_interrupted_turns_are_listed_for_rerun(tmp_path: Path) -> None:
     store = MemoryStore(Database(path))
     (interrupted,) = store.interrupted_turns(session.id)
     assert (interrupted.id, interrupted.request) == (turn, "dinner friday")
+
+
+# --- issue 17: one writer, turns that always end ---------------------------------------------
+
+
+def test_many_threads_write_one_file_without_database_is_locked(tmp_path: Path) -> None:
+    """Each thread has its own connection, as each web request and turn does."""
+    import threading
+
+    path = tmp_path / "veil.db"
+    session = MemoryStore(Database(path)).create_session("load").id
+    errors: list[BaseException] = []
+
+    def turn(number: int) -> None:
+        store = MemoryStore(Database(path))
+        try:
+            turn_id = store.start_turn(session, f"request {number}")
+            for step in range(10):  # read-then-write transactions: the old failure mode
+                store.checkpoint(turn_id, "step", {"n": step})
+            store.append_message(session, "user", f"message {number}", turn_id)
+            store.finish_turn(turn_id, {"n": number})
+        except BaseException as error:  # collected and asserted below
+            errors.append(error)
+        finally:
+            store.db.close()
+
+    threads = [threading.Thread(target=turn, args=(n,), daemon=True) for n in range(20)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(60)
+    assert errors == []
+    check = Database(path)
+    assert check.journal_mode == "wal"
+    assert check.execute("SELECT status, count(*) FROM turns GROUP BY status").fetchall() == [
+        ("done", 20)
+    ]
+    assert check.execute("SELECT count(*) FROM turn_steps").fetchone()[0] == 200
+    assert check.execute("PRAGMA busy_timeout").fetchone()[0] == 5000  # Python's default
+    assert MemoryStore(check).db.execute("PRAGMA busy_timeout").fetchone()[0] == 10_000
+
+
+def test_a_turn_ends_failed_or_interrupted_never_running_again(store: MemoryStore) -> None:
+    session = store.create_session("x")
+    failed, stopped = store.start_turn(session.id, "a"), store.start_turn(session.id, "b")
+    store.finish_turn(failed, {"error": "crashed", "status": 500}, status="failed")
+    store.finish_turn(stopped, None, status="interrupted")
+    assert [store.get_turn(t).status for t in (failed, stopped)] == ["failed", "interrupted"]
+    with pytest.raises(ValueError, match="not 'running'"):
+        store.finish_turn(store.start_turn(session.id, "c"), status="running")
+    with pytest.raises(ValueError, match="is failed, not running"):
+        store.finish_turn(failed, {})
+
+
+def test_a_write_that_fails_rolls_back_and_frees_the_writer(tmp_path: Path) -> None:
+    store = MemoryStore(Database(tmp_path / "veil.db"))
+    session = store.create_session("x")
+    with pytest.raises(NotFoundError):
+        store.start_turn("no-such-session", "a")
+    assert store.start_turn(session.id, "b") == 1  # nothing half-written, the lock was let go
+    assert not store.db.conn.in_transaction
+
+
+@pytest.mark.parametrize("turn_id", [0, -1, 2**63, 2**70])
+def test_a_turn_id_outside_sqlite_rowids_is_not_found(store: MemoryStore, turn_id: int) -> None:
+    with pytest.raises(NotFoundError, match=f"no turn {turn_id}"):
+        store.get_turn(turn_id)
+    with pytest.raises(NotFoundError):
+        store.finish_turn(turn_id, {})
