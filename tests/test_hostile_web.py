@@ -487,7 +487,7 @@ def test_a_new_install_is_private(app: Flask, client: FlaskClient, earlier: Earl
     assert _mode(data) == 0o700
     names = ["veil.db", "veil.db-wal", "veil.db-shm", "secret_key", "audit.jsonl"]
     assert {n: _mode(data / n) for n in names} == dict.fromkeys(names, 0o600)
-    generated = [p for p in (data / "files").rglob("*")]
+    generated = [data / "files", *(data / "files").rglob("*")]
     assert any(p.suffix == ".ics" for p in generated)
     assert {p.name: _mode(p) for p in generated} == {
         p.name: 0o700 if p.is_dir() else 0o600 for p in generated
@@ -502,7 +502,7 @@ def test_an_old_world_readable_install_is_fixed_at_start(
     data = Path(app.config["DATA_DIR"])
     (data / "audit.jsonl").write_text("{}\n")
     own = [data / "veil.db", data / "secret_key", data / "audit.jsonl"]
-    generated = list((data / "files").rglob("*"))
+    generated = [data / "files", *(data / "files").rglob("*")]
     for path in [*own, *generated]:
         os.chmod(path, 0o755 if path.is_dir() else 0o644)
     os.chmod(data, 0o755)

@@ -184,7 +184,10 @@ class TurnRunner:
             store.save_map(live.session_id, entity_map)
 
         def register(path: str, kind: str, label: str) -> str:
-            private_dir(Path(path).parent)  # the tools write with the umask's modes
+            # The tools write with the umask's modes: the file, its folder and files/ go 0600/0700.
+            for folder in (Path(path).parent, self.data_dir / "files"):
+                if folder.is_dir():
+                    private_dir(folder)
             private_file(path)
             return store.register_file(live.session_id, path, kind, label).id
 
