@@ -515,3 +515,26 @@ def test_an_old_world_readable_install_is_fixed_at_start(
     assert all(_mode(p) == (0o700 if p.is_dir() else 0o600) for p in generated)
     assert _mode(keep) == 0o644
     assert_still_serving(restarted, earlier)
+
+
+def test_a_real_server_checks_the_port_it_serves(app: Flask, earlier: Earlier) -> None:
+    """Over a real loopback socket the served port is known: other ports and names are 403."""
+    import http.client
+
+    from werkzeug.serving import make_server
+
+    server = make_server("127.0.0.1", 0, app, threaded=True)
+    port = server.server_port
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        codes = {}
+        for host in (f"127.0.0.1:{port}", f"localhost:{port}", f"[::1]:{port}", "localhost",
+                     f"localhost:{port + 1}", f"{EVIL}:{port}"):  # fmt: skip
+            connection = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
+            connection.request("GET", "/api/sessions", headers={"Host": host})
+            codes[host] = connection.getresponse().status
+            connection.close()
+    finally:
+        server.shutdown()
+    assert list(codes.values()) == [200, 200, 200, 200, 403, 403], codes
+    assert_still_serving(app, earlier)
