@@ -10,12 +10,11 @@ silent conversion to UTC.
 from __future__ import annotations
 
 import hashlib
-import itertools
 import logging
 import re
 import uuid
 import warnings
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import UTC, date, datetime, timedelta, tzinfo
 from functools import lru_cache
@@ -23,11 +22,11 @@ from typing import Any
 from zoneinfo import ZoneInfo, available_timezones
 
 import icalendar
-import recurring_ical_events
 import x_wr_timezone
 from icalendar.timezone.windows_to_olson import WINDOWS_TO_OLSON
 
 from privacy.entity_map import PLACEHOLDER_RE
+from tools.calendar import ics_text, recurrence
 from tools.calendar.event import CalendarEvent, local_midnight, zone
 from tools.errors import IcsError
 
@@ -36,16 +35,25 @@ log = logging.getLogger(__name__)
 MAX_ICS_BYTES = 20 * 1024 * 1024
 MAX_OCCURRENCES_PER_SERIES = 2_000
 MAX_EVENTS = 50_000
+# CPU seconds one import may use, parsing and expanding together: the hostile files of issue 17
+# (a 565-byte RRULE, 100,000 tiny VEVENTs) are refused in about this time, while a real
+# calendar's events in the window take a small part of it (events outside are never parsed).
+MAX_IMPORT_SECONDS = 1.5
 PRODID = "-//Veil//Veil private assistant//EN"
 NO_TITLE = "(no title)"
 
 _MAGIC = (
+    (b"\xff\xfe", "UTF-16 text; iCalendar files are UTF-8: export it again as UTF-8"),
+    (b"\xfe\xff", "UTF-16 text; iCalendar files are UTF-8: export it again as UTF-8"),
     (b"%PDF", "a PDF document"),
     (b"PK\x03\x04", "a ZIP archive (or an Office document)"),
     (b"\x89PNG", "a PNG image"),
     (b"\xff\xd8\xff", "a JPEG image"),
     (b"GIF8", "a GIF image"),
     (b"BEGIN:VCARD", "a vCard (contact)"),
+    (b"<!DOCTYPE HTML", "a web page (HTML)"),
+    (b"<HTML", "a web page (HTML)"),
+    (b"<?XML", "an XML document (xCal is not supported)"),
 )
 _ITEM_NAMES = ("VEVENT", "VTODO", "VJOURNAL")
 _PARSE_REASONS = (
@@ -96,25 +104,27 @@ def _sniff(data: bytes, max_bytes: int) -> bytes:
     if not body:
         raise IcsError("the file is empty")
     for magic, what in _MAGIC:
-        if body.startswith(magic):
+        if body[: len(magic)].upper() == magic:
+            if what.startswith("UTF-16"):
+                raise IcsError(f"the file is {what}")
             raise IcsError(f"this is {what}, not an iCalendar (.ics) file")
     if body[:1] in (b"[", b"{"):
         raise IcsError("this is a jCal (JSON) calendar; export it as .ics (text/calendar)")
     if b"\x00" in body[:4096]:
+        if b"BEGIN:" in (body[:12:2], body[1:12:2]):
+            raise IcsError(f"the file is {_MAGIC[0][1]}")
         raise IcsError("this is a binary file, not an iCalendar (.ics) file")
     if not body[:6].upper().startswith(b"BEGIN:"):
-        raise IcsError("not an iCalendar file: it does not start with BEGIN:VCALENDAR")
+        raise IcsError(
+            "this is not an iCalendar (.ics) file: it does not start with BEGIN:VCALENDAR"
+        )
     return body
 
 
-def _parse(body: bytes) -> list[icalendar.Component]:
-    """All VCALENDARs in the file, or IcsError with a readable reason.
-
-    Bare VEVENTs without a VCALENDAR around them (some scripts write those) are gathered into
-    one calendar rather than refused: their content is as good as a wrapped one's.
-    """
+def _parse_piece(text: str) -> icalendar.Component:
+    """One piece of a calendar (see ics_text), or IcsError with a readable reason."""
     try:
-        components = icalendar.Calendar.from_ical(body, multiple=True)
+        return icalendar.Calendar.from_ical(text)
     except (ValueError, TypeError, KeyError, IndexError, AttributeError) as error:
         # The parser's message may quote the file (user text, or binary garbage): classify it,
         # log only its type, and show a line of our own.
@@ -122,17 +132,6 @@ def _parse(body: bytes) -> list[icalendar.Component]:
         message = str(error).lower()
         reason = next((r for key, r in _PARSE_REASONS if key in message), "the parser rejected it")
         raise IcsError(f"not valid iCalendar: {reason}") from None
-    calendars = [c for c in components if c.name == "VCALENDAR"]
-    loose = [c for c in components if c.name in _ITEM_NAMES]
-    if loose:
-        wrapper = icalendar.Calendar()
-        for component in components:
-            if component.name in _ITEM_NAMES or component.name == "VTIMEZONE":
-                wrapper.add_component(component)
-        calendars.append(wrapper)
-    if not calendars:
-        raise IcsError("no calendar events inside (no VCALENDAR or VEVENT)")
-    return calendars
 
 
 def _dt(prop: object) -> object:
@@ -255,6 +254,29 @@ def _describe(component: icalendar.Component) -> str:
     return f"{component.name} '{title}'" + (f" at {shown}" if shown else "")
 
 
+# What each date or rule property should hold, for the message when it does not.
+_EXPECTED = {
+    "DTSTART": "a date or date-time",
+    "DTEND": "a date or date-time",
+    "RECURRENCE-ID": "a date or date-time",
+    "RDATE": "a list of dates or date-times",
+    "EXDATE": "a list of dates or date-times",
+    "DURATION": "a duration such as PT1H",
+    "RRULE": "a recurrence rule such as FREQ=WEEKLY;BYDAY=MO",
+}
+
+
+def _broken(component: icalendar.Component) -> str | None:
+    """The first date or rule property the parser could not read, named with its value."""
+    for name, expected in _EXPECTED.items():
+        values = component.get(name)
+        for value in values if isinstance(values, list) else [values]:
+            if isinstance(value, icalendar.vBroken):
+                shown = _one_line(str(value), 40)
+                return f"its {name} value '{shown}' is not {expected}"
+    return None
+
+
 def _check_event(component: icalendar.Component) -> str | None:
     """Why this VEVENT cannot be imported, or None when it looks usable."""
     start = component.get("DTSTART")
@@ -262,15 +284,18 @@ def _check_event(component: icalendar.Component) -> str | None:
         return "it has no start time (DTSTART)"
     if isinstance(start, list):
         return "it has more than one start time (DTSTART)"
+    broken = _broken(component)
+    if broken:
+        return broken
     start_value = _dt(start)
     if not isinstance(start_value, date):
-        return "its start time (DTSTART) is not a valid date or date-time"
+        return f"its DTSTART value '{_one_line(str(start), 40)}' is not a date or date-time"
     for name in ("DTEND", "DURATION", "RECURRENCE-ID"):
         value = component.get(name)
         if isinstance(value, list):
             return f"it has more than one {name}"
         if value is not None and not isinstance(_dt(value), date | timedelta):
-            return f"its {name} value is malformed"
+            return f"its {name} value '{_one_line(str(value), 40)}' is malformed"
     end_value = _dt(component.get("DTEND"))
     if end_value is not None and isinstance(start_value, datetime) != isinstance(
         end_value, datetime
@@ -375,14 +400,11 @@ def _event_from(
 
 
 def _series_groups(
-    calendar: icalendar.Component, source: str, refused: list[Refused]
-) -> Iterator[tuple[str, list[icalendar.Component]]]:
+    components: Iterable[icalendar.Component], source: str, refused: list[Refused]
+) -> dict[str, list[icalendar.Component]]:
     """Usable VEVENTs grouped by UID (a series and its moved occurrences share a UID)."""
     groups: dict[str, list[icalendar.Component]] = {}
-    for component in calendar.subcomponents:
-        if component.name in ("VTODO", "VJOURNAL"):
-            refused.append(Refused(_describe(component), f"a {component.name} is not an event"))
-            continue
+    for component in components:
         if component.name != "VEVENT":
             continue
         problem = _check_event(component)
@@ -391,25 +413,30 @@ def _series_groups(
             continue
         uid = _text(component, "UID") or _fallback_uid(component, source)
         groups.setdefault(uid, []).append(component)
-    yield from groups.items()
+    return groups
 
 
-class _RepeatsTooOftenError(ValueError):
-    """A series with more occurrences in the window than the import allows."""
+def _rule_text(components: list[icalendar.Component]) -> str:
+    """The series' first RRULE as written (shortened), or '' when it has none."""
+    for component in components:
+        rules = component.get("RRULE")
+        rule = rules[0] if isinstance(rules, list) else rules
+        if rule is not None:
+            text = rule.to_ical().decode(errors="replace") if hasattr(rule, "to_ical") else rule
+            return _one_line(str(text).replace("\\;", ";"), 60)
+    return ""
 
 
 def _why(components: list[icalendar.Component]) -> str:
     """One-line reason for a series the expander could not handle."""
-    rules = [c.get("RRULE") for c in components if c.get("RRULE")]
-    if rules:
-        rule = rules[0][0] if isinstance(rules[0], list) else rules[0]
-        text = rule.to_ical().decode(errors="replace") if hasattr(rule, "to_ical") else rule
-        return f"its recurrence rule could not be expanded ({_one_line(str(text), 60)})"
+    rule = _rule_text(components)
+    if rule:
+        return f"its recurrence rule could not be expanded ({rule})"
     return "its dates could not be expanded"
 
 
 def _expand_group(
-    timezones: list[icalendar.Component],
+    timezones: Iterable[icalendar.Component],
     uid: str,
     components: list[icalendar.Component],
     *,
@@ -417,8 +444,9 @@ def _expand_group(
     user_tz: str,
     source: str,
     max_occurrences: int,
+    budget: recurrence.Budget,
 ) -> list[CalendarEvent]:
-    """Every occurrence of one UID inside the window; ValueError when it repeats too often."""
+    """Every occurrence of one UID inside the window, expanded on the import's budget."""
     single = icalendar.Calendar()
     for timezone in timezones:
         single.add_component(timezone)
@@ -429,44 +457,53 @@ def _expand_group(
     recurring = len(components) > 1 or any(
         c.get(name) for c in components for name in ("RRULE", "RDATE", "RECURRENCE-ID")
     )
-    # A 100-byte FREQ=SECONDLY rule made the expander walk the whole window for minutes before
-    # the occurrence cap could refuse it: refuse sub-hourly rules before expanding.
-    for component in components:
-        rules = component.get("RRULE")
-        for rule in rules if isinstance(rules, list) else [rules] if rules is not None else []:
-            frequency = str((rule.get("FREQ") or [""])[0]).upper()
-            if frequency in ("SECONDLY", "MINUTELY"):
-                raise _RepeatsTooOftenError(f"it repeats {frequency.lower()}, too often to import")
     events = []
     # Copying the component for every occurrence dominated the import time; the descriptive
     # fields are the same for all occurrences generated from one component, so read them once.
     details: dict[tuple[Any, ...], _Details] = {}
     raw_end = None if recurring else _dt(components[0].get("DTEND"))
-    query = recurring_ical_events.of(single)
-    for series in query.series:
-        occurrences = itertools.islice(series.between(*window), max_occurrences + 1)
-        for count, occurrence in enumerate(occurrences, start=1):
-            if count > max_occurrences:
-                raise _RepeatsTooOftenError(
-                    f"it repeats more than {max_occurrences} times in the window"
-                )
-            key = tuple(occurrence.recurrence_ids)
-            if key not in details:
-                details[key] = _Details.of(occurrence.as_component(False))
-            if details[key].cancelled:
-                continue
-            events.append(
-                _event_from(
-                    occurrence,
-                    details[key],
-                    uid=uid,
-                    recurring=recurring,
-                    user_tz=user_tz,
-                    source=source,
-                    raw_end=raw_end,
-                )
+    occurrences = recurrence.expand(single, *window, budget=budget, max_occurrences=max_occurrences)
+    for occurrence in occurrences:
+        key = tuple(occurrence.recurrence_ids)
+        if key not in details:
+            details[key] = _Details.of(occurrence.as_component(False))
+        if details[key].cancelled:
+            continue
+        events.append(
+            _event_from(
+                occurrence,
+                details[key],
+                uid=uid,
+                recurring=recurring,
+                user_tz=user_tz,
+                source=source,
+                raw_end=raw_end,
             )
+        )
     return events
+
+
+def _parse_calendar(
+    calendar: ics_text.CalendarText, budget: recurrence.Budget
+) -> tuple[list[icalendar.Component], dict[str, icalendar.Component]]:
+    """The calendar's items parsed piece by piece, with the VTIMEZONEs they use, on budget."""
+    components: list[icalendar.Component] = []
+    timezones: dict[str, icalendar.Component] = {}
+    for piece in calendar.pieces():
+        budget.check()
+        parsed = _parse_piece(piece)
+        try:
+            parsed = x_wr_timezone.to_standard(parsed)
+        except (ValueError, TypeError, KeyError, AttributeError) as error:
+            log.info("X-WR-TIMEZONE not applied: %s", type(error).__name__)
+        if str(parsed.get("CALSCALE", "GREGORIAN")).upper() != "GREGORIAN":
+            raise IcsError("only Gregorian calendars are supported (CALSCALE)")
+        for component in parsed.subcomponents:
+            if component.name == "VTIMEZONE":
+                timezones.setdefault(_text(component, "TZID"), component)
+            else:
+                components.append(component)
+    return components, timezones
 
 
 def import_ics(
@@ -479,6 +516,7 @@ def import_ics(
     max_bytes: int = MAX_ICS_BYTES,
     max_occurrences_per_series: int = MAX_OCCURRENCES_PER_SERIES,
     max_events: int = MAX_EVENTS,
+    max_seconds: float = MAX_IMPORT_SECONDS,
 ) -> IcsImport:
     """Events of an .ics file within [window_start, window_end), recurring series expanded.
 
@@ -491,6 +529,7 @@ def import_ics(
         max_bytes: Larger files are refused before parsing.
         max_occurrences_per_series: A series repeating more often in the window is refused.
         max_events: A file expanding to more events is refused as a whole.
+        max_seconds: CPU seconds for parsing and expanding; a file needing more is refused.
 
     Raises:
         IcsError: The file cannot be imported at all; the message is one line.
@@ -503,49 +542,73 @@ def import_ics(
         raise ValueError("window_end must be after window_start")
     if not source.startswith("import:"):
         raise ValueError(f"source must be 'import:<name>', got {source!r}")
-    body = _sniff(data, max_bytes)
-    result = IcsImport()
+    budget = recurrence.Budget(max_seconds)
+    text = ics_text.decode(_sniff(data, max_bytes))
+    days = (window_start.astimezone(zone(tz)).date(), window_end.astimezone(zone(tz)).date())
+    calendars, skipped = ics_text.split(text, days)
+    result = IcsImport(refused=[Refused(s.label, s.reason) for s in skipped])
     by_key: dict[tuple[str, str | None], CalendarEvent] = {}
     # Unknown-TZID guesses and similar parser warnings are expected on real-world files.
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        for calendar in _parse(body):
-            try:
-                calendar = x_wr_timezone.to_standard(calendar)
-            except (ValueError, TypeError, KeyError, AttributeError) as error:
-                log.info("X-WR-TIMEZONE not applied: %s", type(error).__name__)
-            if str(calendar.get("CALSCALE", "GREGORIAN")).upper() != "GREGORIAN":
-                raise IcsError("only Gregorian calendars are supported (CALSCALE)")
-            timezones = calendar.walk("VTIMEZONE")
-            for uid, components in _series_groups(calendar, source, result.refused):
-                try:
-                    events = _expand_group(
-                        timezones,
+        try:
+            for calendar in calendars:
+                components, timezones = _parse_calendar(calendar, budget)
+                groups = _series_groups(components, source, result.refused)
+                for uid, group in groups.items():
+                    for event in _expand_series(
+                        timezones.values(),
                         uid,
-                        components,
+                        group,
                         window=(window_start, window_end),
                         user_tz=tz,
                         source=source,
                         max_occurrences=max_occurrences_per_series,
-                    )
-                except _RepeatsTooOftenError as error:
-                    result.refused.append(Refused(_describe(components[0]), str(error)))
-                    continue
-                # A third-party expander on hostile input can fail in many ways; one series
-                # failing must refuse that series only, with a reason, never the whole import.
-                except Exception as error:
-                    log.info("a series was refused: %s", type(error).__name__)
-                    result.refused.append(Refused(_describe(components[0]), _why(components)))
-                    continue
-                for event in events:
-                    by_key[(event.uid, event.recurrence_id)] = event
-                if len(by_key) > max_events:
-                    raise IcsError(
-                        f"the file expands to more than {max_events} events in the window; "
-                        "import a shorter date range"
-                    )
+                        budget=budget,
+                        refused=result.refused,
+                    ):
+                        by_key[(event.uid, event.recurrence_id)] = event
+                    if len(by_key) > max_events:
+                        raise IcsError(
+                            f"the file expands to more than {max_events} events in the window; "
+                            "import a shorter date range"
+                        )
+        except recurrence.OutOfTimeError:
+            raise IcsError(
+                f"the file needs more than {max_seconds:g} s of work to import (too many events "
+                "or repeats in the window); export a shorter date range"
+            ) from None
     result.events = sorted(by_key.values(), key=lambda e: (e.start.astimezone(UTC), e.uid))
     return result
+
+
+def _expand_series(
+    timezones: Iterable[icalendar.Component],
+    uid: str,
+    group: list[icalendar.Component],
+    *,
+    refused: list[Refused],
+    **options: Any,
+) -> list[CalendarEvent]:
+    """One series' events, or none with the reason in `refused` when it cannot be expanded."""
+    try:
+        return _expand_group(timezones, uid, group, **options)
+    except recurrence.OutOfTimeError:
+        raise
+    except recurrence.TooManyOccurrencesError:
+        reason = f"it repeats more than {options['max_occurrences']} times in the window"
+    except recurrence.SeriesTooCostlyError as error:
+        reason = (
+            f"its recurrence rule needs {error} to reach and fill the window "
+            f"({_rule_text(group) or 'its dates'}); shorten the rule"
+        )
+    # A third-party expander on hostile input can fail in many ways; one series failing must
+    # refuse that series only, with a reason, never the whole import.
+    except Exception as error:
+        log.info("a series was refused: %s", type(error).__name__)
+        reason = _why(group)
+    refused.append(Refused(_describe(group[0]), reason))
+    return []
 
 
 def _calendar_address(person: str) -> icalendar.vCalAddress:
