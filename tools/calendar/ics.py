@@ -39,6 +39,10 @@ MAX_EVENTS = 50_000
 # (a 565-byte RRULE, 100,000 tiny VEVENTs) are refused in about this time, while a real
 # calendar's events in the window take a small part of it (events outside are never parsed).
 MAX_IMPORT_SECONDS = 1.5
+_TOO_SLOW = (
+    "the file needs more than {:g} s of work to import (too many events or repeats in the "
+    "window); export a shorter date range"
+)
 PRODID = "-//Veil//Veil private assistant//EN"
 NO_TITLE = "(no title)"
 
@@ -545,7 +549,10 @@ def import_ics(
     budget = recurrence.Budget(max_seconds)
     text = ics_text.decode(_sniff(data, max_bytes))
     days = (window_start.astimezone(zone(tz)).date(), window_end.astimezone(zone(tz)).date())
-    calendars, skipped = ics_text.split(text, days)
+    try:
+        calendars, skipped = ics_text.split(text, days, budget.check)
+    except recurrence.OutOfTimeError:
+        raise IcsError(_TOO_SLOW.format(max_seconds)) from None
     result = IcsImport(refused=[Refused(s.label, s.reason) for s in skipped])
     by_key: dict[tuple[str, str | None], CalendarEvent] = {}
     # Unknown-TZID guesses and similar parser warnings are expected on real-world files.
@@ -574,10 +581,7 @@ def import_ics(
                             "import a shorter date range"
                         )
         except recurrence.OutOfTimeError:
-            raise IcsError(
-                f"the file needs more than {max_seconds:g} s of work to import (too many events "
-                "or repeats in the window); export a shorter date range"
-            ) from None
+            raise IcsError(_TOO_SLOW.format(max_seconds)) from None
     result.events = sorted(by_key.values(), key=lambda e: (e.start.astimezone(UTC), e.uid))
     return result
 

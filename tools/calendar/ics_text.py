@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import itertools
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from datetime import date, timedelta
 
@@ -22,7 +22,8 @@ MAX_COMPONENTS = 100_000  # BEGIN lines in one file
 MAX_ITEM_CHARS = 512 * 1024  # one VEVENT; more is an embedded attachment or an attack
 MAX_ZONE_CHARS = 1024 * 1024  # all VTIMEZONEs of a calendar: each piece may repeat them
 MAX_DATE_VALUES = 10_000  # RDATE and EXDATE values in one VEVENT
-PIECE_CHARS = 256 * 1024  # the parser gets at most about this much text at a time
+PIECE_CHARS = 128 * 1024  # the parser gets at most about this much text at a time
+CHECK_EVERY = 2_000  # items read between two looks at the clock
 ITEM_NAMES = ("VEVENT", "VTODO", "VJOURNAL")
 # Calendar-level properties the import reads; other calendar-level lines are checked for syntax
 # and otherwise left out of the pieces, so a hostile header is not parsed once per piece.
@@ -182,12 +183,18 @@ def _header_lines(segment: str, first_line: int) -> list[str]:
 
 def _name(raw: str) -> str:
     """A component name as a message may show it: upper case, printable, short."""
-    name = "".join(c for c in raw.upper() if c.isprintable())
+    name = raw.upper()
+    if len(name) <= 20 and name.isprintable():
+        return name
+    name = "".join(c for c in name if c.isprintable())
     return name if len(name) <= 20 else name[:19] + "…"
 
 
-def split(text: str, window: tuple[date, date]) -> tuple[list[CalendarText], list[Skipped]]:
-    """The file's calendars with the items worth parsing, and the items refused unparsed.
+def split(
+    text: str, window: tuple[date, date], check: Callable[[], None] = lambda: None
+) -> tuple[list[CalendarText], list[Skipped]]:
+    """The file's calendars with the items worth parsing, and the items refused unparsed;
+    `check` is called every CHECK_EVERY items (the import's time budget).
 
     Raises:
         IcsError: truncated, BEGIN/END not matching, too many components, no calendar at all,
@@ -203,7 +210,7 @@ def split(text: str, window: tuple[date, date]) -> tuple[list[CalendarText], lis
     calendars: list[CalendarText] = []
     loose = CalendarText()
     skipped: list[Skipped] = []
-    found_items = False
+    found_items = 0
     stack: list[tuple[str, int, int]] = []  # (name, offset, line) of each open component
     current: CalendarText | None = None
     header_from, header_line = 0, 0  # where the calendar-level lines not yet read begin
@@ -248,7 +255,9 @@ def split(text: str, window: tuple[date, date]) -> tuple[list[CalendarText], lis
                     "this is not a calendar export"
                 )
         elif name in ITEM_NAMES:
-            found_items = True
+            if not found_items % CHECK_EVERY:
+                check()
+            found_items += 1
             properties = block.properties()
             reason = _refusal(block, properties)
             if reason:

@@ -151,6 +151,51 @@ def _metered_iter_function() -> types.FunctionType:
     )
 
 
+# dateutil fills these from DTSTART when a rule leaves them out; a rule moved to a later
+# DTSTART must keep the original's values, so they are passed explicitly.
+_DATE_DEFAULTS = {
+    dateutil.rrule.YEARLY: ("bymonth", "bymonthday"),
+    dateutil.rrule.MONTHLY: ("bymonthday",),
+    dateutil.rrule.WEEKLY: ("byweekday",),
+}
+_UNIT_SECONDS = {
+    dateutil.rrule.HOURLY: 3600,
+    dateutil.rrule.MINUTELY: 60,
+    dateutil.rrule.SECONDLY: 1,
+}
+
+
+def _later_start(rule: dateutil.rrule.rrule, before: datetime) -> datetime | None:
+    """A DTSTART whole periods later than the rule's, at or before `before`, or None.
+
+    From there the rule yields the same occurrences as from its own DTSTART: its periods keep
+    their alignment (whole multiples of FREQ x INTERVAL), and what dateutil derives from DTSTART
+    is passed explicitly. A rule with COUNT counts from its real start, so it is not moved.
+    """
+    start: datetime = rule._dtstart
+    if rule._count is not None or (start.tzinfo is None) != (before.tzinfo is None):
+        return None
+    naive = start.replace(tzinfo=None)
+    target = before.astimezone(start.tzinfo).replace(tzinfo=None) if start.tzinfo else before
+    n, freq = rule._interval, rule._freq
+    if freq == dateutil.rrule.YEARLY:
+        years = (target.year - 1 - naive.year) // n * n
+        moved = naive.replace(year=naive.year + years, month=1, day=1) if years > 0 else None
+    elif freq == dateutil.rrule.MONTHLY:
+        months = (target.year * 12 + target.month - 2 - naive.year * 12 - naive.month + 1) // n * n
+        year, month = divmod(naive.year * 12 + naive.month - 1 + months, 12)
+        moved = naive.replace(year=year, month=month + 1, day=1) if months > 0 else None
+    elif freq in (dateutil.rrule.WEEKLY, dateutil.rrule.DAILY):
+        period = n * (7 if freq == dateutil.rrule.WEEKLY else 1)
+        days = ((target.date() - naive.date()).days - period) // period * period
+        moved = naive + timedelta(days=days) if days > 0 else None
+    else:
+        period = n * _UNIT_SECONDS[freq]
+        seconds = (int((target - naive).total_seconds()) - period) // period * period
+        moved = naive + timedelta(seconds=seconds) if seconds > 0 else None
+    return None if moved is None else moved.replace(tzinfo=start.tzinfo)
+
+
 class _MeteredRule(dateutil.rrule.rrule):
     """An rrule whose loop reports each period to a meter and stops past `last_day`."""
 
@@ -159,9 +204,12 @@ class _MeteredRule(dateutil.rrule.rrule):
     last_day: date
 
     @classmethod
-    def copy_of(cls, rule: dateutil.rrule.rrule, meter: _Meter, last_day: date) -> _MeteredRule:
-        """The same rule (what rrule.replace() copies), uncached and metered."""
-        kwargs = {
+    def copy_of(
+        cls, rule: dateutil.rrule.rrule, meter: _Meter, first: datetime, last_day: date
+    ) -> _MeteredRule:
+        """The same rule (what rrule.replace() copies), uncached, metered, and started as
+        close before `first` as its periods allow."""
+        kwargs: dict[str, Any] = {
             "freq": rule._freq,
             "dtstart": rule._dtstart,
             "interval": rule._interval,
@@ -170,6 +218,20 @@ class _MeteredRule(dateutil.rrule.rrule):
             "until": rule._until,
             **rule._original_rule,
         }
+        if rule._bysetpos:  # repeated positions select nothing more; each costs a pass
+            kwargs["bysetpos"] = tuple(sorted(set(rule._bysetpos)))
+        later = _later_start(rule, first)
+        if later is not None:
+            start: datetime = rule._dtstart
+            explicit = {
+                "bymonth": start.month,
+                "bymonthday": start.day,
+                "byweekday": start.weekday(),
+            }
+            for name in _DATE_DEFAULTS.get(rule._freq, ()):
+                if name in kwargs and kwargs[name] is None:
+                    kwargs[name] = explicit[name]
+            kwargs["dtstart"] = later
         copy = cls(**kwargs, cache=False)
         copy.meter = meter
         copy.last_day = last_day
@@ -184,7 +246,7 @@ def _lazy_between(
         # The rruleset of RDATEs and DTSTART: as long as the file's own list of dates.
         yield from rule.between(start, stop, inc=True)
         return
-    metered = _MeteredRule.copy_of(rule, meter, (stop + _MARGIN).date())
+    metered = _MeteredRule.copy_of(rule, meter, start - _MARGIN, (stop + _MARGIN).date())
     try:
         for occurrence in metered:
             meter.step()
