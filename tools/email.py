@@ -256,15 +256,68 @@ def read_email(args: dict[str, Any], context: ToolContext) -> ToolResult:
     )
 
 
+# Line breaks end a header and start another; other controls have no place in one either.
+_UNSAFE = re.compile("[\x00-\x1f\x7f\x85\u2028\u2029]")
+_QUOTED = re.compile(r'"(?:[^"\\]|\\.)*"')
+
+
+def _refused(entry: str, why: str) -> str:
+    """The error for one recipient string, shown with its line breaks visible."""
+    shown = entry if len(entry) <= 80 else entry[:79] + "…"
+    return f"{shown!r} is not a valid e-mail address: {why}"
+
+
+def _parse_recipients(entry: str) -> list[tuple[str, str]] | str:
+    """(display name, address) pairs of one "@"-holding string, or the reason it is refused.
+
+    Two parsers must agree: email.headerregistry (strict, reports defects) and getaddresses
+    (what this Python's mail code does with a header). Whatever either reads differently, or
+    anything beyond a plain list of addresses, is refused rather than guessed at: that is how
+    "a@b.com, Bcc: x@evil.com" or a display name holding an address would smuggle a recipient.
+    """
+    try:
+        header = policy.default.header_factory("To", entry)
+    except (ValueError, IndexError, TypeError, MessageError):
+        return _refused(entry, "it is not a list of e-mail addresses")
+    groups = list(header.groups)  # type: ignore[attr-defined]
+    strict = [(a.display_name, a.addr_spec) for g in groups for a in g.addresses]
+    loose = getaddresses([entry])
+    if any(not addr or "@" not in addr for _, addr in loose):
+        if "," in _QUOTED.sub("", entry):
+            return _refused(
+                entry, 'a name with a comma must be quoted, like "Smith, Bob" <bob@example.com>'
+            )
+        return _refused(entry, "it is not a plain list of e-mail addresses")
+    if any(g.display_name is not None for g in groups):
+        return _refused(entry, 'it holds a group or header name ("Bcc:" and the like)')
+    if header.defects or [a for _, a in strict] != [a for _, a in loose]:  # type: ignore[attr-defined]
+        return _refused(entry, "it is not a plain list of e-mail addresses")
+    for name, addr in strict:
+        if not _ADDRESS_RE.fullmatch(addr):
+            return f"{entry!r} is not a valid e-mail address"
+        if any(c in name for c in "@<>"):
+            return _refused(entry, "its display name looks like another address")
+    return strict
+
+
 def _recipients(entries: list[str], context: ToolContext) -> tuple[list[Address], list[str]] | str:
-    """Addresses for names and addresses; names without a known address come back unresolved."""
+    """Addresses for names and addresses; names without a known address come back unresolved.
+
+    Raises nothing: a string that could become an extra header or an extra recipient (CR/LF,
+    group syntax, an unquoted comma, two parsers disagreeing) is refused with a reason.
+    """
     found: list[Address] = []
     unresolved: list[str] = []
-    for entry in (" ".join(e.split()) for e in entries):
+    for raw in entries:
+        if _UNSAFE.search(raw):
+            return _refused(raw, "it holds a line break or control character")
+        entry = " ".join(raw.split())
         if not entry:
             continue
         if "@" in entry:
-            pairs = getaddresses([entry])  # "A <a@x>, b@y" is two recipients in one string
+            pairs = _parse_recipients(entry)  # "A <a@x>, b@y" is two recipients in one string
+            if isinstance(pairs, str):
+                return pairs
         elif context.memory is not None and (contact := context.memory.find_contact(entry)):
             pairs = [(contact.name, contact.email)] if contact.email else []
         else:
@@ -273,9 +326,9 @@ def _recipients(entries: list[str], context: ToolContext) -> tuple[list[Address]
             unresolved.append(entry)
             continue
         for name, addr in pairs:
+            if _UNSAFE.search(name + addr) or not _ADDRESS_RE.fullmatch(addr):
+                return f"{entry!r} is not a valid e-mail address"
             try:
-                if not _ADDRESS_RE.fullmatch(addr):
-                    raise ValueError(addr)
                 found.append(Address(display_name=name, addr_spec=addr))
             except (ValueError, IndexError, MessageError):
                 return f"{entry!r} is not a valid e-mail address"
@@ -304,7 +357,16 @@ def mailto_url(to: list[str], cc: list[str], subject: str, body: str) -> tuple[s
     """A mailto: link under MAILTO_LIMIT characters and whether its body had to be shortened.
 
     None when even the recipients and subject alone do not fit.
+
+    Raises:
+        ValueError: an address that is not a bare addr-spec, or a subject with a line break:
+            either would let the link carry headers of its own (RFC 6068 hfields).
     """
+    for address in [*to, *cc]:
+        if not _ADDRESS_RE.fullmatch(address):
+            raise ValueError(f"mailto recipients must be bare addresses, got {address!r}")
+    if _UNSAFE.search(subject):
+        raise ValueError("a mailto subject must be one line")
     base = "mailto:" + ",".join(quote(a, safe="@") for a in to)
     query = [f"cc={quote(','.join(cc), safe='@,')}"] if cc else []
     query.append(f"subject={quote(subject, safe='')}")
@@ -346,7 +408,12 @@ def draft_reply(args: dict[str, Any], context: ToolContext) -> ToolResult:
     if isinstance(cc, str):
         return ToolResult.fail(cc)
     # Header values may not hold line breaks (header injection); the body keeps its own.
-    subject = " ".join(str(args.get("subject") or "").split())
+    subject = str(args.get("subject") or "").strip()
+    if _UNSAFE.search(subject):
+        return ToolResult.fail(
+            "the subject holds a line break or control character; a subject is one line"
+        )
+    subject = " ".join(subject.split())
     msg = EmailMessage(policy=policy.default)
     if args.get("in_reply_to"):
         root = _folder(context)
@@ -355,7 +422,8 @@ def draft_reply(args: dict[str, Any], context: ToolContext) -> ToolResult:
         original = _load(root, str(args["in_reply_to"]))
         if isinstance(original, str):
             return ToolResult.fail(original)
-        subject = subject or " ".join(_header(original, "Subject").split())
+        # Someone else's subject: its line breaks and controls are dropped, not refused.
+        subject = subject or " ".join(_UNSAFE.sub(" ", _header(original, "Subject")).split())
         if not subject.casefold().startswith("re:"):
             subject = f"Re: {subject}"
         parent = _header(original, "Message-ID").strip()
