@@ -170,6 +170,11 @@ def _zoneinfo_dir() -> str:
     raise TimeParseError("No zone database found; install the tzdata package or tzdata (apt)")
 
 
+# Control characters (tab, newline, CR kept) and lone surrogates: what the native parser cannot
+# take; see _DucklingEngine.parse.
+_NATIVE_UNSAFE = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f\ud800-\udfff]")
+
+
 class _DucklingEngine:
     """Duckling with its zone database and locales loaded once per process."""
 
@@ -203,10 +208,25 @@ class _DucklingEngine:
         locale: str | None,
         latent: bool = False,
     ) -> list[dict[str, Any]]:
-        """Duckling's entities for `text`, anchored at `ref` in `tz`."""
-        ref_time = self._duckling.parse_ref_time(self._tzdb, tz, int(ref.timestamp()))
-        context = self._duckling.Context(ref_time, self._locale(language, locale))
-        return self._duckling.parse(text, context, self._dims, latent)
+        """Duckling's entities for `text`, anchored at `ref` in `tz`.
+
+        A NUL made Duckling's Rust code panic (and print the text to stderr from its panic
+        hook, before Python could catch anything); a lone surrogate cannot cross into Rust.
+        Both become spaces of the same length, so offsets still point into `text`. A native
+        failure that is not an Exception (pyo3's PanicException) becomes a TimeParseError.
+        """
+        text = _NATIVE_UNSAFE.sub(" ", text)
+        try:
+            ref_time = self._duckling.parse_ref_time(self._tzdb, tz, int(ref.timestamp()))
+            context = self._duckling.Context(ref_time, self._locale(language, locale))
+            return self._duckling.parse(text, context, self._dims, latent)
+        except (KeyboardInterrupt, SystemExit, GeneratorExit):
+            raise
+        except BaseException as error:  # pyo3 PanicException derives from BaseException
+            log.warning("Duckling failed: %s", type(error).__name__)  # never the text itself
+            raise TimeParseError(
+                "the time parser failed on this text; remove unusual characters and try again"
+            ) from None
 
 
 @functools.cache
@@ -250,7 +270,8 @@ class TimeParser:
         if not text.strip():
             return []
         ref = (sent_at or self.now).astimezone(self.zone)
-        clean = lang.fix_typing_slips(lang.fix_ocr_digits(text))
+        # Same length, so offsets still point into `text`; lingua and Duckling are native code.
+        clean = lang.fix_typing_slips(lang.fix_ocr_digits(_NATIVE_UNSAFE.sub(" ", text)))
         candidates = [language] if language else lang.detect_languages(clean)
         best: list[TimeMention] = []
         best_cover = -1
