@@ -13,13 +13,41 @@ import pytest
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 os.environ.setdefault("TLDEXTRACT_PUBLIC_SUFFIX_LIST_URLS", "")
+# Before anything can import onnxruntime (tools/ocr.py sets it too): its telemetry would write a
+# device id under ~/.cache/Microsoft and query DNS from native code (issue 17).
+os.environ["ORT_DISABLE_TELEMETRY"] = "1"
 
 _real_connect = socket.socket.connect
 _real_connect_ex = socket.socket.connect_ex
+_real_getaddrinfo = socket.getaddrinfo
+_real_gethostbyname = socket.gethostbyname
+_real_gethostbyname_ex = socket.gethostbyname_ex
+_real_create_connection = socket.create_connection
+_real_gethostbyaddr = socket.gethostbyaddr
+# Names that never leave the machine: /etc/hosts answers them, no DNS server is asked.
+LOOPBACK_NAMES = frozenset({"localhost", "localhost.localdomain", "ip6-localhost", "ip6-loopback"})
+# Every lookup and connect a test made, allowed or not: (what, host) pairs.
+_attempts: list[tuple[str, str]] = []
 
 
 class NetworkBlockedError(OSError):
     """A test tried to reach beyond this machine."""
+
+
+def is_loopback_host(host: object) -> bool:
+    """True for loopback names and addresses, and for no host at all (a local bind)."""
+    if host is None or host in ("", b""):
+        return True
+    if isinstance(host, bytes):
+        host = host.decode("ascii", "replace")
+    if not isinstance(host, str):
+        return False
+    if host.lower().rstrip(".") in LOOPBACK_NAMES:
+        return True
+    try:
+        return ipaddress.ip_address(host.split("%", 1)[0]).is_loopback
+    except ValueError:
+        return False
 
 
 def is_loopback(address: object) -> bool:
@@ -28,32 +56,68 @@ def is_loopback(address: object) -> bool:
         return True
     if not isinstance(address, tuple) or not address:
         return False
-    host = address[0]
-    if host == "localhost":
-        return True
-    try:
-        return ipaddress.ip_address(host).is_loopback
-    except ValueError:
-        return False
+    return address[0] is not None and is_loopback_host(address[0])
+
+
+def _check(what: str, host: object) -> None:
+    """Record the attempt; raise unless it stays on this machine."""
+    _attempts.append((what, str(host)))
+    if not is_loopback_host(host):
+        raise NetworkBlockedError(f"tests may not {what} {host!r}: no network in Veil")
 
 
 def _guarded_connect(self: socket.socket, address: object) -> None:
     if not is_loopback(address):
-        raise NetworkBlockedError(f"tests may not connect to {address!r}: no network in Veil")
+        _check("connect to", address)
     return _real_connect(self, address)
 
 
 def _guarded_connect_ex(self: socket.socket, address: object) -> int:
     if not is_loopback(address):
-        raise NetworkBlockedError(f"tests may not connect to {address!r}: no network in Veil")
+        _check("connect to", address)
     return _real_connect_ex(self, address)
 
 
+def _guarded_getaddrinfo(host: object, *args: object, **kwargs: object) -> object:
+    _check("look up", host)
+    return _real_getaddrinfo(host, *args, **kwargs)  # type: ignore[arg-type]
+
+
+def _guarded_gethostbyname(host: str) -> str:
+    _check("look up", host)
+    return _real_gethostbyname(host)
+
+
+def _guarded_gethostbyname_ex(host: str) -> object:
+    _check("look up", host)
+    return _real_gethostbyname_ex(host)
+
+
+def _guarded_gethostbyaddr(host: str) -> object:
+    _check("look up", host)  # socket.getfqdn() goes through here: a reverse DNS query
+    return _real_gethostbyaddr(host)
+
+
+def _guarded_create_connection(address: tuple[object, ...], *args: object, **kwargs: object):
+    _check("connect to", address[0])
+    return _real_create_connection(address, *args, **kwargs)  # type: ignore[arg-type]
+
+
 @pytest.fixture(autouse=True)
-def no_network(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Every test: any connect outside loopback raises."""
+def no_network(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[tuple[str, str]]]:
+    """Every test: any connect or name lookup outside loopback raises. The value is the list of
+    every attempt the test made, allowed or refused, for tests that prove nothing was tried
+    even where a library would swallow the error."""
     monkeypatch.setattr(socket.socket, "connect", _guarded_connect)
     monkeypatch.setattr(socket.socket, "connect_ex", _guarded_connect_ex)
+    monkeypatch.setattr(socket, "getaddrinfo", _guarded_getaddrinfo)
+    monkeypatch.setattr(socket, "gethostbyname", _guarded_gethostbyname)
+    monkeypatch.setattr(socket, "gethostbyname_ex", _guarded_gethostbyname_ex)
+    monkeypatch.setattr(socket, "gethostbyaddr", _guarded_gethostbyaddr)
+    monkeypatch.setattr(socket, "create_connection", _guarded_create_connection)
+    _attempts.clear()
+    yield _attempts
+    _attempts.clear()
 
 
 @pytest.fixture(autouse=True)

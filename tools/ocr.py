@@ -10,7 +10,9 @@ they are repaired here: the time parser downstream then sees clean text.
 from __future__ import annotations
 
 import io
+import os
 import re
+import sys
 import threading
 import time
 from collections.abc import Sequence
@@ -21,6 +23,21 @@ from typing import Any, Protocol
 from PIL import Image, ImageOps, UnidentifiedImageError
 
 from tools.errors import ToolError
+
+# onnxruntime (1.29 and later) runs 1DS telemetry on Linux too. At `import onnxruntime` it writes
+# a device id and an event database to ~/.cache/Microsoft/DeveloperTools/.onnxruntime/, and its
+# uploader thread then resolves mobile.events.data.microsoft.com (seen with strace: DNS queries
+# from native code, which no Python socket guard sees). disable_telemetry_events() comes after
+# that import, too late for both; ORT_DISABLE_TELEMETRY=1 set before the first import is the
+# full opt-out (onnxruntime PR 27379): no uploader, no device id, no event cache. Set it here,
+# before anything in Veil imports onnxruntime, and refuse to run OCR if something loaded
+# onnxruntime earlier with telemetry on.
+_TELEMETRY_OFF = ("1", "true", "yes", "on")
+_ORT_LOADED_WITH_TELEMETRY = (
+    "onnxruntime" in sys.modules
+    and os.environ.get("ORT_DISABLE_TELEMETRY", "").strip().lower() not in _TELEMETRY_OFF
+)
+os.environ["ORT_DISABLE_TELEMETRY"] = "1"
 
 MAX_PIXELS = 40_000_000  # a 4K-wide, 10K-tall scroll capture; beyond is a decompression bomb
 BACKGROUND_DISTANCE = 24  # how far (RGB) a pixel may be from the background and still be it
@@ -96,6 +113,11 @@ class RapidOcrEngine:
         import numpy as np
 
         if self._engine is None:
+            if _ORT_LOADED_WITH_TELEMETRY:
+                raise ScreenshotError(
+                    "onnxruntime was loaded before Veil could turn its telemetry off; "
+                    "set ORT_DISABLE_TELEMETRY=1 and restart Veil"
+                )
             from rapidocr_onnxruntime import RapidOCR
 
             self._engine = RapidOCR()
