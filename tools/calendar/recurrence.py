@@ -40,6 +40,7 @@ from recurring_ical_events.util import (
 )
 
 SERIES_STEPS = 300_000  # about 0.4 s of dateutil's loop on this machine
+SERIES_SECONDS = 0.5  # one BYSETPOS period can cost milliseconds: steps alone do not bound it
 # How far past the window a rule's loop may run before it is stopped: covers any UTC offset
 # (at most 14 h) and all-day dates, so no occurrence inside the window is ever cut.
 _MARGIN = timedelta(days=2)
@@ -67,10 +68,11 @@ class _PastWindowError(Exception):
 
 @dataclass
 class Budget:
-    """The work one import may do: CPU seconds in all, steps for any one series."""
+    """The work one import may do: CPU seconds in all, steps and seconds for any one series."""
 
     seconds: float
     series_steps: int = SERIES_STEPS
+    series_seconds: float = SERIES_SECONDS
     deadline: float = field(init=False)
 
     def __post_init__(self) -> None:
@@ -89,6 +91,12 @@ class _Meter:
 
     budget: Budget
     steps: int = 0
+    started: float = field(default_factory=time.thread_time)
+
+    def start_series(self) -> None:
+        """Count the next series from zero."""
+        self.steps = 0
+        self.started = time.thread_time()
 
     def step(self) -> None:
         self.steps += 1
@@ -96,6 +104,8 @@ class _Meter:
             raise SeriesTooCostlyError(f"more than {self.budget.series_steps:,} steps")
         if self.steps % _CLOCK_EVERY == 0:
             self.budget.check()
+            if time.thread_time() - self.started > self.budget.series_seconds:
+                raise SeriesTooCostlyError(f"more than {self.budget.series_seconds:g} s")
 
 
 _METER: ContextVar[_Meter | None] = ContextVar("veil_recurrence_meter", default=None)
@@ -300,7 +310,7 @@ def expand(
     try:
         found: list[Occurrence] = []
         for series in recurring_ical_events.of(calendar, components=[_SELECTION]).series:
-            meter.steps = 0
+            meter.start_series()
             count = 0
             for occurrence in series.between(start, stop):
                 count += 1
