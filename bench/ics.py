@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import logging
 import random
+import tracemalloc
 from collections import Counter
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -49,6 +50,64 @@ def run_corpus(files: list[Path]) -> tuple[Counter[str], int, Counter[str]]:
             events += len(result.events)
             outcome["items refused"] += len(result.refused)
     return outcome, events, reasons
+
+
+_SIXTY = ",".join(map(str, range(60)))
+# Issue 17's probes: (label, file). The first is the 565-byte file that once took 16 GB.
+HOSTILE = [
+    (
+        "HOURLY x 60 BYMINUTE x 60 BYSECOND from 1900",
+        f"RRULE:FREQ=HOURLY;BYMINUTE={_SIXTY};BYSECOND={_SIXTY}",
+        1,
+    ),
+    ("MINUTELY from 1900", "RRULE:FREQ=MINUTELY", 1),
+    ("DAILY, COUNT=10**9, from 1900", "RRULE:FREQ=DAILY;COUNT=1000000000", 1),
+    ("99,000 single VEVENTs in the window", "", 99_000),
+]
+
+
+def hostile_file(rule: str, copies: int) -> bytes:
+    """A calendar of `copies` events starting 1900 with `rule`, or in the window without one."""
+    start = "DTSTART:19000101T000000Z" if rule else "DTSTART:20260305T100000Z"
+    event = "BEGIN:VEVENT\r\nUID:{}\r\n" + start + "\r\n" + (rule + "\r\n" if rule else "")
+    event += "SUMMARY:probe\r\nEND:VEVENT\r\n"
+    body = "".join(event.format(i) for i in range(copies))
+    return f"BEGIN:VCALENDAR\r\nVERSION:2.0\r\n{body}END:VCALENDAR\r\n".encode()
+
+
+def run_hostile() -> list[list[object]]:
+    """Seconds, tracemalloc peak and outcome of importing each hostile file once."""
+    now = datetime(2026, 3, 1, 12, tzinfo=ZoneInfo(TZ))
+    rows: list[list[object]] = []
+    for label, rule, copies in HOSTILE:
+        data = hostile_file(rule, copies)
+
+        def run(data: bytes = data) -> str:
+            try:
+                result = import_ics(
+                    data,
+                    tz=TZ,
+                    source="import:hostile",
+                    window_start=now - timedelta(days=30),
+                    window_end=now + timedelta(days=365),
+                )
+            except IcsError as error:
+                return f"refused: {error}"
+            reasons = "; ".join(r.reason for r in result.refused)
+            return f"{len(result.events)} events" + (
+                f", item refused: {reasons}" if reasons else ""
+            )
+
+        said = run()
+        seconds = median(timed(run, repeat=3))
+        tracemalloc.start()
+        run()  # tracemalloc slows the loop: the budget may end this run sooner
+        peak = tracemalloc.get_traced_memory()[1]
+        tracemalloc.stop()
+        rows.append(
+            [f"{label} ({len(data):,} bytes)", f"{seconds:.2f} s", f"{peak / 2**20:.1f} MB", said]
+        )
+    return rows
 
 
 def calendar(count: int, seed: int = 7) -> list[CalendarEvent]:
@@ -141,6 +200,17 @@ def main(repeat: int = 3) -> None:
             f"Most frequent refusals: {top}.",
             "Slot figures are medians of 20-200 runs; the 5,000 events are random 15-180 min "
             "meetings over one year, 3 % all-day.",
+        ],
+    )
+    write_table(
+        "ics_hostile",
+        "Calendar data: hostile .ics files (issue 17), window 30 days back to 365 ahead",
+        ["file", "import, median of 3", "tracemalloc peak", "outcome"],
+        run_hostile(),
+        [
+            "Before the budget, the first file grew past 16 GB at 100 % CPU until it was killed "
+            "(1.35 GB after 50 s here, still growing). Every import now has 1.5 CPU seconds, a "
+            "series 300,000 steps and 1 s, and at most 2,000 occurrences in the window.",
         ],
     )
 

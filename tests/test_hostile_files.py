@@ -99,7 +99,7 @@ ICS_PROBES = {
             ),
             END,
         ),
-        "needs more than 0.5 s to reach and fill the window",
+        "needs more than 1 s to reach and fill the window",
     ),
     "count-1e9-daily-from-1900": Probe(
         lambda: calendar(

@@ -40,7 +40,7 @@ from recurring_ical_events.util import (
 )
 
 SERIES_STEPS = 300_000  # about 0.4 s of dateutil's loop on this machine
-SERIES_SECONDS = 0.5  # one BYSETPOS period can cost milliseconds: steps alone do not bound it
+SERIES_SECONDS = 1.0  # one BYSETPOS period can cost milliseconds: steps alone do not bound it
 # How far past the window a rule's loop may run before it is stopped: covers any UTC offset
 # (at most 14 h) and all-day dates, so no occurrence inside the window is ever cut.
 _MARGIN = timedelta(days=2)
