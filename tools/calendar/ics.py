@@ -2,7 +2,10 @@
 
 Import is defensive: calendars come from every client ever written and from fuzzers. A file either
 imports (with any single bad event listed in `refused` with a one-line reason) or raises IcsError
-with a one-line reason; nothing in here lets a parser traceback reach the user. Export keeps the
+with a one-line reason; nothing in here lets a parser traceback reach the user. It is also
+bounded: ics_text reads the file as text first (structure, encoding, sizes; items far outside
+the window are never parsed) and recurrence expands series on a CPU and step budget, so any
+file ends in under two seconds and a few MB (issue 17). Export keeps the
 wall time in its zone: DTSTART;TZID=Europe/Berlin:...T150000 plus a matching VTIMEZONE, never a
 silent conversion to UTC.
 """
