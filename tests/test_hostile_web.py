@@ -449,12 +449,16 @@ def test_a_base_exception_leaves_the_turn_failed_and_the_server_serving(
     assert_still_serving(app, earlier, changed=True)
 
 
-def test_a_real_duckling_panic_behind_the_boundary_fails_the_turn(
-    app: Flask, earlier: Earlier
+def test_a_panic_behind_the_input_boundary_fails_the_turn(
+    app: Flask, earlier: Earlier, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """Past the input boundary, a NUL still panics Duckling: the turn must end, not hang."""
+    """A turn past the HTTP boundary whose planner dies of a BaseException ends, not hangs."""
     from agent.assistant import Turn, parse_now, parse_zone
 
+    def panic(*_args: object, **_kwargs: object) -> None:
+        raise FakePanic("thread panicked at src/planner.rs")
+
+    monkeypatch.setattr("agent.assistant.Planner.plan", panic)
     runner = app.extensions["turns"]
     store = open_store(app.config["DATA_DIR"])
     session = store.create_session("raw")
@@ -467,6 +471,7 @@ def test_a_real_duckling_panic_behind_the_boundary_fails_the_turn(
     assert live.outcome is not None and "crashed on this input" in live.outcome["error"]
     assert store.get_turn(live.id).status == "failed"
     store.db.close()
+    monkeypatch.undo()
     assert_still_serving(app, earlier, changed=True)
 
 
