@@ -1,4 +1,16 @@
 """Veil's benchmarks: `python -m bench` runs them all; `python -m bench.NAME` runs one."""
 
 # The benchmark modules, in the order `make bench` runs them and the README shows them.
-BENCHMARKS = ("model", "serve", "privacy", "times", "ics", "memory", "agent", "smcalflow", "web", "ocr")
+BENCHMARKS = (
+    "model",
+    "serve",
+    "privacy",
+    "times",
+    "ics",
+    "memory",
+    "agent",
+    "smcalflow",
+    "web",
+    "load",
+    "ocr",
+)

@@ -16,11 +16,12 @@ def main() -> None:
     """Rewrite the README's benchmark section from the latest result files."""
     parts = []
     for name in BENCHMARKS:
-        path = RESULTS / f"{name}.md"
-        if path.exists():
-            text = path.read_text(encoding="utf-8").strip()
-            # Result files start at heading level 1-3; nest them under the README's section.
-            parts.append(re.sub(r"^#{1,3} ", "#### ", text, flags=re.M))
+        # A benchmark may write more than one table: NAME.md, then NAME_*.md (e.g. ics_hostile).
+        for path in [RESULTS / f"{name}.md", *sorted(RESULTS.glob(f"{name}_*.md"))]:
+            if path.exists():
+                text = path.read_text(encoding="utf-8").strip()
+                # Result files start at heading level 1-3; nest them under the README's section.
+                parts.append(re.sub(r"^#{1,3} ", "#### ", text, flags=re.M))
     readme = README.read_text(encoding="utf-8")
     if START not in readme or END not in readme:
         raise ValueError(f"README.md needs the markers {START} and {END}")
