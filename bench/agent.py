@@ -18,6 +18,7 @@ The bundle is then scored by code that knows nothing of the agent's internals:
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
 import logging
 import math
@@ -120,6 +121,20 @@ def load_dev(limit: int | None = None) -> list[dict[str, Any]]:
     with DEV.open(encoding="utf-8") as handle:
         cases = [json.loads(line) for line in handle if line.strip()]
     return cases[:limit] if limit is not None else cases
+
+
+def sealed(case_id: str) -> bool:
+    """Half the dev set, fixed by a hash of the id, that is read only as a number.
+
+    Its cases' ids, texts and failures never appear in a report, so a rule tuned to a failing
+    dev case shows up as a gap between the open half and this one.
+    """
+    return hashlib.sha256(case_id.encode("utf-8")).digest()[0] % 2 == 1
+
+
+def split_dev(cases: Sequence[dict[str, Any]]) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    """(open, sealed) halves of the dev cases."""
+    return [c for c in cases if not sealed(c["id"])], [c for c in cases if sealed(c["id"])]
 
 
 def content_words(name: str) -> list[str]:
@@ -553,8 +568,13 @@ def _rows(summaries: Sequence[Summary]) -> list[list[str]]:
         ["turns planned by the model", *each(lambda s: _ratio(s.model_planned, s.cases))],
         ["seconds per turn p50", *each(seconds(0.5))],
         ["seconds per turn p90", *each(seconds(0.9))],
-        ["slowest turn, seconds (case)", *each(lambda s: f"{s.slowest[0]:.1f} ({s.slowest[1]})")],
+        ["slowest turn, seconds (case)", *each(_slowest)],
     ]
+
+
+def _slowest(summary: Summary) -> str:
+    seconds, case_id = summary.slowest
+    return f"{seconds:.1f} ({'sealed' if sealed(case_id) else case_id})"
 
 
 def _table(header: Sequence[str], rows: Sequence[Sequence[object]]) -> list[str]:
@@ -593,14 +613,17 @@ def report(
     sgd: dict[str, list[CaseScore]],
     modes: Sequence[str],
     sgd_total: int,
+    dev_sealed: dict[str, list[CaseScore]] | None = None,
 ) -> str:
-    """The markdown of bench/results/agent.md."""
-    sets = [("dev", dev), ("sgd", sgd)]
+    """The markdown of bench/results/agent.md: the sealed half only as summary figures."""
+    sealed_half = dev_sealed or {}
+    sets = [("dev", dev), ("dev sealed", sealed_half), ("sgd", sgd)]
     columns = [(name, mode) for name, results in sets for mode in modes if results.get(mode)]
     summaries = [summarise(dict(sets)[name][mode]) for name, mode in columns]
     header = ["measure", *(f"{name} {mode}" for name, mode in columns)]
     n_sgd = len(next(iter(sgd.values()), []))
     dev_scores = next(iter(dev.values()), [])
+    n_sealed = len(next(iter(sealed_half.values()), []))
     injections = sum("injection" in s.tags for s in dev_scores)
     languages = 1 + len({t for s in dev_scores for t in s.tags if t.startswith("language:")})
     lines = [
@@ -617,9 +640,10 @@ def report(
     lines += [
         "",
         f"Modes: embedded = the default model (SmolLM2-135M, llama.cpp in-process); no-llm = "
-        f"rule-based only. Sets: dev = {len(dev_scores)} hand-written cases "
+        f"rule-based only. Sets: dev = {len(dev_scores)} hand-written cases, the open half "
         f"(bench/data/agent_dev.jsonl, {languages} languages, {injections} injection or pressure "
-        f"cases); sgd = "
+        f"cases); dev sealed = the other {n_sealed}, chosen by a hash of the id and read only as "
+        f"these figures (bench.agent.sealed); sgd = "
         f"{n_sgd} of {sgd_total} SGD Calendar_1 AddEvent threads (first in file order), "
         'rendered as "Me:"/"Agent:" lines, now = 2019-03-01 09:00 America/Los_Angeles, '
         f'request "{SGD_REQUEST}", title keywords = content words of event_name.',
@@ -635,7 +659,7 @@ def report(
     ]
     for name, results in sets:
         for mode in modes:
-            if results.get(mode):
+            if results.get(mode) and results is not sealed_half:
                 wrong = _misses(results[mode])
                 lines.append(f"- {name} {mode} cases missed or over-created: {wrong}")
     return "\n".join(lines) + "\n"
@@ -652,16 +676,18 @@ def run(
     modes: Sequence[str] = MODES, dev_limit: int | None = None, sgd_limit: int | None = None
 ) -> str:
     """Run both sets in each mode, write bench/results/agent.md and return its text."""
-    dev_cases, sgd_cases = load_dev(dev_limit), load_sgd(sgd_limit)
+    (dev_cases, sealed_cases), sgd_cases = split_dev(load_dev(dev_limit)), load_sgd(sgd_limit)
     with SGD.open(encoding="utf-8") as handle:
         sgd_total = sum(1 for line in handle if line.strip())
     dev: dict[str, list[CaseScore]] = {}
+    dev_sealed: dict[str, list[CaseScore]] = {}
     sgd: dict[str, list[CaseScore]] = {}
     for mode in modes:
         runner = Runner(mode)
         dev[mode] = run_set(runner, "dev", dev_cases)
+        dev_sealed[mode] = run_set(runner, "dev", sealed_cases)
         sgd[mode] = run_set(runner, "sgd", sgd_cases)
-    text = report(dev, sgd, modes, sgd_total)
+    text = report(dev, sgd, modes, sgd_total, dev_sealed)
     RESULTS.mkdir(exist_ok=True)
     (RESULTS / "agent.md").write_text(text, encoding="utf-8")
     print(text)

@@ -5,6 +5,7 @@ No turn runs here: the benchmark itself runs the assistant (python -m bench.agen
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 from collections.abc import Sequence
 from datetime import date, datetime
@@ -24,9 +25,12 @@ from bench.agent import (
     match_events,
     pii_leaks,
     prf,
+    report,
     schema_errors,
     score_case,
+    sealed,
     sgd_case,
+    split_dev,
     start_exact,
     summarise,
     title_hits,
@@ -264,3 +268,27 @@ def test_case_scores_add_up() -> None:
     precision, recall, f1 = total.prf
     assert (precision, recall) == (0.5, 1.0) and f1 == pytest.approx(2 / 3)
     assert prf(0, 0, 3) == (0.0, 0.0, 0.0)
+
+
+def test_the_sealed_half_is_fixed_about_half_and_never_named_in_the_report() -> None:
+    opened, closed = split_dev(CASES)
+    assert len(opened) + len(closed) == len(CASES)
+    assert 0.35 <= len(closed) / len(CASES) <= 0.65
+    assert [c["id"] for c in closed] == [c["id"] for c in CASES if sealed(c["id"])]
+    assert split_dev(list(reversed(CASES)))[1] == list(reversed(closed))  # by id, not position
+
+    def failing(case: dict) -> object:  # a case that missed its event and made a wrong one
+        made = bundle([event("Wrong", "2030-01-01T09:00:00+00:00")], ("ics",))
+        return score_case(case, made, [], 9.0 if case is closed[0] else 0.1)
+
+    text = report(
+        {"no-llm": [failing(c) for c in opened]},
+        {},
+        ["no-llm"],
+        0,
+        {"no-llm": [failing(c) for c in closed]},
+    )
+    assert "dev sealed no-llm" in text and f"the other {len(closed)}" in text
+    named = [c["id"] for c in closed if re.search(rf"\b{re.escape(c['id'])}\b", text)]
+    assert named == []
+    assert opened[0]["id"] in text  # the open half's misses are still listed
