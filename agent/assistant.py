@@ -30,7 +30,6 @@ from agent.contacts import learn_contacts
 from agent.errors import AgentError, InputError
 from agent.executor import EventOutcome, Executor, TurnState
 from agent.extraction import ProposedEvent, RuleLinker, candidates, link_with_model
-from agent.gate import drop_injected, find_injections
 from agent.gateway import ModelGateway
 from agent.intent import intent_by_rules
 from agent.planner import PlanInput, Planner
@@ -41,6 +40,7 @@ from privacy import EntityMap, PrivacyGuard
 from privacy.entity_map import PLACEHOLDER_RE
 from privacy.redactor import Redactor
 from tools.base import ToolContext
+from tools.calendar.gate import drop_injected, find_injections
 from tools.calendar.ics import import_ics
 from tools.calendar.times import TimeParser
 from tools.registry import builtin_registry

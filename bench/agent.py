@@ -188,7 +188,7 @@ def load_sgd(limit: int | None = None) -> list[dict[str, Any]]:
 
 def calendar_ics(case: dict[str, Any]) -> bytes | None:
     """The case's existing calendar as an .ics, or None when it has none."""
-    from tools.calendar.event import CalendarEvent, local_midnight
+    from memory.event import CalendarEvent, local_midnight
     from tools.calendar.ics import export_events
 
     tz = case["tz"]

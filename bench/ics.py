@@ -11,7 +11,7 @@ from pathlib import Path
 from zoneinfo import ZoneInfo
 
 from bench.common import median, timed, write_table
-from tools.calendar.event import CalendarEvent
+from memory.event import CalendarEvent
 from tools.calendar.ics import import_ics
 from tools.calendar.slots import Schedule
 from tools.errors import IcsError

@@ -19,9 +19,9 @@ from zoneinfo import ZoneInfo
 from sqlite_utils import Database
 
 from memory.errors import StoreError
+from memory.event import CalendarEvent
 from memory.migrations import migrate
 from memory.writer import write
-from tools.calendar.event import CalendarEvent
 
 log = logging.getLogger(__name__)
 

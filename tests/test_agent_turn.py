@@ -12,10 +12,10 @@ import pytest
 from agent.assistant import Assistant, Turn, build_assistant
 from agent.audit import AuditLog
 from agent.gateway import ModelGateway
+from memory.event import CalendarEvent
 from privacy import EntityMap
 from privacy.entity_map import PLACEHOLDER_RE
 from tests.fakes import RecordingChatModel
-from tools.calendar.event import CalendarEvent
 from tools.calendar.ics import export_events
 
 TZ = "Europe/Berlin"

@@ -11,8 +11,8 @@ from sqlite_utils import Database
 
 from memory.calendar import CalendarStore
 from memory.errors import StoreError
+from memory.event import CalendarEvent
 from memory.migrations import MIGRATIONS, migrate
-from tools.calendar.event import CalendarEvent
 from tools.calendar.ics import import_ics
 
 BERLIN = ZoneInfo("Europe/Berlin")

@@ -12,7 +12,7 @@ from zoneinfo import ZoneInfo
 
 import pytest
 
-from agent.gate import check_start, drop_injected, find_injections
+from tools.calendar.gate import check_start, drop_injected, find_injections
 from tools.calendar.times import TimeParser
 
 TZ = "America/Chicago"

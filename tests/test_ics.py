@@ -11,7 +11,7 @@ from zoneinfo import ZoneInfo
 import icalendar
 import pytest
 
-from tools.calendar.event import CalendarEvent, created_uid
+from memory.event import CalendarEvent, created_uid
 from tools.calendar.ics import Refused, export_event, export_events, import_ics
 from tools.errors import IcsError
 

@@ -23,8 +23,8 @@ import pytest
 import tools.ocr
 from agent.assistant import Turn, build_assistant
 from bench.ocr import CHATS, FONTS, render_chat
+from memory.event import CalendarEvent
 from tests.conftest import is_loopback_host
-from tools.calendar.event import CalendarEvent
 from tools.calendar.ics import export_events
 from tools.ocr import RapidOcrEngine, ScreenshotError, ScreenshotReader
 

@@ -9,7 +9,7 @@ from zoneinfo import ZoneInfo
 
 import pytest
 
-from agent.gate import check_start
+from tools.calendar.gate import check_start
 from tools.calendar.lang import fix_typing_slips
 from tools.calendar.times import TimeParser
 

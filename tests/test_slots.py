@@ -10,7 +10,7 @@ from zoneinfo import ZoneInfo
 
 import pytest
 
-from tools.calendar.event import CalendarEvent
+from memory.event import CalendarEvent
 from tools.calendar.slots import Schedule, WorkingHours, working_days
 
 TZ = "Europe/Berlin"

@@ -28,9 +28,9 @@ import icalendar
 import x_wr_timezone
 from icalendar.timezone.windows_to_olson import WINDOWS_TO_OLSON
 
+from memory.event import CalendarEvent, local_midnight, zone
 from privacy.entity_map import PLACEHOLDER_RE
 from tools.calendar import ics_text, recurrence
-from tools.calendar.event import CalendarEvent, local_midnight, zone
 from tools.errors import IcsError
 
 log = logging.getLogger(__name__)

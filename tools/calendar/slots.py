@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from datetime import UTC, date, datetime, time, timedelta
 from typing import Literal
 
-from tools.calendar.event import CalendarEvent, zone
+from memory.event import CalendarEvent, zone
 
 Relation = Literal["overlap", "adjacent", "tight"]
 

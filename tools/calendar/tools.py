@@ -1,7 +1,7 @@
 """Calendar tools the planner can call: read the user's calendar, check, propose, create.
 
 `create_event` and `create_reminder` are the only calendar writes. Each runs the scheduling
-gate itself (agent.gate.check_start against the turn's time mentions) before anything is
+gate itself (tools.calendar.gate.check_start against the turn's time mentions) before anything is
 stored or written, so no caller can skip it; a blocked start is a final, blocked result.
 """
 
@@ -11,10 +11,10 @@ import re
 from datetime import date, datetime, timedelta
 from typing import Any
 
-from agent.gate import check_start
+from memory.event import CalendarEvent, local_midnight
 from privacy.entity_map import PLACEHOLDER_RE
 from tools.base import Tool, ToolContext, ToolFile, ToolResult
-from tools.calendar.event import CalendarEvent, local_midnight
+from tools.calendar.gate import check_start
 from tools.calendar.ics import export_event
 from tools.calendar.slots import MEAL_TIMES, Schedule, working_days
 
