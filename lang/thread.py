@@ -59,6 +59,8 @@ _CLOCK_RE = re.compile(_TIME, re.IGNORECASE)
 _NOT_SPEAKERS = data.words("labels", "field_labels")
 # Words that start sentences, never names: "[10:02] the plan is: go" has no speaker.
 _FUNCTION_WORDS = _NOT_SPEAKERS | data.words("labels", "function_words")
+_CALENDAR_WORDS = data.words("labels", "calendar_words")
+_HEADER_CLOCK_RE = data.format_pattern("{TIME}")
 _PLACEHOLDER_LABEL_RE = re.compile(r"<(?:PERSON|PHONE|EMAIL)_\d+>(?:\s+<PERSON_\d+>)*")
 _PHONE_LABEL_RE = re.compile(r"\+?\d[\d\s().\-]{5,}\d")
 
@@ -294,8 +296,12 @@ def _chat_line(
 
 
 def _is_name_header(match: re.Match[str], seen: Counter[str]) -> bool:
-    """ "Dana Whit  10:02" opens a message; "John 3:16" (one word, one space) is a verse."""
-    if not _is_name_label(match.group("speaker"), seen):
+    """ "Dana Whit  10:02" opens a message; "John 3:16" (one word, one space) is a verse, and
+    "Mon, Dec 7" (a name made only of day and month words, a stamp with no clock) a date line."""
+    speaker = match.group("speaker")
+    if not _is_name_label(speaker, seen) or not _HEADER_CLOCK_RE.search(match.group("stamp")):
+        return False
+    if all(w.casefold().strip(".,") in _CALENDAR_WORDS for w in speaker.split()):
         return False
     roomy = match.group("open") or len(match.group("gap")) >= 2 or "," in match.group("gap")
     return bool(roomy) or (

@@ -50,6 +50,25 @@ def test_metadata_lines(text: str, screen: bool, index: int, kind: str, field: s
         assert line.body_start == line.body_end  # nothing of it is ever parsed as content
 
 
+# (text, line index, speaker or None): "Name  10:02" headers against the date lines of notices.
+HEADER_ROWS = [
+    # fires
+    ("Dana Whit  10:02\nlunch tomorrow?", 0, "Dana Whit"),
+    ("June Smith  10:02 AM\nhey", 0, "June Smith"),
+    ("Priya, [12.03.2026 10:02]\nhi", 0, "Priya"),
+    # must not fire: a day and month are no name, a stamp with no clock opens no message
+    ("Flight UA 123\nMon, Dec 7\nDeparts 6:50 AM", 1, None),
+    ("Fri, 9 Oct\nTable for 2", 0, None),
+    ("Tuesday  10:02\nhey", 0, None),
+    ("Sa., 14. Mai\nEinlass 18 Uhr", 0, None),
+]
+
+
+@pytest.mark.parametrize(("text", "index", "speaker"), HEADER_ROWS)
+def test_name_stamp_headers(text: str, index: int, speaker: str | None) -> None:
+    assert split_thread(text)[index].speaker == speaker
+
+
 def test_lotus_forward_keeps_the_forwarder_as_a_speaker_for_privacy() -> None:
     [line, _] = split_thread("---- Forwarded by J Smith/LON/XYZ on 02/03/2001 09:41 AM ----\nhi")
     assert (line.speaker, line.stamp) == ("J Smith", "02/03/2001 09:41 AM")
