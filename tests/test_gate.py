@@ -209,3 +209,30 @@ def test_injected_time_does_not_ground(parser: TimeParser) -> None:
     assert check_start(start, all_day=False, mentions=mentions, tz=TZ).allowed
     grounded = drop_injected(mentions, find_injections(thread), "thread")
     assert not check_start(start, all_day=False, mentions=grounded, tz=TZ).allowed
+
+
+# (request, start, all_day, allowed) at NOW = Wed 2026-03-04 10:00: a start before now is no
+# plan, whatever the words say (an e-mail header's date, last week's "tomorrow").
+PAST_ROWS = [
+    # fires
+    ("dinner on March 2 at 7pm", _at(2026, 3, 2, 19), False, False),
+    ("the standup today at 9am", _at(2026, 3, 4, 9), False, False),
+    ("offsite on March 3", date(2026, 3, 3), True, False),
+    # must not fire
+    ("the standup today at 10am", _at(2026, 3, 4, 10), False, True),
+    ("offsite today", date(2026, 3, 4), True, True),
+    ("dinner on March 5 at 7pm", _at(2026, 3, 5, 19), False, True),
+]
+
+
+@pytest.mark.parametrize(("text", "start", "all_day", "allowed"), PAST_ROWS)
+def test_a_start_before_now_is_refused(
+    parser: TimeParser, text: str, start: datetime | date, all_day: bool, allowed: bool
+) -> None:
+    mentions = parser.parse_input(text)
+    decision = check_start(start, all_day=all_day, mentions=mentions, tz=TZ, now=NOW)
+    assert decision.allowed is allowed, decision.reason
+    if not allowed:
+        assert "in the past" in decision.reason
+    # without `now` the same words open the gate: the refusal is the clock's, not the words'
+    assert check_start(start, all_day=all_day, mentions=mentions, tz=TZ).allowed

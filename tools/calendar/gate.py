@@ -51,13 +51,19 @@ def check_start(
     all_day: bool,
     mentions: Sequence[TimeMention],
     tz: str,
+    now: datetime | None = None,
 ) -> GateDecision:
     """Allow `start` only if it equals, to the minute in `tz`, a date + clock time in the input.
 
     An all-day start needs an explicit date mention ("June 3", "tomorrow", "Jun 3-5") on that
     day. A naive `start` is read as wall time in `tz`, the zone every mention is resolved in.
+    A start before `now` (a day before today, for all-day) is refused whatever was said: a date
+    from an e-mail's header or last year's notice is no plan.
     """
     zone = ZoneInfo(tz)
+    past = _in_the_past(start, now, zone)
+    if past is not None:
+        return GateDecision(False, past, None)
     said = [m for m in mentions if m.source in _USER_SOURCES and m.value is not None]
     # A mention whose words allow another start ("at 8", "next Friday") grounds nothing alone.
     grounded = [m for m in said if not m.alternatives]
@@ -100,6 +106,21 @@ def check_start(
         f"{wanted:%Y-%m-%d %H:%M}", mentions
     )
     return GateDecision(False, reason, None)
+
+
+def _in_the_past(start: datetime | date, now: datetime | None, zone: ZoneInfo) -> str | None:
+    """Why `start` cannot be created because it lies before `now`, or None."""
+    if now is None:
+        return None
+    today = now.astimezone(zone)
+    if isinstance(start, datetime):
+        wanted = _minute(_wall(start, zone), zone)
+        if wanted < _minute(today, zone):
+            return f"{wanted:%Y-%m-%d %H:%M} is in the past (now is {today:%Y-%m-%d %H:%M})"
+        return None
+    if start < today.date():
+        return f"{start.isoformat()} is in the past (today is {today.date().isoformat()})"
+    return None
 
 
 def _open_reason(

@@ -124,7 +124,11 @@ def _create(args: dict[str, Any], ctx: ToolContext, kind: str) -> ToolResult:
     except ValueError:
         return ToolResult.fail(f"start {args['start']!r} is not an ISO 8601 time")
     decision = check_start(
-        start.date() if all_day else start, all_day=all_day, mentions=ctx.mentions, tz=ctx.tz
+        start.date() if all_day else start,
+        all_day=all_day,
+        mentions=ctx.mentions,
+        tz=ctx.tz,
+        now=ctx.now,
     )
     if not decision.allowed:
         return ToolResult.block(decision.reason, start=start.isoformat())
