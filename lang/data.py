@@ -46,3 +46,9 @@ def words(file: str, section: str, *languages: str) -> frozenset[str]:
     entries = table(file)[section]
     chosen = languages or tuple(entries)
     return frozenset(w for code in chosen for w in entries.get(code, "").split())
+
+
+def alternation(file: str, section: str) -> str:
+    """The entries of `section` (all languages) as a regex alternation, longest first."""
+    entries = sorted(words(file, section), key=len, reverse=True)
+    return "|".join(re.escape(w) for w in entries)

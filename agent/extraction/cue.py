@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import re
 
+from lang import data
+
 RESCHEDULE_RE = re.compile(
     r"\b(?:actually|instead|make\s+it\s+(?:at\s+)?\d|move|moved|push(?:ed)?|change|changed|rather|how\s+about"
     r"|what\s+about|can\s+we\s+do|let'?s\s+do|better|switch|shift|reschedul\w*|postpone\w*"
@@ -105,11 +107,10 @@ CLOCK_SAID_RE = re.compile(
 
 
 MOVED_FROM_RE = re.compile(
-    r"\b(?:mov|push|chang|shift|reschedul|postpon|verschob|verschieb|décal|repouss|cambi|pas|mud)"
-    r"\w*\s+(?:\w+\s+){0,2}(?:from|von|de|del|da|do)\b",
+    rf"\b(?:{'|'.join(sorted(data.words('times', 'move_stems')))})"
+    rf"\w*\s+(?:\w+\s+){{0,2}}(?:{data.alternation('times', 'move_from')})\b",
     re.IGNORECASE,
 )
-
 
 # "add it", "add the event we agreed on": the request wants one event; "add all of this",
 # "add both" want every one ("add this" says nothing about how many).

@@ -37,6 +37,7 @@ from typing import Any, Literal
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from tools.calendar import lang
+from tools.calendar.ranges import join_ranges
 from tools.errors import TimeParseError
 
 log = logging.getLogger(__name__)
@@ -280,7 +281,7 @@ class TimeParser:
             cover = sum(m.end - m.start for m in mentions)
             if cover > best_cover:
                 best, best_cover = mentions, cover
-        return best
+        return join_ranges(text, best)
 
     def parse_input(self, request: str, thread: str = "", ocr: str = "") -> list[TimeMention]:
         """Mentions in the whole user input; thread and OCR offsets are into their own text."""
@@ -301,16 +302,19 @@ class TimeParser:
         for message in messages(text, screen=source == "ocr"):
             if message.stamp:
                 sent_at = self.stamp_time(message.stamp) or sent_at
+            said: list[TimeMention] = []
             for line in message.lines:
                 body = text[line.body_start : line.body_end]
                 for mention in self.parse(body, source=source, sent_at=sent_at):
-                    mentions.append(
+                    said.append(
                         replace(
                             mention,
                             start=mention.start + line.body_start,
                             end=mention.end + line.body_start,
                         )
                     )
+            # A start and its end on two lines of one message ("Departs 6:50" / "Arrives 9:05").
+            mentions.extend(join_ranges(text, said))
         return mentions
 
     def stamp_time(self, stamp: str) -> datetime | None:

@@ -1,0 +1,62 @@
+"""Two clock times that are one start and its end become one range mention (lang/data/times.toml).
+
+Each row: text, then the (start, end) pairs of the interval mentions, as "HH:MM" on their own
+day. Rows after "must not fire" keep their clock times as separate starts (or Duckling's own
+interval, unchanged).
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from zoneinfo import ZoneInfo
+
+import pytest
+
+from tools.calendar.times import TimeParser
+
+TZ = "America/New_York"
+NOW = datetime(2026, 11, 24, 10, 0, tzinfo=ZoneInfo(TZ))  # a Tuesday
+
+
+@pytest.fixture(scope="module")
+def parser() -> TimeParser:
+    return TimeParser(tz=TZ, now=NOW)
+
+
+RANGE_ROWS = [
+    # fires: a connector between, or an end label before the second time
+    ("standup Thursday 13:30–14:15", [("11-26 13:30", "11-26 14:15")]),
+    ("volunteering saturday 8am–4pm", [("11-28 08:00", "11-28 16:00")]),
+    ("workshop friday 10:00 — 11:30", [("11-27 10:00", "11-27 11:30")]),
+    ("doors 7pm, ends 11pm", [("11-24 19:00", "11-24 23:00")]),
+    ("Departs 6:50 AM\nArrives 9:05 AM", [("11-25 06:50", "11-25 09:05")]),
+    ("Freitag 18:00 bis 20:00", [("11-27 18:00", "11-27 20:00")]),
+    ("standup moved to Thursday 13:30–14:15", [("11-26 13:30", "11-26 14:15")]),
+    ("the night shift friday 22:00 - 02:00", [("11-27 22:00", "11-28 02:00")]),
+    # must not fire
+    ("Thursday 3pm or 4pm", []),
+    ("lunch at 1pm. At 3pm I have a call", []),
+    ("the standup moved from Thursday 13:30–14:15", []),
+    ("Monday 3pm - Tuesday 9am", [("11-30 15:00", "12-01 09:00")]),  # Duckling's, untouched
+    ("call at 2pm, then dinner at 7pm", []),
+]
+
+
+@pytest.mark.parametrize(("text", "ranges"), RANGE_ROWS)
+def test_ranges(parser: TimeParser, text: str, ranges: list[tuple[str, str]]) -> None:
+    found = [
+        (f"{m.value:%m-%d %H:%M}", f"{m.end_value:%m-%d %H:%M}")
+        for m in parser.parse_input(text)
+        if m.kind == "interval" and m.has_clock_time and m.value and m.end_value
+    ]
+    assert found == ranges
+
+
+def test_a_range_in_a_thread_message_spans_its_lines(parser: TimeParser) -> None:
+    thread = "Ana: flight booked!\nMon, Dec 7\nDeparts 6:50 AM\nArrives 9:05 AM\nMe: great"
+    mentions = parser.parse_input("add it", thread)
+    clocks = [m for m in mentions if m.has_clock_time]
+    assert [(m.kind, f"{m.value:%H:%M}", f"{m.end_value:%H:%M}") for m in clocks] == [
+        ("interval", "06:50", "09:05")
+    ]
+    assert thread[clocks[0].start : clocks[0].end] == clocks[0].text

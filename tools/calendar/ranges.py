@@ -1,0 +1,87 @@
+"""A start and its end said as two clock times become one mention: a range, never two starts.
+
+Duckling reads "from 4 to 5:30" as one interval, but not "13:30–14:15", "8am–4pm" or a notice's
+"Departs 6:50 AM" / "Arrives 9:05 AM" lines; left as two mentions, the later one (the end) was
+read as the start. The words that bind them are data (lang/data/times.toml): a connector
+between two clock times on one line, or an end label before the second. "moved from 2pm to
+4pm" names an old and a new time, so a move verb before the pair leaves it alone.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import replace
+from datetime import datetime, timedelta
+from typing import TYPE_CHECKING
+
+from lang import data
+from tools.calendar import lang
+
+if TYPE_CHECKING:  # times.py calls this module; the mention type is only named here
+    from tools.calendar.times import TimeMention
+
+_CONNECTOR = data.alternation("times", "range_connectors")
+_END_LABEL = data.alternation("times", "end_labels")
+_PUNCT = r"[\s,;|·•.]*"
+# What may lie between a start and its end: a connector on the same line, or an end label
+# (after a comma or on the next line): "8am–4pm", "10:00 to 12:00", ", ends 11pm", "\nArrives".
+_BETWEEN_RE = re.compile(
+    rf"[ \t]*(?:{_CONNECTOR})[ \t]*|{_PUNCT}(?<![^\W\d_])(?:{_END_LABEL})(?![^\W\d_])[\s:.]*",
+    re.IGNORECASE,
+)
+# "moved from 2pm to 4pm", "push it from Thursday 3pm": the first time is the old one.
+_MOVED_FROM_RE = re.compile(
+    rf"\b(?:{'|'.join(sorted(data.words('times', 'move_stems')))})\w*\s+(?:\S+\s+){{0,3}}?"
+    rf"(?:{data.alternation('times', 'move_from')})\b",
+    re.IGNORECASE,
+)
+_MERIDIEM_RE = re.compile(r"\d\s*[ap]\.?\s?m\b|\b[ap]\.?m\b", re.IGNORECASE)
+
+
+def join_ranges(text: str, mentions: Sequence[TimeMention]) -> list[TimeMention]:
+    """`mentions` (offsets into `text`, sorted or not) with each start-and-end pair joined."""
+    ordered = sorted(mentions, key=lambda m: m.start)
+    joined: list[TimeMention] = []
+    index = 0
+    while index < len(ordered):
+        first = ordered[index]
+        second = ordered[index + 1] if index + 1 < len(ordered) else None
+        if second is not None and _is_range(text, first, second):
+            joined.append(_range(text, first, second))
+            index += 2
+        else:
+            joined.append(first)
+            index += 1
+    return joined
+
+
+def _is_range(text: str, first: TimeMention, second: TimeMention) -> bool:
+    if first.kind not in ("datetime", "interval") or second.kind != "datetime":
+        return False
+    if first.kind == "interval" or not (first.has_clock_time and second.has_clock_time):
+        return False
+    if first.value is None or second.value is None or lang.states_date(second.text):
+        return False  # "Monday 3pm - Tuesday 9am" spans days: not read here
+    if first.end > second.start or not _BETWEEN_RE.fullmatch(text, first.end, second.start):
+        return False
+    line_start = text.rfind("\n", 0, first.start) + 1
+    return not _MOVED_FROM_RE.search(text, line_start, first.end)
+
+
+def _range(text: str, first: TimeMention, second: TimeMention) -> TimeMention:
+    start = first.value
+    assert start is not None and second.value is not None
+    clock = second.value.astimezone(start.tzinfo)
+    end = datetime.combine(start.date(), clock.time(), start.tzinfo)
+    if end <= start and not _MERIDIEM_RE.search(second.text) and end + timedelta(hours=12) > start:
+        end += timedelta(hours=12)  # "9 to 5": the afternoon's 5
+    elif end <= start:
+        end += timedelta(days=1)  # "22:00–02:00" ends after midnight
+    return replace(
+        first,
+        text=text[first.start : second.end],
+        end=second.end,
+        kind="interval",
+        end_value=end,
+    )
