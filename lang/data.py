@@ -52,3 +52,13 @@ def alternation(file: str, section: str) -> str:
     """The entries of `section` (all languages) as a regex alternation, longest first."""
     entries = sorted(words(file, section), key=len, reverse=True)
     return "|".join(re.escape(w) for w in entries)
+
+
+def phrase_pattern(file: str, section: str) -> re.Pattern[str]:
+    """The phrase lists of `section` (all languages) as one case-insensitive, word-bounded
+    pattern; a space in a phrase matches any run of spaces."""
+    entries = [p for phrases in table(file)[section].values() for p in phrases]
+    body = "|".join(
+        r"\s+".join(re.escape(w) for w in p.split()) for p in sorted(entries, key=len, reverse=True)
+    )
+    return re.compile(rf"(?<!\w)(?:{body})(?!\w)", re.IGNORECASE)

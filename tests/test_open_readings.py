@@ -101,3 +101,26 @@ def test_a_range_that_starts_now_stays_a_range() -> None:
     assert (mention.kind, mention.value, mention.end_value) == (
         "interval", _at(2026, 12, 2, 10), _at(2026, 12, 2, 11),
     )  # fmt: skip
+
+
+# (text, start, allowed): a sentence that leaves the day open (lang/data/times.toml [open_day])
+# makes its undated clock time a proposal; a day said in that sentence still fixes it.
+OPEN_DAY_ROWS = [
+    # fires
+    ("10am is fine any day that week", _at(2026, 12, 2, 10), False),
+    ("Jeden Tag um 10 Uhr geht", _at(2026, 12, 2, 10), False),
+    ("cualquier día a las 10:00", _at(2026, 12, 2, 10), False),
+    ("whichever day suits you, 3pm", _at(2026, 12, 2, 15), False),
+    # must not fire
+    ("the Monday standup at 9am, any day works for the rest", _at(2026, 12, 7, 9), True),
+    ("any day next week works. Thursday at 10am?", _at(2026, 12, 3, 10), True),
+    ("call at 10am today", _at(2026, 12, 2, 10), True),
+]
+
+
+@pytest.mark.parametrize(("text", "start", "allowed"), OPEN_DAY_ROWS)
+def test_an_open_day_leaves_the_clock_a_proposal(
+    parser: TimeParser, text: str, start: datetime, allowed: bool
+) -> None:
+    mentions = parser.parse_input(text)
+    assert check_start(start, all_day=False, mentions=mentions, tz=TZ).allowed is allowed

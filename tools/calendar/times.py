@@ -36,6 +36,7 @@ from pathlib import Path
 from typing import Any, Literal
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
+from lang import data
 from tools.calendar import lang
 from tools.calendar.ranges import join_ranges
 from tools.errors import TimeParseError
@@ -395,9 +396,8 @@ class TimeParser:
                 mention = None
             if mention is not None:
                 mentions.append(mention)
-        return sorted(
-            self._attach_vague_words(text, clean, mentions, code, source), key=lambda m: m.start
-        )
+        mentions = self._attach_vague_words(text, clean, mentions, code, source)
+        return sorted(_open_days(clean, mentions), key=lambda m: m.start)
 
     def _with_part_number(
         self, clean: str, entities: list[dict[str, Any]], ref: datetime, locale: str | None
@@ -675,6 +675,34 @@ class TimeParser:
 
 
 _NUMERIC_DATE_RE = re.compile(r"\b(\d{1,2})[/.-](\d{1,2})[/.-](\d{2}|\d{4})\b")
+
+
+_OPEN_DAY_RE = data.phrase_pattern("times", "open_day")
+_SENTENCE_END_RE = re.compile(r"[.!?\n]")
+
+
+def _open_days(clean: str, mentions: list[TimeMention]) -> list[TimeMention]:
+    """A clock time said with no day in a sentence that leaves the day open ("10am is fine any
+    day that week") is vague: it proposes, it never creates."""
+    result = []
+    for mention in mentions:
+        if mention.has_clock_time and not lang.states_date(mention.text):
+            ends = _SENTENCE_END_RE.finditer(clean, 0, mention.start)
+            lo = max((m.end() for m in ends), default=0)
+            after = _SENTENCE_END_RE.search(clean, mention.end)
+            hi = after.start() if after else len(clean)
+            said = _OPEN_DAY_RE.search(clean, lo, hi)
+            dated = any(  # "the Monday standup at 9am, any day works for the rest"
+                lo <= m.start < hi and (m.all_day or lang.states_date(m.text))
+                for m in mentions
+                if m is not mention
+            )
+            if said is not None and not dated:
+                mention = replace(
+                    mention, kind="vague", has_clock_time=False, vague=said.group(0).lower()
+                )
+        result.append(mention)
+    return result
 
 
 def _day_month_swapped(stamp: str, sent: datetime) -> datetime | None:
