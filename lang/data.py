@@ -56,9 +56,10 @@ def alternation(file: str, section: str) -> str:
 
 def phrase_pattern(file: str, section: str) -> re.Pattern[str]:
     """The phrase lists of `section` (all languages) as one case-insensitive, word-bounded
-    pattern; a space in a phrase matches any run of spaces."""
+    pattern; a space in a phrase matches any run of spaces, a "*" one word."""
     entries = [p for phrases in table(file)[section].values() for p in phrases]
     body = "|".join(
-        r"\s+".join(re.escape(w) for w in p.split()) for p in sorted(entries, key=len, reverse=True)
+        r"\s+".join(r"[^\s.,;!?]+" if w == "*" else re.escape(w) for w in p.split())
+        for p in sorted(entries, key=len, reverse=True)
     )
     return re.compile(rf"(?<!\w)(?:{body})(?!\w)", re.IGNORECASE)

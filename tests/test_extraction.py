@@ -327,3 +327,28 @@ def test_a_time_turned_down_is_not_the_new_time(second: str, hour: int) -> None:
     found = candidates("add it", thread, mentions)
     [event] = RuleLinker("Australia/Sydney", now).link("add it", thread, found)
     assert event.start is not None and event.start.astimezone(sydney).hour == hour
+
+
+# Cancel and decline acts (lang/data/acts.toml): the plan on the table creates nothing; the
+# same words with a time of their own are a counter. NOW is Saturday 2026-11-21 09:30 Berlin.
+@pytest.mark.parametrize(
+    ("thread", "expected"),
+    [
+        # fires
+        ("<PERSON_1>: dinner monday at 7pm?\nMe: yes!\n<PERSON_1>: sorry, need to call off monday",
+         []),
+        ("That doesn't work anymore, sorry.\n\nOn Fri, 20 Nov 2026 at 09:12, <PERSON_1> wrote:\n"
+         "> Let's meet Tuesday at 2pm", []),
+        ("<PERSON_1>: coffee tuesday 10am?\n<PERSON_2>: Termin abgesagt, tut mir leid", []),
+        ("<PERSON_1>: drinks thursday 6pm\n<PERSON_1>: ça ne marche pas, désolé", []),
+        # must not fire
+        ("<PERSON_1>: dinner monday at 7pm?\nMe: tuesday 8pm won't work, monday is great",
+         ["2026-11-23T19:00:00+01:00"]),
+        ("<PERSON_1>: that doesn't work for me, how about tuesday at 2pm?",
+         ["2026-11-24T14:00:00+01:00"]),
+        ("<PERSON_1>: the call is at 3pm tomorrow\nMe: ok", ["2026-11-22T15:00:00+01:00"]),
+        ("<PERSON_1>: call me off the record at 5pm tomorrow", ["2026-11-22T17:00:00+01:00"]),
+    ],
+)  # fmt: skip
+def test_a_cancelled_or_declined_plan_creates_nothing(thread: str, expected: list[str]) -> None:
+    assert starts(link("add this", thread)) == expected

@@ -15,14 +15,9 @@ RESCHEDULE_RE = re.compile(
     r"|adelant\w*|atras\w*|melhor|mudar|muda|passar|remarc\w*|adiar)\b",
     re.IGNORECASE,
 )
-CANCEL_RE = re.compile(
-    r"\b(?:can'?t|cannot|can\s+not|won'?t|not\s+going\s+to)\s+make\s+it|\bcancel\w*"
-    r"|\bcall\s+(?:it|the\s+\w+)\s+off|\bskip\s+(?:it|this|that)|\bnever\s?mind"
-    r"|\bscratch\s+that|\bforget\s+(?:it|about\s+it)|\bno\s+longer\s+(?:happening|on)"
-    r"|\b(?:is|are|'s)\s+(?:off|cancell?ed)\b|\bcalled\s+off|\bnot\s+happening"
-    r"|\babsag\w*|\babgesagt|\bfällt\s+aus|\bannul\w*|\bcancelar|\bcancela|\bdesmarc\w*",
-    re.IGNORECASE,
-)
+# The plan is off; a reply that turns it down with no time of its own (lang/data/acts.toml).
+CANCEL_RE = data.phrase_pattern("acts", "cancel")
+DECLINE_RE = data.phrase_pattern("acts", "decline")
 # A sentence that reports free time ("you have an empty slot from 8 am to 11 am", "I'm free
 # between 2 and 5") names no event: its times are only options.
 AVAILABILITY_RE = re.compile(

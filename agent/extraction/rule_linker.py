@@ -22,6 +22,7 @@ from agent.extraction.cue import (
     CONFIRM_RE,
     DECIDE_RE,
     DECLINE_AFTER_RE,
+    DECLINE_RE,
     DEFINITE_RE,
     FROM_TO_RE,
     GENERIC_EVENT_RE,
@@ -196,9 +197,19 @@ class RuleLinker:
             target = _current(events, timed=True)
             activity = ""  # "actually make it 1:30, call me": a change, not a new event
         if CANCEL_RE.search(text) and not (moving and clocks):
-            if target is not None:  # "drinks are off", "can't make it, skip it"
-                target.cancelled = True
+            # "drinks are off", "can't make it, skip it"; with no activity of its own ("need to
+            # call off monday"), the plan on the table. Cancelling too much costs a question.
+            called_off = target or _current(events)
+            if called_off is not None:
+                called_off.cancelled = True
             return last_day  # a plan called off in the same breath is no event either
+        if DECLINE_RE.search(text) and not (clocks or dates or vague):
+            # "That doesn't work anymore": the plan on the table (a quoted original too) is off;
+            # with a time or day of its own the same words are a counter, read below.
+            declined = target or _current(events)
+            if declined is not None:
+                declined.cancelled = True
+            return last_day
         for candidate in own:  # the last day anyone named: "1pm works" means that day
             said = candidate.mention
             if said.value is not None and (
@@ -272,10 +283,12 @@ class RuleLinker:
     # ------------------------------------------------------------------ pieces
     def _is_event_time(self, candidate: Candidate, segment: Segment) -> bool:
         """A stated clock time that could start an event: not "I'm free from 2 to 5", not
-        "my 2pm is running long" (someone's other commitment)."""
+        "my 2pm is running long" (someone's other commitment), not "tuesday 8pm won't work"."""
         mention = candidate.mention
         if not mention.has_clock_time or mention.value is None:
             return False
+        if DECLINE_AFTER_RE.match(segment.text, mention.end - segment.start):
+            return False  # a time answered with no is turned down, never a start
         before = segment.text[: mention.start - segment.start]
         sentence = segment.sentence or segment.text
         if AVAILABILITY_RE.search(sentence) and (
