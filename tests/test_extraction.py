@@ -352,3 +352,35 @@ def test_a_time_turned_down_is_not_the_new_time(second: str, hour: int) -> None:
 )  # fmt: skip
 def test_a_cancelled_or_declined_plan_creates_nothing(thread: str, expected: list[str]) -> None:
     assert starts(link("add this", thread)) == expected
+
+
+# Relative moves (lang/data/acts.toml [same_time], [shift_later], [shift_earlier]).
+@pytest.mark.parametrize(
+    ("thread", "expected"),
+    [
+        # fires
+        ("<PERSON_1>: coffee tuesday 10am?\nMe: ok\n<PERSON_1>: can we do 30 min later?\nMe: sure",
+         ["2026-11-24T10:30:00+01:00"]),
+        ("<PERSON_1>: coffee tuesday 10am?\nMe: ok\n<PERSON_1>: eine Stunde früher?",
+         ["2026-11-24T09:00:00+01:00"]),
+        ("<PERSON_1>: review tuesday 2pm?\nMe: ok\n<PERSON_1>: same time but Monday?\nMe: fine",
+         ["2026-11-23T14:00:00+01:00"]),
+        # must not fire
+        ("<PERSON_1>: coffee tuesday 10am?\nMe: ok, it takes 30 min later I have a call",
+         ["2026-11-24T10:00:00+01:00"]),
+        ("<PERSON_1>: review tuesday 2pm?\nMe: same time works", ["2026-11-24T14:00:00+01:00"]),
+        ("<PERSON_1>: run for 30 min later today?", []),
+    ],
+)  # fmt: skip
+def test_relative_moves(thread: str, expected: list[str]) -> None:
+    assert starts(link("add this", thread)) == expected
+
+
+def test_a_start_moved_by_an_amount_is_asked_about_not_created() -> None:
+    """No words state 10:30, so the gate refuses it: the user confirms the new time."""
+    from tools.calendar.gate import check_start
+
+    thread = "<PERSON_1>: coffee tuesday 10am?\nMe: ok\n<PERSON_1>: can we do 30 min later?"
+    [event] = [e for e in link("add this", thread) if e.schedulable]
+    mentions = TimeParser(tz=TZ, now=NOW).parse_input("add this", thread)
+    assert not check_start(event.start, all_day=False, mentions=mentions, tz=TZ, now=NOW).allowed

@@ -18,6 +18,10 @@ RESCHEDULE_RE = re.compile(
 # The plan is off; a reply that turns it down with no time of its own (lang/data/acts.toml).
 CANCEL_RE = data.phrase_pattern("acts", "cancel")
 DECLINE_RE = data.phrase_pattern("acts", "decline")
+# "same time but Monday" keeps the clock; "30 min later" moves by an amount (acts.toml).
+SAME_TIME_RE = data.phrase_pattern("acts", "same_time")
+LATER_RE = data.phrase_pattern("acts", "shift_later")
+EARLIER_RE = data.phrase_pattern("acts", "shift_earlier")
 # A sentence that reports free time ("you have an empty slot from 8 am to 11 am", "I'm free
 # between 2 and 5") names no event: its times are only options.
 AVAILABILITY_RE = re.compile(

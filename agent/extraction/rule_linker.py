@@ -24,8 +24,10 @@ from agent.extraction.cue import (
     DECLINE_AFTER_RE,
     DECLINE_RE,
     DEFINITE_RE,
+    EARLIER_RE,
     FROM_TO_RE,
     GENERIC_EVENT_RE,
+    LATER_RE,
     MANY_RE,
     MOVED_FROM_RE,
     ONE_RE,
@@ -34,6 +36,7 @@ from agent.extraction.cue import (
     RANGE_RE,
     RESCHEDULE_RE,
     RESTATED_DAY_RE,
+    SAME_TIME_RE,
     SCHEDULE_QUESTION_RE,
 )
 from agent.extraction.title import (
@@ -216,6 +219,8 @@ class RuleLinker:
                 said.all_day or (said.has_clock_time and lang.states_date(said.text))
             ):
                 last_day = (said.value.astimezone(self.zone).date(), candidate.id)
+        if not clocks and not dates and self._shifted(text, own, segment.start, events):
+            return last_day
         if not clocks:
             self._dates_and_vague(events, segment, activity, dates, vague, target, intent)
             return last_day
@@ -281,6 +286,30 @@ class RuleLinker:
         return last_day
 
     # ------------------------------------------------------------------ pieces
+    def _shifted(
+        self, text: str, own: list[Candidate], offset: int, events: list[ProposedEvent]
+    ) -> bool:
+        """ "can we do 30 min later": the timed plan on the table moves by that amount. No words
+        state the new start, so the gate asks before anything is created."""
+        for candidate in own:
+            said = candidate.mention
+            if said.kind != "duration" or said.duration is None:
+                continue
+            after = text[said.end - offset :].lstrip()
+            shift = LATER_RE.match(after) or EARLIER_RE.match(after)
+            # The amount ends its clause ("30 min later?"): "takes 30 min, later I call" is no move.
+            rest = re.split(r"[.!?,;\n]", after[shift.end() :], maxsplit=1)[0] if shift else ""
+            moved = _current(events, timed=True)
+            if shift is None or len(rest.split()) > 2 or moved is None or moved.start is None:
+                continue
+            later = shift.re is LATER_RE
+            length = moved.end - moved.start if moved.end else DEFAULT_DURATION
+            moved.start = moved.start + (said.duration if later else -said.duration)
+            moved.end = moved.start + length
+            moved.grounds = [candidate.id]
+            return True
+        return False
+
     def _is_event_time(self, candidate: Candidate, segment: Segment) -> bool:
         """A stated clock time that could start an event: not "I'm free from 2 to 5", not
         "my 2pm is running long" (someone's other commitment), not "tuesday 8pm won't work"."""
@@ -442,7 +471,7 @@ class RuleLinker:
                 return
             # "book it for 12:30" ... "for next Friday": the day completes the time
             moves = (
-                RESCHEDULE_RE.search(text) or not target.dated
+                RESCHEDULE_RE.search(text) or not target.dated or SAME_TIME_RE.search(text)
                 or RESTATED_DAY_RE.search(segment.sentence or text)
             )  # fmt: skip
             if moves and day is not None and not target.all_day:
