@@ -105,12 +105,6 @@ CLOCK_SAID_RE = re.compile(
 )
 
 
-MOVED_FROM_RE = re.compile(
-    rf"\b(?:{'|'.join(sorted(data.words('times', 'move_stems')))})"
-    rf"\w*\s+(?:\w+\s+){{0,2}}(?:{data.alternation('times', 'move_from')})\b",
-    re.IGNORECASE,
-)
-
 # "add it", "add the event we agreed on": the request wants one event; "add all of this",
 # "add both" want every one ("add this" says nothing about how many).
 ONE_RE = re.compile(

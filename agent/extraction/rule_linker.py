@@ -29,7 +29,6 @@ from agent.extraction.cue import (
     GENERIC_EVENT_RE,
     LATER_RE,
     MANY_RE,
-    MOVED_FROM_RE,
     ONE_RE,
     OR_RE,
     POSSESSIVE_RE,
@@ -244,7 +243,7 @@ class RuleLinker:
             and mention.kind == "interval"
             and FROM_TO_RE.search(mention.text)
             and mention.end_value is not None
-            and (MOVED_FROM_RE.search(text) or _starts_at(target, mention, self.zone))
+            and (lang.MOVED_FROM_RE.search(text) or _starts_at(target, mention, self.zone))
         ):  # "moved from 4pm to 11am": the new time is the end; "let's do 2 to 3" is a range
             end_at = mention.end_value.astimezone(self.zone).time()
             start = _at(start.astimezone(self.zone).date(), end_at, self.zone)

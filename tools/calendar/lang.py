@@ -11,6 +11,8 @@ import functools
 import re
 from pathlib import Path
 
+from lang import data
+
 LANGUAGES = ("en", "de", "fr", "es", "pt")
 
 # Duckling's English locales; other countries get the US or the day-first British reading.
@@ -258,6 +260,14 @@ VAGUE_RE = re.compile(
 # What may sit between a vague word and the date it qualifies: "dinner on friday".
 JOINER_RE = re.compile(
     r"[\s,]*(?:(?:on|this|next|the|am|le|el|o|na|no|para|for|sometime)[\s,]+)*", re.IGNORECASE
+)
+
+# "moved from 2pm to 4pm", "push it from Thursday 3pm": the time after "from" is the old one,
+# so the pair is a move, not a start and its end (verbs per language in lang/data/times.toml).
+MOVED_FROM_RE = re.compile(
+    rf"\b(?:{'|'.join(sorted(data.words('times', 'move_stems')))})\w*\s+(?:\S+\s+){{0,3}}?"
+    rf"(?:{data.alternation('times', 'move_from')})\b",
+    re.IGNORECASE,
 )
 
 # --- Zones Duckling does not read ("3pm PT"); the ones it does ("CET", "PST") it converts ---

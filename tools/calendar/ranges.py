@@ -30,12 +30,6 @@ _BETWEEN_RE = re.compile(
     rf"[ \t]*(?:{_CONNECTOR})[ \t]*|{_PUNCT}(?<![^\W\d_])(?:{_END_LABEL})(?![^\W\d_])[\s:.]*",
     re.IGNORECASE,
 )
-# "moved from 2pm to 4pm", "push it from Thursday 3pm": the first time is the old one.
-_MOVED_FROM_RE = re.compile(
-    rf"\b(?:{'|'.join(sorted(data.words('times', 'move_stems')))})\w*\s+(?:\S+\s+){{0,3}}?"
-    rf"(?:{data.alternation('times', 'move_from')})\b",
-    re.IGNORECASE,
-)
 _MERIDIEM_RE = re.compile(r"\d\s*[ap]\.?\s?m\b|\b[ap]\.?m\b", re.IGNORECASE)
 
 
@@ -66,7 +60,7 @@ def _is_range(text: str, first: TimeMention, second: TimeMention) -> bool:
     if first.end > second.start or not _BETWEEN_RE.fullmatch(text, first.end, second.start):
         return False
     line_start = text.rfind("\n", 0, first.start) + 1
-    return not _MOVED_FROM_RE.search(text, line_start, first.end)
+    return not lang.MOVED_FROM_RE.search(text, line_start, first.end)
 
 
 def _range(text: str, first: TimeMention, second: TimeMention) -> TimeMention:
