@@ -51,9 +51,9 @@ def join_ranges(text: str, mentions: Sequence[TimeMention]) -> list[TimeMention]
 
 
 def _is_range(text: str, first: TimeMention, second: TimeMention) -> bool:
-    if first.kind not in ("datetime", "interval") or second.kind != "datetime":
-        return False
-    if first.kind == "interval" or not (first.has_clock_time and second.has_clock_time):
+    if first.kind != "datetime" or second.kind != "datetime":
+        return False  # an interval Duckling read already has its end
+    if not (first.has_clock_time and second.has_clock_time):
         return False
     if first.value is None or second.value is None or lang.states_date(second.text):
         return False  # "Monday 3pm - Tuesday 9am" spans days: not read here
