@@ -10,7 +10,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: run test bench train lint fix clean
+.PHONY: run test bench train export-encoder lint fix clean
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -39,6 +39,11 @@ bench: $(STAMP)
 # only if it clears the gate; training/build/ keeps the data, report and summary.
 train: $(STAMP)
 	HF_HUB_OFFLINE=1 TRANSFORMERS_OFFLINE=1 $(BIN)/python -m bench.train --table
+
+# Re-export recall's encoder (memory/models/) from the installed all-MiniLM-L6-v2 with torch;
+# the runtime reads the ONNX file only.
+export-encoder: $(STAMP)
+	HF_HUB_OFFLINE=1 TRANSFORMERS_OFFLINE=1 $(BIN)/python -m training.export_encoder
 
 lint: $(STAMP)
 	$(BIN)/ruff check .

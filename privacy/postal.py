@@ -14,10 +14,9 @@ from __future__ import annotations
 import functools
 from dataclasses import dataclass
 
-import phonenumbers
 import regex
-from phonenumbers import geocoder
 
+from lang import data
 from privacy.errors import PrivacyError
 
 # A unit holds a digit: "Suite 245", "Apt. 4B", never "room for everyone".
@@ -189,17 +188,11 @@ def street_end(text: str, start: int, end: int) -> int | None:
 
 @functools.cache
 def _country_names() -> frozenset[str]:
-    """English country names, from phonenumbers' offline geocoder data."""
-    names = set()
-    for region in phonenumbers.SUPPORTED_REGIONS:
-        number = phonenumbers.example_number(region)
-        if number is None:
-            continue
-        # English names only: "Kuba" (German for Cuba) is also a Polish given name
-        name = geocoder.country_name_for_number(number, "en")
-        if name:
-            names.add(name.casefold())
-    return frozenset(names)
+    """English country names (lang/data/places.toml).
+
+    English names only: "Kuba" (German for Cuba) is also a Polish given name.
+    """
+    return frozenset(name.casefold() for name in data.table("places")["countries"]["en"])
 
 
 def is_country(value: str) -> bool:

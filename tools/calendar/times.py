@@ -276,12 +276,14 @@ class TimeParser:
         clean = lang.fix_typing_slips(lang.fix_ocr_digits(_NATIVE_UNSAFE.sub(" ", text)))
         candidates = [language] if language else lang.detect_languages(clean)
         best: list[TimeMention] = []
-        best_cover = -1
+        best_key = (-1, False)
         for code in candidates:
             mentions = self._parse_language(text, clean, code, ref, source)
-            cover = sum(m.end - m.start for m in mentions)
-            if cover > best_cover:
-                best, best_cover = mentions, cover
+            # More text read wins; on a tie the default language does, since a short line
+            # ("7a", "tmrw at 3") is where language detection is least sure.
+            key = (sum(m.end - m.start for m in mentions), code == lang.DEFAULT_LANGUAGE)
+            if key > best_key:
+                best, best_key = mentions, key
         return join_ranges(text, best)
 
     def parse_input(self, request: str, thread: str = "", ocr: str = "") -> list[TimeMention]:

