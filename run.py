@@ -198,7 +198,6 @@ def main(argv: list[str] | None = None) -> int:
         given.insert(0, "serve")  # `run.py --no-llm` means `run.py serve --no-llm`
     args = build_parser().parse_args(given)
     command = args.command
-    keep_training_libraries_out()
     from agent.errors import AgentError
     from memory.errors import StoreError
     from privacy.errors import PrivacyError
@@ -227,4 +226,5 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
+    keep_training_libraries_out()  # the program only: tests that call main() may train too
     sys.exit(main())

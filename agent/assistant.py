@@ -32,7 +32,9 @@ from agent.executor import EventOutcome, Executor, TurnState
 from agent.extraction import ProposedEvent, RuleLinker, candidates, link_with_model
 from agent.gateway import ModelGateway
 from agent.intent import intent_by_rules
+from agent.model import Message
 from agent.planner import PlanInput, Planner
+from agent.prompts import load_prompt
 from agent.synthesis import facts, write_reply
 from memory.calendar import CalendarStore
 from memory.store import MemoryStore
@@ -53,6 +55,8 @@ Progress = Callable[[dict[str, Any]], None]
 IMPORT_PAST = timedelta(days=30)
 IMPORT_AHEAD = timedelta(days=365)
 RECALL_K = 3  # remembered facts offered to the planner
+# Prompts whose fixed system part the warm-up reads ahead (the planner's is built in code).
+PRIMED_PROMPTS = ("reply", "link")
 
 
 def parse_zone(name: str) -> ZoneInfo:
@@ -123,6 +127,29 @@ class Assistant:
         self._index: Any = None
         self.data_dir.mkdir(parents=True, exist_ok=True)
         self.registry = builtin_registry()
+
+    def warm_up(self, notify: Progress | None = None, *, model: bool = True) -> None:
+        """Load what a first turn would, and read each prompt's fixed part once.
+
+        The server runs this in the background while it already answers the page, so the first
+        turn pays for neither spaCy, Duckling and the language detector nor the model's
+        system prompts. `notify` hears each stage; `model=False` leaves the model unloaded.
+        """
+        tell = notify or (lambda _event: None)
+        tell({"stage": "privacy"})
+        Redactor().redact("Lunch with Sam Lee tomorrow at 3pm")
+        tell({"stage": "times"})
+        TimeParser(tz="UTC", now=datetime.now(ZoneInfo("UTC"))).parse("tomorrow at 3pm")
+        if model and self.gateway.model is not None:
+            tell({"stage": "model"})
+            self.gateway.check()
+            self.gateway.prime(
+                [
+                    Planner(self.gateway, self.registry).system_message(),
+                    *(Message("system", load_prompt(name)["system"]) for name in PRIMED_PROMPTS),
+                ]
+            )
+        tell({"stage": "ready"})
 
     def import_calendar(self, data: bytes, *, name: str, now: datetime, tz: str) -> str:
         """Import an .ics into the local calendar; returns one sentence saying what happened."""
@@ -384,10 +411,14 @@ def build_assistant(
     docs_dir: str | Path | None = None,
 ) -> Assistant:
     """The assistant for a model choice; weights load lazily on the first generation."""
-    model = select_model(
-        model_path=model_path, llm_url=llm_url, no_llm=no_llm, no_adapter=no_adapter
-    )
     data = Path(data_dir)
+    model = select_model(
+        model_path=model_path,
+        llm_url=llm_url,
+        no_llm=no_llm,
+        no_adapter=no_adapter,
+        cache_dir=data / "model-cache",
+    )
     audit = AuditLog(audit_path if audit_path else data / "audit.jsonl")
     return Assistant(
         ModelGateway(model, audit=audit),

@@ -18,7 +18,7 @@ from typing import Any
 from agent.audit import AuditLog, AuditRecord
 from agent.errors import ModelError, ModelOutputError, ModelUnavailableError
 from agent.model import ChatModel, GenerationOptions, Message, Usage
-from privacy import PrivacyGuard
+from privacy import EntityMap, PrivacyGuard
 
 logger = logging.getLogger(__name__)
 
@@ -140,6 +140,22 @@ class ModelGateway:
         return Completion(
             "".join(pieces), usage.prompt_tokens, usage.completion_tokens, ms, first_token_ms
         )
+
+    def prime(self, system_messages: Sequence[Message]) -> None:
+        """Read each fixed system prompt once, so its state is cached before a turn needs it.
+
+        The prompts hold no user text; they are screened and logged like any other.
+        """
+        if self.model is None:
+            return
+        guard = PrivacyGuard(EntityMap())
+        for message in system_messages:
+            self.complete(
+                [message, Message("user", "")],
+                guard=guard,
+                purpose="prime",
+                options=GenerationOptions(max_tokens=1, temperature=0.0),
+            )
 
     def complete_json(
         self,

@@ -181,13 +181,17 @@ class Planner:
                 )
         return Plan(rule_plan(plan_input), "rules")
 
+    def system_message(self) -> Message:
+        """The plan prompt's fixed part: rules and the tool catalogue (the same every turn)."""
+        catalogue = "\n".join(
+            f"- {spec['name']}: {spec['description']}" for spec in self.registry.catalogue()
+        )
+        return Message("system", load_prompt("plan")["system"].format(tools=catalogue))
+
     def _model_steps(
         self, plan_input: PlanInput, *, guard: PrivacyGuard, session: str | None
     ) -> list[PlanStep] | None:
         prompt = load_prompt("plan")
-        catalogue = "\n".join(
-            f"- {spec['name']}: {spec['description']}" for spec in self.registry.catalogue()
-        )
         facts = "\n".join(f"- {fact}" for fact in plan_input.recall) or "(none)"
         history = "\n".join(" ".join(line.split())[:200] for line in plan_input.history)
         user = prompt["user"].format(
@@ -202,10 +206,7 @@ class Planner:
         )
         try:
             answer = self.gateway.complete_json(
-                [
-                    Message("system", prompt["system"].format(tools=catalogue)),
-                    Message("user", user),
-                ],
+                [self.system_message(), Message("user", user)],
                 guard=guard,
                 purpose="plan",
                 schema=plan_schema(self.registry.names()),

@@ -3,6 +3,7 @@
 # The benchmark modules, in the order `make bench` runs them and the README shows them.
 BENCHMARKS = (
     "model",
+    "cli",
     "serve",
     "privacy",
     "times",

@@ -112,12 +112,13 @@ class Client:
             raise RuntimeError(f"import did not store events: {answer}")
 
 
-def calendar(number: int, events: int = 40) -> bytes:
-    """A small real-looking calendar: `events` meetings over the coming weeks."""
+def calendar(number: int, events: int = 40, days: int | None = None) -> bytes:
+    """A real-looking calendar: `events` meetings over the coming weeks, one a day unless
+    `days` packs them into that many days (all inside the import's year ahead)."""
     today = date.today()
     lines = ["BEGIN:VCALENDAR", "VERSION:2.0", "PRODID:-//Veil bench//EN"]
     for n in range(events):
-        stamp = f"{today + timedelta(days=n + 1):%Y%m%d}"
+        stamp = f"{today + timedelta(days=(n % days if days else n) + 1):%Y%m%d}"
         lines += [
             "BEGIN:VEVENT",
             f"UID:load-{number}-{n}@bench",

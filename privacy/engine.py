@@ -8,7 +8,6 @@ the CLI share one cached engine however many `Redactor`s they make.
 
 from __future__ import annotations
 
-import functools
 import importlib.util
 import logging
 from importlib import resources
@@ -24,6 +23,7 @@ from presidio_analyzer.predefined_recognizers import (
     UsSsnRecognizer,
 )
 
+from lang.once import once
 from privacy.errors import PrivacyError
 from privacy.recognizers.address import NamedStreetRecognizer, StreetAddressRecognizer
 from privacy.recognizers.card import CardNumberRecognizer
@@ -125,7 +125,7 @@ def _instance(name: str) -> EntityRecognizer:
     return RECOGNIZERS[name]()
 
 
-@functools.cache
+@once
 def get_analyzer() -> AnalyzerEngine:
     """Veil's analyzer, built on first use and shared by the whole process."""
     registry = RecognizerRegistry(

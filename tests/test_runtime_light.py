@@ -111,3 +111,34 @@ def test_a_batch_with_padding_encodes_each_sentence_as_alone() -> None:
     alone = np.vstack([encoder.encode([short]), encoder.encode([long])])
     assert np.allclose(together, alone, atol=1e-4)
     assert encoder.encode([]).shape == (0, 384)
+
+
+# run.py as the program (its __main__ block), then the training libraries that got loaded.
+PROGRAM_SCRIPT = """
+import runpy, sys
+sys.argv = ["run.py", "redact", "-"]
+try:
+    runpy.run_path("run.py", run_name="__main__")
+except SystemExit as end:
+    assert not end.code, end.code
+print(sorted(m for m in sys.modules if m.partition(".")[0] in
+             {"torch", "transformers", "sentence_transformers"}))
+print("spacy" in sys.modules and "presidio_analyzer" in sys.modules)
+"""
+
+
+def test_the_program_itself_loads_no_training_library() -> None:
+    """`python run.py redact` loads spaCy and Presidio, and nothing of torch or transformers."""
+    done = subprocess.run(
+        [sys.executable, "-c", PROGRAM_SCRIPT],
+        cwd=ROOT,
+        input="Call Priya Nair at 4pm",
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=True,
+    )
+    redacted, loaded, nlp = done.stdout.strip().splitlines()[-3:]
+    assert "<PERSON_1>" in redacted
+    assert loaded == "[]"
+    assert nlp == "True"

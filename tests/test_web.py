@@ -85,8 +85,11 @@ def test_responses_carry_security_headers(client: FlaskClient) -> None:
     assert headers["X-Content-Type-Options"] == "nosniff"
 
 
-def test_health(client: FlaskClient) -> None:
-    assert client.get("/healthz").get_json() == {"ok": True, "model": "none"}
+def test_health_says_when_the_background_load_has_ended(app: Flask, client: FlaskClient) -> None:
+    assert app.extensions["warmup"].wait(120)
+    health = client.get("/healthz").get_json()
+    assert health["ok"] is True and health["model"] == "none"
+    assert health["ready"] is True and health["stage"] == "ready" and health["error"] is None
 
 
 # --- CSRF and errors --------------------------------------------------------------------------

@@ -21,6 +21,7 @@ from web.db import close_store
 from web.generation import BusyError, GenerationQueue
 from web.security import check_csrf, check_host
 from web.turns import CrashError, TurnRunner
+from web.warmup import Warmup
 
 DEFAULTS: dict[str, Any] = {
     "DATA_DIR": None,
@@ -30,7 +31,12 @@ DEFAULTS: dict[str, Any] = {
     "NO_ADAPTER": False,  # the embedded model without Veil's fine-tuned adapter
     "MAIL_DIR": None,  # a folder of .eml/.mbox the mail tools may read
     "DOCS_DIR": None,  # a folder of .txt/.md/.pdf/.docx the document tools may read
-    "CHECK_MODEL": True,  # load or reach the model at start-up: fail closed, not mid-turn
+    # Load or reach the model at start-up, in the background (web/warmup.py): a model that
+    # cannot work shows on the page and /healthz before anyone's turn needs it.
+    "CHECK_MODEL": True,
+    # Load spaCy, Duckling and the model on a thread after the app is built (False: on the
+    # first turn that needs them).
+    "WARM_UP": True,
     "MAX_CONTENT_LENGTH": 20 * 1024 * 1024,
     "WAIT_LIMIT": 120.0,  # seconds a turn may wait for the model before a 503
     "SESSION_COOKIE_SAMESITE": "Strict",
@@ -87,12 +93,16 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
         mail_dir=app.config["MAIL_DIR"],
         docs_dir=app.config["DOCS_DIR"],
     )
-    if app.config["CHECK_MODEL"]:
-        assistant.gateway.check()
     app.extensions["assistant"] = assistant
+    warmup = Warmup(assistant, load_model=bool(app.config["CHECK_MODEL"]))
+    app.extensions["warmup"] = warmup
+    if app.config["WARM_UP"]:
+        warmup.start()
     queue = GenerationQueue(float(app.config["WAIT_LIMIT"]))
     app.extensions["generation"] = queue
-    app.extensions["turns"] = TurnRunner(assistant, data_dir, queue)
+    app.extensions["turns"] = TurnRunner(
+        assistant, data_dir, queue, warmup if app.config["WARM_UP"] else None
+    )
     app.extensions["ocr"] = ScreenshotReader()
 
     from web.chat import chat

@@ -22,6 +22,7 @@ from web.db import get_store
 from web.generation import GenerationQueue
 from web.security import csrf_token
 from web.turns import LiveTurn, TurnRunner, guarded, model_saw
+from web.warmup import Warmup
 
 chat = Blueprint("chat", __name__)
 
@@ -112,8 +113,9 @@ def index() -> str:
 
 @chat.get("/healthz")
 def health() -> Any:
-    """Liveness for scripts and benchmarks."""
-    return jsonify(ok=True, model=_assistant().gateway.description)
+    """Liveness for scripts and benchmarks; `ready` once the background load has ended."""
+    warmup: Warmup = current_app.extensions["warmup"]
+    return jsonify(ok=True, model=_assistant().gateway.description, **warmup.status())
 
 
 @chat.get("/api/csrf")
@@ -127,6 +129,9 @@ def ask() -> Any:
     """One turn without a session: JSON in ({request, thread, now, tz}), the turn bundle out."""
     turn = _turn(_text_fields(json_body(), ("request", "thread", "tz", "now")))
     queue: GenerationQueue = current_app.extensions["generation"]
+    warmup: Warmup = current_app.extensions["warmup"]
+    if current_app.config["WARM_UP"]:
+        warmup.wait()  # a turn sent while the parts load waits for them, never refused
     with queue.slot():
         return jsonify(guarded(lambda: _assistant().ask(turn)).to_dict())
 

@@ -26,6 +26,7 @@ from tools.errors import ToolError
 from web.answer import answer_view
 from web.db import open_store
 from web.generation import BusyError, GenerationQueue
+from web.warmup import Warmup
 
 log = logging.getLogger(__name__)
 
@@ -98,10 +99,17 @@ class LiveTurn:
 class TurnRunner:
     """Starts turns on their own threads; the generation queue lets one generate at a time."""
 
-    def __init__(self, assistant: Assistant, data_dir: str | Path, queue: GenerationQueue) -> None:
+    def __init__(
+        self,
+        assistant: Assistant,
+        data_dir: str | Path,
+        queue: GenerationQueue,
+        warmup: Warmup | None = None,
+    ) -> None:
         self.assistant = assistant
         self.data_dir = Path(data_dir)
         self.queue = queue
+        self.warmup = warmup
         self._live: dict[int, LiveTurn] = {}
         self._lock = threading.Lock()
 
@@ -177,6 +185,9 @@ class TurnRunner:
                 log.warning("trace event of turn %d not stored: %s", live.id, error)
 
         emit({"stage": "queued", "status": "waiting"})
+        if self.warmup is not None and not self.warmup.ready:
+            emit({"stage": "warming", "status": "waiting"})  # queued, never refused
+            self.warmup.wait()
         with self.queue.slot(lambda place: emit({"stage": "queue", "position": place})):
             entity_map = store.load_map(live.session_id)
             audit_from = self._audit_count(live.session_id)

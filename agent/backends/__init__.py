@@ -54,11 +54,13 @@ def select_model(
     timeout: float = 120.0,
     adapter_path: str | Path | None = None,
     no_adapter: bool = False,
+    cache_dir: Path | None = None,
 ) -> ChatModel | None:
     """The backend the user asked for; None means rule-based only.
 
     The embedded model gets the shipped adapter unless `no_adapter` (--no-adapter) says
-    otherwise; `adapter_path` names another one.
+    otherwise; `adapter_path` names another one. `cache_dir` keeps llama.cpp's prompt states
+    between turns and processes.
     """
     if no_llm:
         return None
@@ -67,9 +69,13 @@ def select_model(
     if llm_url:
         return OpenAICompatModel(llm_url, timeout=timeout)
     if model_path:
-        return LlamaCppModel(Path(model_path), n_ctx=n_ctx, lora_path=adapter_path)
+        return LlamaCppModel(
+            Path(model_path), n_ctx=n_ctx, lora_path=adapter_path, cache_dir=cache_dir
+        )
     if adapter_path is None and not no_adapter:
         adapter_path = default_adapter_path()
     if no_adapter:
         adapter_path = None
-    return LlamaCppModel(embedded_model_path(), n_ctx=n_ctx, lora_path=adapter_path)
+    return LlamaCppModel(
+        embedded_model_path(), n_ctx=n_ctx, lora_path=adapter_path, cache_dir=cache_dir
+    )

@@ -12,6 +12,7 @@ import re
 from pathlib import Path
 
 from lang import data
+from lang.once import once
 
 LANGUAGES = ("en", "de", "fr", "es", "pt")
 DEFAULT_LANGUAGE = "en"  # parsed alongside any detected language, and preferred on a tie
@@ -44,7 +45,7 @@ def locale_for_zone(tz: str, zoneinfo_dir: str) -> str:
     return "en_US" if country in _MONTH_FIRST_COUNTRIES else "en_GB"
 
 
-@functools.cache
+@once
 def _detector():  # -> lingua.LanguageDetector
     # Low-accuracy mode reads trigrams only: 19 MB and 0.04 s to load instead of 160 MB and
     # 0.8 s, for 2 fewer exact readings in 1,012 Duckling phrases (bench/times.py).

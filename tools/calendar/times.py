@@ -37,6 +37,7 @@ from typing import Any, Literal
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from lang import data
+from lang.once import once
 from tools.calendar import lang
 from tools.calendar.ranges import join_ranges
 from tools.errors import TimeParseError
@@ -231,7 +232,7 @@ class _DucklingEngine:
             ) from None
 
 
-@functools.cache
+@once
 def _engine() -> _DucklingEngine:
     return _DucklingEngine()
 

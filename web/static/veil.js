@@ -105,7 +105,8 @@ function turnView(id, said) {
 }
 
 const STAGES = {
-  queued: "Waiting for the model", redact: "Replacing names with placeholders",
+  queued: "Waiting for the model", warming: "Waiting for Veil to finish loading",
+  redact: "Replacing names with placeholders",
   times: "Finding the times you stated", import: "Importing the calendar",
   reply: "Writing the reply", done: "Done",
 };
@@ -305,4 +306,36 @@ zone.addEventListener("drop", async (drop) => {
   for (const file of drop.dataTransfer.files) await upload(file);
 });
 
+// ---------------------------------------------------------------- getting ready
+// The server answers at once and loads its parts behind the page; a turn sent meanwhile
+// waits for them, so the Ask button stays usable and this note only says what is going on.
+const LOADING = { starting: "starting", privacy: "the name detector", times: "the time parser",
+  model: "the language model", ready: "done" };
+async function watchReadiness() {
+  const note = $("ready-note");
+  for (;;) {
+    let health;
+    try {
+      health = await (await fetch("/healthz")).json();
+    } catch {
+      health = null;
+    }
+    if (health && health.error) {
+      note.textContent = `Veil could not load a part it needs: ${health.error}`;
+      note.className = "error";
+      note.hidden = false;
+      return;
+    }
+    if (health && health.ready) {
+      note.hidden = true;
+      return;
+    }
+    const part = health ? LOADING[health.stage] || health.stage : "starting";
+    note.textContent = `Getting ready (loading ${part}); you can ask now, your turn will wait.`;
+    note.hidden = false;
+    await new Promise((resolve) => setTimeout(resolve, 500));
+  }
+}
+
+watchReadiness();
 openSession(session);
