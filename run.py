@@ -13,6 +13,7 @@ import json
 import logging
 import os
 import sys
+import threading
 from pathlib import Path
 
 # Nothing may reach for the network: set before any library that reads them is imported.
@@ -147,20 +148,39 @@ def serve(args: argparse.Namespace) -> None:
     create_app(config).run(host=args.host, port=args.port, threaded=True)
 
 
+def _load_early(model: object) -> None:
+    """Load the model on a thread while the privacy and time libraries import (two cores);
+    a failure is left for the main thread's check, which reports it."""
+
+    def load() -> None:
+        try:
+            model.check()  # type: ignore[attr-defined]
+        except Exception:  # gateway.check() below raises it again, with its message
+            pass
+
+    threading.Thread(target=load, name="veil-model-load", daemon=True).start()
+
+
 def ask(args: argparse.Namespace) -> None:
     """One turn from the command line."""
+    from agent.backends import model_cache_dir, select_model
+    from memory.paths import secure_data_dir
+
+    data_dir = secure_data_dir(_data_dir(args))
+    model = select_model(**_model_choice(args), cache_dir=model_cache_dir(data_dir))
+    if model is not None:
+        _load_early(model)
     from agent.assistant import Turn, build_assistant, local_zone_name, parse_now, parse_zone
     from lang.text import clean_bytes, clean_text
-    from memory.paths import secure_data_dir
 
     tz = args.tz or os.environ.get("TZ") or local_zone_name()
     now = parse_now(args.now, parse_zone(tz))
-    data_dir = secure_data_dir(_data_dir(args))
     assistant = build_assistant(
         audit_path=args.audit,
         data_dir=data_dir,
         mail_dir=args.mail_dir or os.environ.get("VEIL_MAIL_DIR"),
         docs_dir=args.docs_dir or os.environ.get("VEIL_DOCS_DIR"),
+        model=model,
         **_model_choice(args),
     )
     assistant.gateway.check()

@@ -24,7 +24,7 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 import sqlite_utils
 
 from agent.audit import AuditLog
-from agent.backends import select_model
+from agent.backends import model_cache_dir, select_model
 from agent.bundle import BundleEvent, BundleFile, PlanItem, StepOutcome, TurnBundle
 from agent.contacts import learn_contacts
 from agent.errors import AgentError, InputError
@@ -32,7 +32,7 @@ from agent.executor import EventOutcome, Executor, TurnState
 from agent.extraction import ProposedEvent, RuleLinker, candidates, link_with_model
 from agent.gateway import ModelGateway
 from agent.intent import intent_by_rules
-from agent.model import Message
+from agent.model import ChatModel, Message
 from agent.planner import PlanInput, Planner
 from agent.prompts import load_prompt
 from agent.synthesis import facts, write_reply
@@ -55,6 +55,10 @@ Progress = Callable[[dict[str, Any]], None]
 IMPORT_PAST = timedelta(days=30)
 IMPORT_AHEAD = timedelta(days=365)
 RECALL_K = 3  # remembered facts offered to the planner
+# The planner's view of the calendar: a count over these days and the next few events.
+SUMMARY_DAYS = 7
+SUMMARY_EVENTS = 3
+SUMMARY_TITLE_WORDS = 4
 # Prompts whose fixed system part the warm-up reads ahead (the planner's is built in code).
 PRIMED_PROMPTS = ("reply", "link")
 
@@ -367,10 +371,27 @@ def _restore_json(value: dict[str, Any], entity_map: EntityMap) -> dict[str, Any
 
 
 def _calendar_summary(store: CalendarStore, now: datetime, redactor: Redactor) -> str:
-    """The next week's events, titles redacted (they hold names: "Call with Dr. Chen")."""
-    events = store.between(now, now + timedelta(days=7))[:12]
-    return "; ".join(
-        f"{redactor.redact(e.title).text} {e.start:%a %d %b %H:%M}-{e.end:%H:%M}" for e in events
+    """A fixed-size view of the coming week for the planner: how many events, and the next few.
+
+    The planner only needs to know the calendar is there (the tools check conflicts and free
+    slots against all of it), so the prompt costs the same for 5 events as for 5,000.
+    Titles are redacted (they hold names: "Call with Dr. Chen") and cut short.
+    """
+    end = now + timedelta(days=SUMMARY_DAYS)
+    total = store.count_between(now, end)
+    if not total:
+        return ""
+    shown = [
+        f"{_short(redactor.redact(e.title).text)} {e.start:%a %H:%M}"
+        for e in store.between(now, end, limit=SUMMARY_EVENTS)
+    ]
+    return f"{total} in the next {SUMMARY_DAYS} days; next: " + "; ".join(shown)
+
+
+def _short(title: str) -> str:
+    words = title.split()
+    return " ".join(words[:SUMMARY_TITLE_WORDS]) + (
+        " …" if len(words) > SUMMARY_TITLE_WORDS else ""
     )
 
 
@@ -409,16 +430,21 @@ def build_assistant(
     audit_path: str | Path | None = None,
     mail_dir: str | Path | None = None,
     docs_dir: str | Path | None = None,
+    model: ChatModel | None = None,
 ) -> Assistant:
-    """The assistant for a model choice; weights load lazily on the first generation."""
+    """The assistant for a model choice; weights load lazily on the first generation.
+
+    `model` is a backend the caller already chose (and may be loading) for the same choice.
+    """
     data = Path(data_dir)
-    model = select_model(
-        model_path=model_path,
-        llm_url=llm_url,
-        no_llm=no_llm,
-        no_adapter=no_adapter,
-        cache_dir=data / "model-cache",
-    )
+    if model is None:
+        model = select_model(
+            model_path=model_path,
+            llm_url=llm_url,
+            no_llm=no_llm,
+            no_adapter=no_adapter,
+            cache_dir=model_cache_dir(data),
+        )
     audit = AuditLog(audit_path if audit_path else data / "audit.jsonl")
     return Assistant(
         ModelGateway(model, audit=audit),

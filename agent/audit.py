@@ -58,8 +58,13 @@ class AuditLog:
         """Records in order, optionally of one session; a torn last line is skipped."""
         if not self.path.exists():
             return
+        # The log grows with every call and a turn reads it twice: lines that cannot be the
+        # session's are skipped unparsed (json.dumps writes the key exactly so; the id is hex).
+        marker = f'"session": {json.dumps(session, ensure_ascii=False)}' if session else None
         with self.path.open(encoding="utf-8") as handle:
             for line in handle:
+                if marker is not None and marker not in line:
+                    continue
                 try:
                     record = json.loads(line)
                 except json.JSONDecodeError:

@@ -203,16 +203,33 @@ class CalendarStore:
         removed = {tuple(key) for key in old} - {(row[0], row[1]) for row in rows}
         return ImportResult(source=source, stored=len(rows), removed=len(removed))
 
-    def between(self, start: datetime, end: datetime) -> list[CalendarEvent]:
-        """Events overlapping [start, end), in start order; zero-length ones if inside."""
+    def between(
+        self, start: datetime, end: datetime, *, limit: int | None = None
+    ) -> list[CalendarEvent]:
+        """Events overlapping [start, end), in start order; zero-length ones if inside.
+
+        `limit` keeps only the first ones, read as such from SQLite.
+        """
         if end < start:
             raise ValueError("between() needs end >= start")
         lo, hi = _utc(start), _utc(end)
         rows = self._select(
             "start_utc < ? AND (end_utc > ? OR (end_utc = start_utc AND start_utc >= ?))",
             [hi, lo, lo],
+            limit=limit,
         )
         return [_event(row) for row in rows]
+
+    def count_between(self, start: datetime, end: datetime) -> int:
+        """How many events `between` would return, counted by SQLite."""
+        lo, hi = _utc(start), _utc(end)
+        return int(
+            self.db.execute(
+                f"SELECT count(*) FROM {TABLE} WHERE start_utc < ? AND "
+                "(end_utc > ? OR (end_utc = start_utc AND start_utc >= ?))",
+                [hi, lo, lo],
+            ).fetchone()[0]
+        )
 
     def get(self, uid: str, recurrence_id: str | None = None) -> CalendarEvent | None:
         """One stored event by UID (and RECURRENCE-ID for an occurrence of a series)."""

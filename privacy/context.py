@@ -15,7 +15,14 @@ import itertools
 import re
 import string
 
-from privacy.lexicon import ROLES, foreign_word, is_compound_brand, is_given_name, zipf
+from privacy.lexicon import (
+    ROLES,
+    WORD_CACHE_SIZE,
+    foreign_word,
+    is_compound_brand,
+    is_given_name,
+    zipf,
+)
 
 SENTENCE_END = ".!?:;\n\"“(['>¡¿"  # ">" opens a quoted e-mail line
 
@@ -90,7 +97,7 @@ def is_role_word(word: str) -> bool:
     )
 
 
-@functools.cache
+@functools.lru_cache(maxsize=WORD_CACHE_SIZE)
 def is_typo(word: str) -> bool:
     """A long rare word one keystroke from a common one: "assitance", "availble", "Dentisry".
 

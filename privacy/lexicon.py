@@ -156,9 +156,11 @@ def is_surname(word: str) -> bool:
 # languages only decide "common there" (3.0 and up), and a rarer foreign word reads as unknown,
 # which errs towards redacting.
 _WORDLISTS = {"en": "best"}
+# Per-word caches hold what users typed: bounded, so a server that reads for months stays flat.
+WORD_CACHE_SIZE = 1 << 16
 
 
-@functools.cache
+@functools.lru_cache(maxsize=WORD_CACHE_SIZE)
 def zipf(word: str, language: str = "en") -> float:
     """How common a word is (Zipf scale: 7 for "the", about 3 for a rare word, 0 unknown)."""
     return zipf_frequency(word, language, wordlist=_WORDLISTS.get(language, "small"))

@@ -225,3 +225,51 @@ def test_recurring_import_stores_each_occurrence_once(store: CalendarStore) -> N
     assert store.count() == 5
     moved = store.get("standup-1@example.com", "20260323T130000Z")
     assert moved is not None and moved.start.hour == 14 and moved.tz == "America/New_York"
+
+
+def _busy_week(store: CalendarStore, events: int) -> None:
+    first = datetime(2026, 3, 2, 8, tzinfo=BERLIN)
+    store.import_events(
+        [
+            CalendarEvent(
+                f"busy-{n}@test",
+                f"Call with Dr. Amara Okafor about project {n} and its many long details",
+                first + timedelta(minutes=97 * n),
+                first + timedelta(minutes=97 * n + 30),
+                False,
+                "Europe/Berlin",
+                source="import:work",
+            )
+            for n in range(events)
+        ],
+        "import:work",
+    )
+
+
+def test_between_reads_only_its_limit_and_counts_the_rest(store: CalendarStore) -> None:
+    _busy_week(store, 40)
+    week = (datetime(2026, 3, 2, tzinfo=BERLIN), datetime(2026, 3, 9, tzinfo=BERLIN))
+    assert len(store.between(*week)) == store.count_between(*week) > 3
+    assert [e.uid for e in store.between(*week, limit=3)] == [
+        e.uid for e in store.between(*week)[:3]
+    ]
+    # must not count: an empty window
+    assert store.count_between(week[1] + timedelta(days=30), week[1] + timedelta(days=31)) == 0
+
+
+def test_the_planner_sees_a_calendar_of_fixed_size_with_names_redacted(
+    store: CalendarStore,
+) -> None:
+    from agent.assistant import _calendar_summary
+    from privacy.redactor import Redactor
+
+    now = datetime(2026, 3, 2, 7, tzinfo=BERLIN)
+    assert _calendar_summary(store, now, Redactor()) == ""  # must not invent a calendar
+    _busy_week(store, 5)
+    small = _calendar_summary(store, now, Redactor())
+    _busy_week(store, 100)  # the same first events, many more after them
+    big = _calendar_summary(store, now, Redactor())
+    assert small.startswith("5 in the next 7 days; next: ")
+    assert big.startswith("100 in the next 7 days; next: ")
+    assert big.split("; next: ")[1] == small.split("; next: ")[1]
+    assert "Okafor" not in big and "Amara" not in big

@@ -149,3 +149,22 @@ def test_a_model_that_keeps_failing_is_rested_and_not_called() -> None:
     with pytest.raises(ModelUnavailableError):
         gateway.complete([Message("user", "hi")], guard=guard, purpose="plan")
     assert len(model.received) == 3
+
+
+def test_the_audit_log_reads_one_session_exactly(tmp_path: Path) -> None:
+    model = RecordingChatModel(["a", "b", "c", "d"])
+    gateway = ModelGateway(model, audit=AuditLog(tmp_path / "audit.jsonl"))
+    guard = PrivacyGuard(EntityMap())
+    # must not match "ab": a longer id, no session, and a prompt that quotes the marker
+    for session, text in (
+        ("ab", "first"),
+        ("abc", "second"),
+        (None, "third"),
+        ("cd", 'pasted: "session": "ab" is not a session'),
+    ):
+        gateway.complete([Message("user", text)], guard=guard, purpose="t", session=session)
+    audit = gateway.audit
+    assert audit is not None
+    assert [r["prompt"] for r in audit.read(session="ab")] == ["[user]\nfirst"]
+    assert len(list(audit.read(session="cd"))) == 1
+    assert len(list(audit.read())) == 4

@@ -40,6 +40,11 @@ def embedded_model_path() -> Path:
     return found[0]
 
 
+def model_cache_dir(data_dir: Path) -> Path:
+    """Where a data folder keeps llama.cpp's prompt states (agent/backends/prompt_cache.py)."""
+    return data_dir / "model-cache"
+
+
 def default_adapter_path() -> Path | None:
     """The shipped adapter for the embedded model, or None when none has been promoted yet."""
     return ADAPTER_FILE if ADAPTER_FILE.is_file() else None
