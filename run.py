@@ -8,6 +8,7 @@ python run.py redact [--json] FILE|-
 from __future__ import annotations
 
 import argparse
+import contextlib
 import importlib.abc
 import json
 import logging
@@ -83,7 +84,13 @@ def build_parser() -> argparse.ArgumentParser:
 
     redact = sub.add_parser("redact", help="run the privacy layer alone")
     redact.add_argument("file", help="a text file, or - for standard input")
-    redact.add_argument("--json", action="store_true", help="print spans as JSON")
+    form = redact.add_mutually_exclusive_group()
+    form.add_argument("--json", action="store_true", help="print spans as JSON")
+    form.add_argument(
+        "--jsonl",
+        action="store_true",
+        help='one {"text": ...} object per input line, one --json result per output line',
+    )
     return parser
 
 
@@ -202,12 +209,51 @@ def ask(args: argparse.Namespace) -> None:
             print(bundle.question)
 
 
-def redact(args: argparse.Namespace) -> None:
+def redact(args: argparse.Namespace) -> int:
     """The privacy layer alone."""
     from privacy.redactor import Redactor
 
+    if args.jsonl:
+        return redact_lines(args.file)
     result = Redactor().redact(_read_text(args.file))
     print(json.dumps(result.to_dict(), ensure_ascii=False, indent=2) if args.json else result.text)
+    return 0
+
+
+def redact_lines(name: str) -> int:
+    """`redact --jsonl`: a whole export in one process, one result per line as it is read.
+
+    Each record is redacted on its own (placeholders restart at 1). A line that is not a JSON
+    object with a text "text" gets {"line": N, "error": ...} in its place, so outputs stay
+    aligned with inputs; the exit code is 2 when any line failed.
+    """
+    from privacy.errors import PrivacyError
+    from privacy.redactor import Redactor
+
+    failed = 0
+    opened = None if name == "-" else open(name, encoding="utf-8", errors="replace")  # noqa: SIM115
+    with opened or contextlib.nullcontext(sys.stdin) as handle:
+        for number, line in enumerate(handle, 1):
+            if not line.strip():
+                continue
+            try:
+                try:
+                    record = json.loads(line)
+                except json.JSONDecodeError as error:
+                    raise ValueError(f"not JSON ({error.msg} at column {error.colno})") from None
+                if not isinstance(record, dict) or not isinstance(record.get("text"), str):
+                    raise ValueError('each line must be a JSON object with a text field "text"')
+                out = Redactor().redact(record["text"]).to_dict()
+            except (ValueError, PrivacyError) as error:
+                failed += 1
+                out = {"line": number, "error": str(error)}
+            print(json.dumps(out, ensure_ascii=False), flush=True)
+    if failed:
+        print(
+            f"veil: {failed} line(s) could not be redacted; see their error objects",
+            file=sys.stderr,
+        )
+    return 2 if failed else 0
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -224,7 +270,7 @@ def main(argv: list[str] | None = None) -> int:
     from tools.errors import ToolError
 
     try:
-        {"serve": serve, "ask": ask, "redact": redact}[command](args)
+        code = {"serve": serve, "ask": ask, "redact": redact}[command](args)
     except (AgentError, ToolError, PrivacyError, StoreError, OSError, UnicodeError) as error:
         print(f"veil: {error}", file=sys.stderr)
         return 2
@@ -242,7 +288,7 @@ def main(argv: list[str] | None = None) -> int:
             file=sys.stderr,
         )
         return 2
-    return 0
+    return code or 0
 
 
 if __name__ == "__main__":

@@ -237,3 +237,41 @@ def test_serve_passes_the_allowed_hosts(
     with pytest.raises(Stopped):
         main(["serve", "--no-llm", *flags])
     assert seen["ALLOWED_HOSTS"] == allowed
+
+
+def test_redact_jsonl_redacts_a_whole_export_in_one_process(data_dir: Path, tmp_path: Path) -> None:
+    source = tmp_path / "export.jsonl"
+    lines = [
+        {"text": "ravi: lunch thu? call me on +44 20 7946 0958"},
+        "this line is not JSON",
+        {"text": "Meet Ana Silva at Blue Bottle tomorrow at 3"},
+        {"note": "no text field"},
+        {"text": ""},
+    ]
+    source.write_text(
+        "\n".join(x if isinstance(x, str) else json.dumps(x) for x in lines) + "\n\n",
+        encoding="utf-8",
+    )
+    result = run_cli("redact", "--jsonl", str(source), data_dir=data_dir)
+    assert result.returncode == 2  # two lines failed, and it says so
+    assert "2 line(s)" in result.stderr and "Traceback" not in result.stderr
+    out = [json.loads(line) for line in result.stdout.splitlines()]
+    assert len(out) == 5  # one output per input line, the blank line skipped
+    assert "7946" not in out[0]["redacted"] and "<PHONE_1>" in out[0]["redacted"]
+    assert out[1] == {"line": 2, "error": out[1]["error"]} and "JSON" in out[1]["error"]
+    assert "Ana Silva" not in out[2]["redacted"] and "<PERSON_1>" in out[2]["redacted"]
+    assert "tomorrow at 3" in out[2]["redacted"]  # must stay: times are not PII
+    assert out[3]["line"] == 4 and '"text"' in out[3]["error"]
+    assert out[4]["redacted"] == "" and out[4]["entities"] == []
+
+
+def test_redact_jsonl_reads_standard_input(data_dir: Path) -> None:
+    done = subprocess.run(
+        [sys.executable, str(ROOT / "run.py"), "redact", "--jsonl", "-"],
+        input='{"text": "text Priya Nair at 4"}\n',
+        capture_output=True, text=True, timeout=180, cwd=ROOT,
+        env={"PATH": "/usr/bin:/bin", "VEIL_DATA_DIR": str(data_dir), "HOME": str(data_dir)},
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    [record] = [json.loads(line) for line in done.stdout.splitlines()]
+    assert "Priya" not in record["redacted"] and record["entities"][0]["text"] == "Priya Nair"
