@@ -102,3 +102,14 @@ def test_an_unreadable_entry_is_a_miss_not_an_error(tmp_path: Path) -> None:
     for tokens in tmp_path.glob("*.tokens.npy"):
         tokens.write_bytes(b"not numpy")
     assert [5, 6, 7] not in cache
+
+
+def test_entries_dropped_by_another_process_are_misses(tmp_path: Path) -> None:
+    """The server and a CLI turn share a data folder: one may evict what the other lists."""
+    cache = PromptStateCache(tmp_path, n_ctx=64, n_vocab=8, capacity_bytes=1 << 20)
+    cache[[1, 2, 3]] = _state([1, 2, 3], 10)
+    for state in tmp_path.glob("*.state"):
+        state.unlink()
+    assert [1, 2, 3] not in cache
+    cache[[4, 5]] = _state([4, 5], 10)  # and writing goes on
+    assert cache[[4, 5, 6]].n_tokens == 2

@@ -14,6 +14,7 @@ logits, since llama.cpp always re-evaluates the last prompt token.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import logging
 import os
@@ -50,9 +51,15 @@ class PromptStateCache(BaseLlamaCache):
         return sum(self._size(name) for name in self._names())
 
     def _names(self) -> list[Path]:
-        """Entries, oldest use first (a read touches its entry)."""
-        states = [p for p in self.folder.glob(f"*{STATE_SUFFIX}") if self._tokens(p).is_file()]
-        return sorted(states, key=lambda p: p.stat().st_mtime_ns)
+        """Entries, oldest use first (a read touches its entry). Another process (the server and
+        a CLI turn on one data folder) may drop an entry meanwhile: it is simply not listed."""
+        found = []
+        for state in self.folder.glob(f"*{STATE_SUFFIX}"):
+            try:
+                found.append((state.stat().st_mtime_ns, state))
+            except OSError:
+                continue
+        return [state for _, state in sorted(found) if self._tokens(state).is_file()]
 
     @staticmethod
     def _tokens(state: Path) -> Path:
@@ -89,7 +96,8 @@ class PromptStateCache(BaseLlamaCache):
             data = state_file.read_bytes()
         except (OSError, ValueError) as error:
             raise KeyError(f"cached prompt state unreadable: {error}") from error
-        os.utime(state_file)  # most recently used: dropped last
+        with contextlib.suppress(OSError):
+            os.utime(state_file)  # most recently used: dropped last
         input_ids = np.zeros(self.n_ctx, dtype=np.intc)
         input_ids[: len(tokens)] = tokens
         return LlamaState(
