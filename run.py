@@ -16,6 +16,7 @@ import os
 import sys
 import threading
 from pathlib import Path
+from typing import Any
 
 # Nothing may reach for the network: set before any library that reads them is imported.
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
@@ -81,6 +82,10 @@ def build_parser() -> argparse.ArgumentParser:
     ask.add_argument("--thread", help="a file holding the pasted thread")
     ask.add_argument("--audit", help="JSONL file that receives every model call")
     ask.add_argument("--json", action="store_true", help="print the turn bundle as JSON")
+    ask.add_argument(
+        "--session",
+        help="continue the chat of this name or id (the page's chats too); new if none has it",
+    )
 
     redact = sub.add_parser("redact", help="run the privacy layer alone")
     redact.add_argument("file", help="a text file, or - for standard input")
@@ -195,10 +200,13 @@ def ask(args: argparse.Namespace) -> None:
     thread = clean_text(_read_text(args.thread)) if args.thread else ""
     calendar = clean_bytes(Path(args.calendar).read_bytes()) if args.calendar else None
     turn = Turn(request=clean_text(args.request), thread=thread, now=now, tz=tz)
+    calendar_name = Path(args.calendar or "calendar.ics").name
     try:
-        bundle = assistant.ask(
-            turn, calendar=calendar, calendar_name=Path(args.calendar or "calendar.ics").name
-        )
+        if args.session:
+            bundle = _ask_in_session(assistant, turn, clean_text(args.session), data_dir,
+                                     calendar=calendar, calendar_name=calendar_name)  # fmt: skip
+        else:
+            bundle = assistant.ask(turn, calendar=calendar, calendar_name=calendar_name)
     finally:
         secure_data_dir(data_dir)  # the turn's .ics and .eml files: 0600 like the rest
     if args.json:
@@ -207,6 +215,31 @@ def ask(args: argparse.Namespace) -> None:
         print(bundle.reply)
         if bundle.question:
             print(bundle.question)
+
+
+def _ask_in_session(assistant: Any, turn: Any, name: str, data_dir: Path, **calendar: Any) -> Any:
+    """One turn of a stored chat (the page's store): its history and name map carry over."""
+    import sqlite_utils
+
+    from agent.session import answer_in_session, close_turn, find_or_create_session, open_turn
+    from memory.store import MemoryStore
+    from web.turns import turn_outcome
+
+    store = MemoryStore(sqlite_utils.Database(data_dir / "veil.db"))
+    try:
+        turn.session = find_or_create_session(store, name)
+        open_turn(store, turn)
+        try:
+            bundle = answer_in_session(assistant, store, turn, **calendar)
+        except BaseException as error:  # the chat shows the turn failed, never left running
+            store.finish_turn(turn.id, {"error": str(error)}, status="failed")
+            raise
+        close_turn(store, turn, bundle)
+        # Stored as the page stores its own turns, so the chat reads the same in the browser.
+        store.finish_turn(turn.id, turn_outcome(bundle, turn, store, data_dir, audit=[]))
+        return bundle
+    finally:
+        store.db.close()
 
 
 def redact(args: argparse.Namespace) -> int:

@@ -8,6 +8,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from sqlite_utils import Database
 
 ROOT = Path(__file__).resolve().parent.parent
 BUNDLE_KEYS = ["reply", "question", "events", "files", "plan", "steps", "planner"]
@@ -275,3 +276,47 @@ def test_redact_jsonl_reads_standard_input(data_dir: Path) -> None:
     assert done.returncode == 0, done.stderr
     [record] = [json.loads(line) for line in done.stdout.splitlines()]
     assert "Priya" not in record["redacted"] and record["entities"][0]["text"] == "Priya Nair"
+
+
+def test_ask_session_continues_a_chat_the_page_shows(data_dir: Path) -> None:
+    from memory.store import MemoryStore
+    from web import create_app
+
+    common = ("--no-llm", "--now", "2026-11-24T10:00", "--tz", "Europe/Berlin", "--json")
+    first = run_cli(
+        "ask", *common, "--session", "planning", "lunch with Karthik Rao next thursday at 1",
+        data_dir=data_dir,
+    )  # fmt: skip
+    assert first.returncode == 0, first.stderr
+    second = run_cli(
+        "ask", *common, "--session", "planning", "dinner with Karthik Rao on friday at 7pm",
+        data_dir=data_dir,
+    )  # fmt: skip
+    assert second.returncode == 0, second.stderr
+    other = run_cli("ask", *common, "--session", "other", "coffee with Ana at 9 tomorrow",
+                    data_dir=data_dir)  # fmt: skip
+    assert other.returncode == 0, other.stderr
+
+    store = MemoryStore(Database(data_dir / "veil.db"))
+    chats = {s.title: s.id for s in store.list_sessions()}
+    assert set(chats) == {"planning", "other"}  # the same name is the same chat
+    planning = chats["planning"]
+    said = [m.role for m in store.messages(planning)]
+    assert said == ["user", "assistant", "user", "assistant"]
+    # One name map for the chat: Karthik Rao is the same placeholder in both turns.
+    assert store.load_map(planning).to_dict() and "Karthik Rao" in json.dumps(
+        store.load_map(planning).to_dict()
+    )
+    assert [t.status for t in store.turns(planning)] == ["done", "done"]
+    store.db.close()
+
+    # By id, too; and the page renders the CLI's turns like its own.
+    by_id = run_cli("ask", *common, "--session", planning, "what's on friday?", data_dir=data_dir)
+    assert by_id.returncode == 0, by_id.stderr
+    client = create_app({"TESTING": True, "DATA_DIR": str(data_dir), "NO_LLM": True}).test_client()
+    turns = client.get(f"/api/sessions/{planning}").get_json()["turns"]
+    assert len(turns) == 3
+    first_answer = turns[0]["answer"]
+    assert [e["status"] for e in first_answer["events"]] == ["created"]
+    ics = [f for f in first_answer["files"] if f["type"] == "ics"]
+    assert ics and client.get(ics[0]["url"]).status_code == 200

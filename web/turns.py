@@ -17,7 +17,9 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from agent.assistant import Assistant, Turn
+from agent.bundle import TurnBundle
 from agent.errors import AgentError, InputError
+from agent.session import answer_in_session, close_turn, open_turn
 from memory.errors import StoreError
 from memory.paths import private_dir, private_file
 from memory.store import MemoryStore
@@ -122,13 +124,11 @@ class TurnRunner:
         """Open the turn in memory/ and run it on a thread of its own."""
         if turn.session is None:
             raise InputError("a turn needs a session")
-        shown = "\n\n".join(part for part in (turn.request, turn.thread) if part.strip())
-        turn_id = store.start_turn(turn.session, turn.request)
-        turn.id = turn_id
         try:
-            store.append_message(turn.session, "user", shown, turn_id)
+            turn_id = open_turn(store, turn)
         except BaseException:  # never leave a turn `running` that no thread will finish
-            self._end(store, turn_id, {"error": BUG_MESSAGE, "status": 500}, "failed")
+            if turn.id is not None:
+                self._end(store, turn.id, {"error": BUG_MESSAGE, "status": 500}, "failed")
             raise
         live = LiveTurn(turn_id, turn.session)
         with self._lock:
@@ -189,28 +189,15 @@ class TurnRunner:
             emit({"stage": "warming", "status": "waiting"})  # queued, never refused
             self.warmup.wait()
         with self.queue.slot(lambda place: emit({"stage": "queue", "position": place})):
-            entity_map = store.load_map(live.session_id)
+            entity_map = store.load_map(live.session_id)  # the trace restores names with it
             audit_from = self._audit_count(live.session_id)
-            bundle = self.assistant.ask(turn, entity_map, progress=emit)
-            store.save_map(live.session_id, entity_map)
+            bundle = answer_in_session(
+                self.assistant, store, turn, progress=emit, entity_map=entity_map
+            )
 
-        def register(path: str, kind: str, label: str) -> str:
-            # The tools write with the umask's modes: the file, its folder and files/ go 0600/0700.
-            for folder in (Path(path).parent, self.data_dir / "files"):
-                if folder.is_dir():
-                    private_dir(folder)
-            private_file(path)
-            return store.register_file(live.session_id, path, kind, label).id
-
-        outcome = {
-            "answer": answer_view(
-                bundle.to_dict(), register=register, all_url=f"/api/turns/{live.id}/calendar.ics"
-            ),
-            "audit": [audit_from, self._audit_count(live.session_id)],
-            "tz": turn.tz,
-        }
-        said = "\n\n".join(x for x in (bundle.reply, bundle.question or "") if x)
-        store.append_message(live.session_id, "assistant", said, live.id)
+        span = [audit_from, self._audit_count(live.session_id)]
+        outcome = turn_outcome(bundle, turn, store, self.data_dir, audit=span)
+        close_turn(store, turn, bundle)
         return outcome
 
     def _end(
@@ -235,6 +222,26 @@ class TurnRunner:
     def _audit_count(self, session_id: str) -> int:
         audit = self.assistant.gateway.audit
         return sum(1 for _ in audit.read(session=session_id)) if audit else 0
+
+
+def turn_outcome(
+    bundle: TurnBundle, turn: Turn, store: MemoryStore, data_dir: Path, audit: list[int]
+) -> dict[str, Any]:
+    """What a finished turn stores for the page: the answer view with its files registered
+    under ids, the span of its prompts in the audit log, and the zone its times are in."""
+
+    def register(path: str, kind: str, label: str) -> str:
+        # The tools write with the umask's modes: the file, its folder and files/ go 0600/0700.
+        for folder in (Path(path).parent, data_dir / "files"):
+            if folder.is_dir():
+                private_dir(folder)
+        private_file(path)
+        return store.register_file(str(turn.session), path, kind, label).id
+
+    answer = answer_view(
+        bundle.to_dict(), register=register, all_url=f"/api/turns/{turn.id}/calendar.ics"
+    )
+    return {"answer": answer, "audit": audit, "tz": turn.tz}
 
 
 def model_saw(assistant: Assistant, session_id: str, span: list[int]) -> list[dict[str, Any]]:
