@@ -30,6 +30,7 @@ from agent.contacts import learn_contacts
 from agent.errors import AgentError, InputError
 from agent.executor import EventOutcome, Executor, TurnState
 from agent.extraction import ProposedEvent, RuleLinker, candidates, link_with_model
+from agent.followup import carry_out, find_follow_up
 from agent.gateway import ModelGateway
 from agent.intent import intent_by_rules
 from agent.model import ChatModel, Message
@@ -228,6 +229,18 @@ class Assistant:
             notify({"stage": "times", "status": "running"})
             parser = TimeParser(tz=turn.tz, now=turn.now)
             mentions = drop_injected(parser.parse_input(request, thread), injections, "thread")
+            follow = find_follow_up(
+                request, thread=thread, mentions=mentions, store=CalendarStore(db),
+                session=turn.session, now=turn.now,
+            )  # fmt: skip
+            if follow is not None:  # "cancel it", "make it 8:30": code changes the chat's event
+                notify({"stage": "step", "tool": f"{follow.act}_event", "status": "running"})
+                bundle = carry_out(
+                    follow, store=CalendarStore(db), mentions=mentions, tz=turn.tz,
+                    now=turn.now, out_dir=self._out_dir(turn),
+                )  # fmt: skip
+                notify({"stage": "done", "status": "ok"})
+                return bundle
             intent = intent_by_rules(request)
             notify({"stage": "link", "status": "running"})
             found = candidates(request, quiet, mentions)
@@ -259,9 +272,7 @@ class Assistant:
             context = ToolContext(
                 tz=turn.tz,
                 now=turn.now,
-                out_dir=self.data_dir
-                / "files"
-                / f"{turn.now:%Y%m%d-%H%M%S}-{uuid.uuid4().hex[:6]}",
+                out_dir=self._out_dir(turn),
                 calendar=store,
                 mentions=mentions,
                 memory=memory,
@@ -338,6 +349,10 @@ class Assistant:
             )
         notify({"stage": "done", "status": "ok"})
         return bundle
+
+    def _out_dir(self, turn: Turn) -> Path:
+        """The turn's own folder for the files it writes."""
+        return self.data_dir / "files" / f"{turn.now:%Y%m%d-%H%M%S}-{uuid.uuid4().hex[:6]}"
 
     def _recall_for(self, memory: MemoryStore, request: str) -> list[str]:
         """Remembered facts near the request; the encoder is not loaded while there are none."""

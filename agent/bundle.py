@@ -16,8 +16,9 @@ class BundleEvent:
     all_day: bool
     location: str
     attendees: list[str]
-    status: Literal["created", "proposed", "blocked"]
+    status: Literal["created", "updated", "cancelled", "proposed", "blocked"]
     conflicts: list[dict[str, Any]] = field(default_factory=list)
+    uid: str | None = None  # the calendar UID, for an event Veil changed or cancelled
 
 
 @dataclass

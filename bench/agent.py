@@ -82,7 +82,8 @@ BUNDLE_SCHEMA: dict[str, Any] = {
             all_day={"type": "boolean"},
             location=_TEXT,
             attendees={"type": "array", "items": _TEXT},
-            status={"enum": ["created", "proposed", "blocked"]},
+            status={"enum": ["created", "updated", "cancelled", "proposed", "blocked"]},
+            uid={"type": ["string", "null"]},
             conflicts={"type": "array"},
         ),
         "files": _list_of(

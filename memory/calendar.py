@@ -44,6 +44,8 @@ _COLUMNS = (
     "alarm_minutes",
     "dedup_key",
     "created_at",
+    "session",
+    "sequence",
 )
 _UPSERT = (
     f"INSERT INTO {TABLE} ({', '.join(_COLUMNS)}) VALUES ({', '.join('?' * len(_COLUMNS))}) "
@@ -110,6 +112,8 @@ def _row(event: CalendarEvent, created_at: str) -> tuple[Any, ...]:
         event.alarm_minutes,
         event.dedup_key(),
         created_at,
+        event.session,
+        event.sequence,
     )
 
 
@@ -129,6 +133,8 @@ def _event(row: dict[str, Any]) -> CalendarEvent:
         kind=row["kind"],
         alarm_minutes=row["alarm_minutes"],
         recurrence_id=row["recurrence_id"] or None,
+        session=row.get("session") or "",
+        sequence=int(row.get("sequence") or 0),
     )
 
 
@@ -177,6 +183,51 @@ class CalendarStore:
             event=existing,
             reason=f"already in the calendar: '{existing.title}' on {when} ({existing.tz})",
         )
+
+    def latest_of_chat(self, session: str) -> CalendarEvent | None:
+        """The event this chat created or changed last: what "cancel it" and "make it 8:30"
+        mean. Imported events never count; neither do other chats' events."""
+        if not session:
+            return None
+        rows = self.db.execute(
+            f"SELECT * FROM {TABLE} WHERE source = 'created' AND session = ? "
+            "ORDER BY created_at DESC, id DESC LIMIT 1",
+            [session],
+        )
+        names = [d[0] for d in rows.description]
+        found = rows.fetchall()
+        return _event(dict(zip(names, found[0], strict=True))) if found else None
+
+    def move(self, event: CalendarEvent, start: datetime, end: datetime) -> CalendarEvent:
+        """The same event (same UID) at a new time, SEQUENCE raised; the row is rewritten.
+
+        Moving onto an event that already has this title and start is refused, as a second
+        create would be.
+        """
+        moved = replace(event, start=start, end=end, sequence=event.sequence + 1)
+        now = _utc(datetime.now(UTC))  # "changed last" orders latest_of_chat
+        with write(self.db):
+            existing = self.find_duplicate(moved)
+            if existing is not None and existing.uid != event.uid:
+                raise StoreError(
+                    f"already in the calendar: '{existing.title}' on "
+                    f"{existing.start:%a %d %b %Y %H:%M} ({existing.tz})"
+                )
+            self.db.execute(
+                f"DELETE FROM {TABLE} WHERE uid = ? AND recurrence_id = ?",
+                [event.uid, event.recurrence_id or ""],
+            )
+            self.db.execute(_INSERT, _row(moved, now))
+        return moved
+
+    def remove(self, event: CalendarEvent) -> None:
+        """Take an event off the calendar (a cancellation): it no longer blocks its time and
+        may be created again."""
+        with write(self.db):
+            self.db.execute(
+                f"DELETE FROM {TABLE} WHERE uid = ? AND recurrence_id = ?",
+                [event.uid, event.recurrence_id or ""],
+            )
 
     def import_events(self, events: Iterable[CalendarEvent], source: str) -> ImportResult:
         """Replace everything imported earlier from `source` with `events`, all or nothing.

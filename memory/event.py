@@ -87,6 +87,8 @@ class CalendarEvent:
     kind: EventKind = "event"
     alarm_minutes: int | None = None
     recurrence_id: str | None = None
+    session: str = ""  # the chat that created it ("" for imported events)
+    sequence: int = 0  # raised by every change Veil makes after creating it
 
     def __post_init__(self) -> None:
         if not isinstance(self.uid, str) or not self.uid.strip():
@@ -139,6 +141,7 @@ class CalendarEvent:
         attendees: list[str] | None = None,
         kind: EventKind = "event",
         alarm_minutes: int | None = None,
+        session: str = "",
     ) -> CalendarEvent:
         """An event Veil creates: UID derived from title + start, end defaulting to `duration`."""
         home = zone(tz)
@@ -163,6 +166,7 @@ class CalendarEvent:
             attendees=list(attendees or []),
             kind=kind,
             alarm_minutes=alarm_minutes,
+            session=session,
         )
 
     @property

@@ -178,6 +178,15 @@ def m003_turn_owner(db: Database) -> None:
     db.table("turns").add_column("pid", int)
 
 
+@MIGRATIONS()
+def m004_event_chat_and_sequence(db: Database) -> None:
+    """The chat that created an event ("cancel it" means that chat's event) and its SEQUENCE,
+    which every change raises so calendars apply the newest .ics (RFC 5545 3.8.7.4)."""
+    table = db.table("calendar_events")
+    table.add_column("session", str, not_null_default="")
+    table.add_column("sequence", int, not_null_default=0)
+
+
 def migrate(db: Database) -> None:
     """Apply pending migrations (idempotent) with WAL on for file databases.
 

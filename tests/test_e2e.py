@@ -180,6 +180,34 @@ def test_a_slot_button_answers_the_question(page: Page) -> None:
     page.wait_for_selector(".turn:nth-of-type(2) .badge.status-created")
 
 
+def _ics_of_turn(page: Page, turn: int) -> icalendar.Calendar:
+    with page.expect_download() as download:
+        page.click(f".turn:nth-of-type({turn}) a.file-ics")
+    return icalendar.Calendar.from_ical(Path(download.value.path()).read_bytes())
+
+
+def test_make_it_then_cancel_it_in_the_same_chat(page: Page) -> None:
+    """Issue 16's follow-ups, as a user types them, on the real page."""
+    ask_by_keyboard(page, "lunch with Karthik Rao next thursday at 1pm")
+    page.wait_for_selector(".turn:nth-of-type(1) .badge.status-created")
+    [created] = _ics_of_turn(page, 1).walk("VEVENT")
+
+    page.get_by_label("What should I do?").fill("actually make it 12:30")
+    page.keyboard.press("Enter")
+    page.wait_for_selector(".turn:nth-of-type(2) .badge.status-updated")
+    assert "12:30" in page.locator(".turn:nth-of-type(2) .event-card").inner_text()
+    [moved] = _ics_of_turn(page, 2).walk("VEVENT")
+    assert moved["UID"] == created["UID"] and int(moved["SEQUENCE"]) == 1
+    assert moved["DTSTART"].dt.hour == 12 and moved["DTSTART"].dt.minute == 30
+
+    page.get_by_label("What should I do?").fill("cancel it")
+    page.keyboard.press("Enter")
+    page.wait_for_selector(".turn:nth-of-type(3) .badge.status-cancelled")
+    calendar = _ics_of_turn(page, 3)
+    assert calendar["METHOD"] == "CANCEL"
+    assert calendar.walk("VEVENT")[0]["UID"] == created["UID"]
+
+
 def test_sessions_survive_a_reload_and_can_be_renamed(page: Page) -> None:
     ask_by_keyboard(page, "lunch with Anna tomorrow at 1pm")
     page.wait_for_selector(".turn .reply")

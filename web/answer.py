@@ -16,6 +16,8 @@ _REASONS = {
     "created": "The time was stated in your message and the calendar check passed.",
     "proposed": "No exact time was stated: this is a free slot to confirm, nothing is booked.",
     "blocked": "The scheduling gate refused it.",
+    "updated": "Moved as you asked: same event, new time; the .ics replaces the earlier one.",
+    "cancelled": "Cancelled as you asked: the .ics removes it from your calendar.",
 }
 
 

@@ -22,6 +22,8 @@ DECLINE_RE = data.phrase_pattern("acts", "decline")
 SAME_TIME_RE = data.phrase_pattern("acts", "same_time")
 LATER_RE = data.phrase_pattern("acts", "shift_later")
 EARLIER_RE = data.phrase_pattern("acts", "shift_earlier")
+# The user changes the plan the chat made: "actually make it 8:30" (acts.toml).
+MOVE_RE = data.phrase_pattern("acts", "move")
 # A sentence that reports free time ("you have an empty slot from 8 am to 11 am", "I'm free
 # between 2 and 5") names no event: its times are only options.
 AVAILABILITY_RE = re.compile(

@@ -14,10 +14,10 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
-from datetime import date, datetime
+from datetime import date, datetime, timedelta
 from zoneinfo import ZoneInfo
 
-from tools.calendar.lang import states_date
+from tools.calendar.lang import MONTHS, states_date
 from tools.calendar.times import TimeMention
 
 _USER_SOURCES = frozenset({"request", "thread", "ocr"})
@@ -106,6 +106,63 @@ def check_start(
         f"{wanted:%Y-%m-%d %H:%M}", mentions
     )
     return GateDecision(False, reason, None)
+
+
+# A clock reading of a move must beat the other reading (am or pm) by this much in closeness to
+# the old start: "make it 8:30" for a 19:30 dinner is 20:30, for a 14:00 meeting it is unclear.
+MOVE_CLOSER_BY = timedelta(hours=4)
+# A day stated with its date: digits ("the 4th", "4.12.") or a month name ("Dec 4").
+_DATED_RE = re.compile(rf"\d|{MONTHS}", re.IGNORECASE)
+
+
+def moved_start(
+    old: datetime,
+    *,
+    mentions: Sequence[TimeMention],
+    tz: str,
+    now: datetime | None = None,
+) -> tuple[datetime | None, str]:
+    """The new start of a follow-up move of an event the chat made ("make it 8:30", "move it
+    to Friday", "friday at 9 instead"), and why; None (with the reason) when the request does
+    not state one unambiguously.
+
+    Only the user's request counts. Its day, if it states one, replaces the event's day; its
+    clock time, if it states one, the event's clock. A clock that reads two ways (8:30 or
+    20:30) takes the reading nearer the old start, and only when that one is clearly nearer.
+    """
+    zone = ZoneInfo(tz)
+    old = old.astimezone(zone)
+    said = [m for m in mentions if m.source == "request" and m.value is not None]
+    days = [m for m in said if not m.has_clock_time and m.grain in ("day", "week", None)]
+    clocks = [m for m in said if m.has_clock_time]
+    if not clocks and not days:
+        return None, "the request states no new day or time"
+    if len({_wall(m.value, zone).date() for m in days if m.value}) > 1 or len(clocks) > 1:
+        return None, "the request states more than one new time"
+    day = old.date()
+    if days and days[0].value:
+        day = _wall(days[0].value, zone).date()
+        # "move it to friday" of an event next week reads two ways: the coming Friday, or the
+        # Friday of the event's own week. Only a day with its date said is one day.
+        near_event = old.date() + timedelta(days=(day.weekday() - old.weekday() + 3) % 7 - 3)
+        if not _DATED_RE.search(days[0].text) and near_event != day:
+            return None, f"{days[0].text!r} could be {day:%a %d %b} or {near_event:%a %d %b}"
+    if clocks:
+        clock = clocks[0]
+        readings = [_wall(v, zone) for v in (clock.value, *clock.alternatives) if v is not None]
+        if not states_date(clock.text):  # "8:30": the day is the stated one or the event's
+            readings = [r.replace(year=day.year, month=day.month, day=day.day) for r in readings]
+        starts = sorted(set(readings), key=lambda r: abs(r - old))
+        if len(starts) > 1 and abs(starts[1] - old) - abs(starts[0] - old) < MOVE_CLOSER_BY:
+            listed = " or ".join(f"{r:%H:%M}" for r in starts[:2])
+            return None, f"{clock.text!r} could be {listed}"
+        new = starts[0]
+    else:
+        new = old.replace(year=day.year, month=day.month, day=day.day)
+    past = _in_the_past(new, now, zone)
+    if past is not None:
+        return None, past
+    return new, f"moved to {new:%Y-%m-%d %H:%M} as the request states"
 
 
 def _in_the_past(start: datetime | date, now: datetime | None, zone: ZoneInfo) -> str | None:

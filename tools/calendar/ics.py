@@ -648,7 +648,7 @@ def _exact(value: datetime) -> datetime:
     return value
 
 
-def _vevent(event: CalendarEvent, stamp: datetime) -> icalendar.Event:
+def _vevent(event: CalendarEvent, stamp: datetime, status: str = "CONFIRMED") -> icalendar.Event:
     """One VEVENT: DTSTART/DTEND in the event's zone (TZID), or VALUE=DATE when all-day."""
     component = icalendar.Event()
     component.add("UID", event.uid)
@@ -666,8 +666,8 @@ def _vevent(event: CalendarEvent, stamp: datetime) -> icalendar.Event:
         component.add("DESCRIPTION", event.description)
     for person in event.attendees:
         component.add("ATTENDEE", _calendar_address(person), encode=False)
-    component.add("SEQUENCE", 0)
-    component.add("STATUS", "CONFIRMED")
+    component.add("SEQUENCE", event.sequence)  # a change with a higher one replaces this
+    component.add("STATUS", status)
     if event.kind == "reminder" or event.alarm_minutes is not None:
         alarm = icalendar.Alarm()
         alarm.add("ACTION", "DISPLAY")
@@ -677,8 +677,14 @@ def _vevent(event: CalendarEvent, stamp: datetime) -> icalendar.Event:
     return component
 
 
-def export_events(events: Iterable[CalendarEvent], *, now: datetime | None = None) -> bytes:
-    """One RFC 5545 calendar (CRLF, folded, escaped) with a VTIMEZONE for every TZID used."""
+def export_events(
+    events: Iterable[CalendarEvent], *, now: datetime | None = None, cancel: bool = False
+) -> bytes:
+    """One RFC 5545 calendar (CRLF, folded, escaped) with a VTIMEZONE for every TZID used.
+
+    `cancel` makes it a cancellation (METHOD:CANCEL, STATUS:CANCELLED): imported, it removes
+    the events of those UIDs that an earlier file added.
+    """
     events = list(events)
     if not events:
         raise ValueError("export_events needs at least one event")
@@ -692,9 +698,9 @@ def export_events(events: Iterable[CalendarEvent], *, now: datetime | None = Non
     calendar.add("PRODID", PRODID)
     calendar.add("VERSION", "2.0")
     calendar.add("CALSCALE", "GREGORIAN")
-    calendar.add("METHOD", "PUBLISH")
+    calendar.add("METHOD", "CANCEL" if cancel else "PUBLISH")
     for event in events:
-        calendar.add_component(_vevent(event, stamp))
+        calendar.add_component(_vevent(event, stamp, "CANCELLED" if cancel else "CONFIRMED"))
     # Transitions from a year before the first event to a year after the last keep the
     # VTIMEZONE short while covering every time in the file.
     first = min(e.start for e in events).date().replace(month=1, day=1)
@@ -709,6 +715,8 @@ def export_events(events: Iterable[CalendarEvent], *, now: datetime | None = Non
     return calendar.to_ical()
 
 
-def export_event(event: CalendarEvent, *, now: datetime | None = None) -> bytes:
-    """The .ics file for one event (the "add to calendar" attachment)."""
-    return export_events([event], now=now)
+def export_event(
+    event: CalendarEvent, *, now: datetime | None = None, cancel: bool = False
+) -> bytes:
+    """The .ics file for one event (the "add to calendar" attachment), or its cancellation."""
+    return export_events([event], now=now, cancel=cancel)

@@ -312,14 +312,15 @@ STAMP_WEEKDAY_RE = re.compile(
     r"|jue|vie|sáb|dom|seg|ter|qua|qui|sex)[a-zé]*\.?(?![\w])",
     re.IGNORECASE,
 )
-_MONTHS = (
+# Month names and abbreviations of the five languages, as regex source.
+MONTHS = (
     r"(?:jan|feb|m[aä]r|apr|ma[iy]|jun|jul|aug|sep|o[ck]t|nov|de[cz]|janv|févr|fev|avr|mai|juin"
     r"|juil|août|ene|abr|ago|dic|set|out)[a-zéû]*\.?"
 )
 STAMP_DATE_RE = re.compile(
     rf"\d{{1,4}}[./-]\d{{1,2}}[./-]\d{{2,4}}|\d{{1,2}}/\d{{1,2}}(?!\d)"
     rf"|\b(?:today|yesterday|heute|gestern|hier|ayer|hoje|ontem)\b"
-    rf"|\b{_MONTHS}\s+\d{{1,2}}\b|\b\d{{1,2}}\.?\s+{_MONTHS}",
+    rf"|\b{MONTHS}\s+\d{{1,2}}\b|\b\d{{1,2}}\.?\s+{MONTHS}",
     re.IGNORECASE,
 )
 # A stamp with its year is taken as written, even when it lies in the future.
@@ -335,7 +336,7 @@ _DATE_WORD_RE = re.compile(
     rf"|saturday|montag|dienstag|mittwoch|donnerstag|freitag|samstag|sonntag"
     rf"|lundi|mardi|mercredi|jeudi|vendredi|samedi|dimanche|lun|mer|jeu|ven|sam|dim|lunes|martes"
     rf"|miércoles|miercoles|jueves|viernes|sábado|sabado|domingo|mié|jue|vie|seg|ter|qua|qui|sex"
-    rf")\.?(?![\w])|\b{_MONTHS}\s*\d|\d{{1,2}}(?:st|nd|rd|th|er|e|º|ª)?\.?\s+{_MONTHS}"
+    rf")\.?(?![\w])|\b{MONTHS}\s*\d|\d{{1,2}}(?:st|nd|rd|th|er|e|º|ª)?\.?\s+{MONTHS}"
     rf"|\b\d{{1,4}}[./-]\d{{1,2}}(?:[./-]\d{{2,4}})?\b|\bthe\s+\d{{1,2}}(?:st|nd|rd|th)\b"
     rf"|\bin\s+\d+\s+days?\b",
     re.IGNORECASE,

@@ -266,8 +266,15 @@ class TimeParser:
         source: str = "request",
         sent_at: datetime | None = None,
         language: str | None = None,
+        context: Sequence[str] = (),
     ) -> list[TimeMention]:
-        """Every time expression in `text`; relative ones anchor at `sent_at` when given."""
+        """Every time expression in `text`; relative ones anchor at `sent_at` when given.
+
+        `context` names the languages of the text around it (a thread's, detected once on the
+        whole thread, likelier first) and replaces detection on `text` alone: a short line is
+        where detection is least sure ("Pilates lundi 19h et mardi 19h ?" reads as English,
+        "Fine, I can do that." as German, whose "Do" is Thursday).
+        """
         if language is not None and language not in lang.LANGUAGES:
             raise TimeParseError(f"Language {language!r} is not one of {', '.join(lang.LANGUAGES)}")
         if not text.strip():
@@ -275,14 +282,20 @@ class TimeParser:
         ref = (sent_at or self.now).astimezone(self.zone)
         # Same length, so offsets still point into `text`; lingua and Duckling are native code.
         clean = lang.fix_typing_slips(lang.fix_ocr_digits(_NATIVE_UNSAFE.sub(" ", text)))
-        candidates = [language] if language else lang.detect_languages(clean)
+        if language:
+            candidates = [language]
+        elif context:
+            candidates = list(context)
+        else:
+            candidates = lang.detect_languages(clean)
+        # More text read wins; on a tie the surrounding text's language does, else the default
+        # one, since a short line ("7a", "tmrw at 3") is where detection is least sure.
+        preferred = context[0] if context and not language else lang.DEFAULT_LANGUAGE
         best: list[TimeMention] = []
         best_key = (-1, False)
         for code in candidates:
             mentions = self._parse_language(text, clean, code, ref, source)
-            # More text read wins; on a tie the default language does, since a short line
-            # ("7a", "tmrw at 3") is where language detection is least sure.
-            key = (sum(m.end - m.start for m in mentions), code == lang.DEFAULT_LANGUAGE)
+            key = (sum(m.end - m.start for m in mentions), code == preferred)
             if key > best_key:
                 best, best_key = mentions, key
         return join_ranges(text, best)
@@ -303,13 +316,16 @@ class TimeParser:
 
         mentions: list[TimeMention] = []
         sent_at: datetime | None = None
-        for message in messages(text, screen=source == "ocr"):
+        found = list(messages(text, screen=source == "ocr"))
+        said = " ".join(text[ln.body_start : ln.body_end] for m in found for ln in m.lines)
+        context = lang.detect_languages(_NATIVE_UNSAFE.sub(" ", said)) if said.strip() else []
+        for message in found:
             if message.stamp:
                 sent_at = self.stamp_time(message.stamp) or sent_at
             said: list[TimeMention] = []
             for line in message.lines:
                 body = text[line.body_start : line.body_end]
-                for mention in self.parse(body, source=source, sent_at=sent_at):
+                for mention in self.parse(body, source=source, sent_at=sent_at, context=context):
                     said.append(
                         replace(
                             mention,

@@ -154,6 +154,7 @@ def _create(args: dict[str, Any], ctx: ToolContext, kind: str) -> ToolResult:
             attendees=list(args.get("attendees", [])),
             kind=kind,  # type: ignore[arg-type]
             alarm_minutes=int(args.get("alarm_minutes", 0 if kind == "reminder" else 15)),
+            session=ctx.session or "",  # "cancel it" later in this chat means this event
         )
     except ValueError as error:
         return ToolResult.fail(str(error))

@@ -1,0 +1,175 @@
+"""Follow-ups on the event a chat made: "cancel it", "actually make it 8:30", "move it to Friday".
+
+A chat has state: the event it created last is what "it" means. Code decides, not the model:
+a follow-up is recognised only in a chat, with nothing pasted, when the chat's last event is
+still ahead, the request says a cancel or move act (lang/data/acts.toml), and its other words
+(fillers aside) all name that event. A move needs its new day or time stated in the request
+(tools/calendar/gate.moved_start); when it reads two ways, Veil asks. The calendar keeps one
+event per UID: a move rewrites it with SEQUENCE + 1 and a new .ics, a cancel removes it and
+writes a METHOD:CANCEL .ics that takes it out of the calendar it was imported into.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, replace
+from datetime import datetime
+from pathlib import Path
+from typing import Literal
+
+from agent.bundle import BundleEvent, BundleFile, PlanItem, StepOutcome, TurnBundle
+from agent.extraction.cue import CANCEL_RE, MOVE_RE
+from lang import data
+from memory.calendar import CalendarStore
+from memory.errors import StoreError
+from memory.event import CalendarEvent
+from tools.calendar.gate import moved_start
+from tools.calendar.ics import export_event
+from tools.calendar.times import TimeMention
+
+_WORD_RE = re.compile(r"[^\W\d_][\w'’-]*")
+_FILLER = data.words("acts", "filler")
+
+
+@dataclass(frozen=True)
+class FollowUp:
+    """A follow-up act on the chat's last event."""
+
+    act: Literal["cancel", "move"]
+    event: CalendarEvent
+
+
+def find_follow_up(
+    request: str,
+    *,
+    thread: str,
+    mentions: list[TimeMention],
+    store: CalendarStore,
+    session: str | None,
+    now: datetime,
+) -> FollowUp | None:
+    """The follow-up this request is, or None when it is anything else."""
+    if not session or thread.strip():
+        return None
+    event = store.latest_of_chat(session)
+    if event is None or event.end <= now:
+        return None
+    said = [m for m in mentions if m.source == "request" and m.value is not None]
+    cancel, move = CANCEL_RE.search(request), MOVE_RE.search(request)
+    act = "cancel" if cancel and not said else "move" if move and said else None
+    if act is None or not _about(request, event, [cancel, move], said):
+        return None
+    return FollowUp(act, event)
+
+
+def _about(
+    request: str, event: CalendarEvent, acts: list[re.Match[str] | None], said: list[TimeMention]
+) -> bool:
+    """Whether the request's words, besides its act, its times and fillers, all name `event`."""
+    spans = [(m.start(), m.end()) for m in acts if m] + [(m.start, m.end) for m in said]
+    title = {w.casefold() for w in _WORD_RE.findall(event.title)}
+    for word in _WORD_RE.finditer(request):
+        if any(s <= word.start() < e for s, e in spans):
+            continue
+        low = word.group().casefold()
+        if low in _FILLER or len(low) < 3:
+            continue
+        if not any(t.startswith(low[:4]) or low.startswith(t[:4]) for t in title if len(t) >= 3):
+            return False
+    return True
+
+
+def carry_out(
+    follow: FollowUp,
+    *,
+    store: CalendarStore,
+    mentions: list[TimeMention],
+    tz: str,
+    now: datetime,
+    out_dir: Path,
+) -> TurnBundle:
+    """Cancel or move the event; the bundle says what happened, or asks."""
+    event = follow.event
+    if follow.act == "cancel":
+        store.remove(event)
+        gone = replace(event, sequence=event.sequence + 1)
+        path = _write(out_dir, gone, cancel=True, now=now)
+        return _bundle(
+            f"Cancelled {_said(event)}. Import the .ics to take it off your calendar.",
+            gone, "cancelled", path, "cancel_event", f"cancelled uid {event.uid}",
+        )  # fmt: skip
+    start, reason = moved_start(event.start, mentions=mentions, tz=tz, now=now)
+    if start is None:
+        question = f"What time should I move {_said(event)} to? ({reason})"
+        return TurnBundle(
+            reply=question,
+            question=question,
+            events=[],
+            files=[],
+            plan=[PlanItem("move_event", {}, "move the chat's last event")],
+            steps=[StepOutcome("move_event", "blocked", 1, reason)],
+            planner="rules",
+        )
+    try:
+        moved = store.move(event, start, start + event.duration)
+    except StoreError as error:
+        return TurnBundle(
+            reply=f"I did not move {_said(event)}: {error}.",
+            question=None,
+            events=[],
+            files=[],
+            plan=[PlanItem("move_event", {"start": start.isoformat()}, "move the event")],
+            steps=[StepOutcome("move_event", "failed", 1, str(error))],
+            planner="rules",
+        )
+    path = _write(out_dir, moved, cancel=False, now=now)
+    return _bundle(
+        f"Moved {event.title} to {_when(moved)} ({moved.tz}). Import the .ics to update your "
+        "calendar; it replaces the earlier one.",
+        moved, "updated", path, "move_event", reason,
+    )  # fmt: skip
+
+
+def _said(event: CalendarEvent) -> str:
+    return f"{event.title}, {_when(event)} ({event.tz})"
+
+
+def _when(event: CalendarEvent) -> str:
+    if event.all_day:
+        return f"{event.start:%a %d %b}"
+    return f"{event.start:%a %d %b, %H:%M}–{event.end:%H:%M}"
+
+
+def _write(out_dir: Path, event: CalendarEvent, *, cancel: bool, now: datetime) -> Path:
+    out_dir.mkdir(parents=True, exist_ok=True)
+    stem = "cancel" if cancel else "update"
+    path = out_dir / f"{event.start:%Y%m%d-%H%M}-{stem}-{event.uid.split('@')[0][:8]}.ics"
+    path.write_bytes(export_event(event, now=now, cancel=cancel))
+    return path
+
+
+def _bundle(
+    reply: str, event: CalendarEvent, status: str, path: Path, tool: str, detail: str
+) -> TurnBundle:
+    label = f"{'Cancellation' if status == 'cancelled' else 'Update'}: {event.title}"
+    return TurnBundle(
+        reply=reply,
+        question=None,
+        events=[
+            BundleEvent(
+                title=event.title,
+                start=event.start.isoformat(),
+                end=event.end.isoformat(),
+                all_day=event.all_day,
+                location=event.location,
+                attendees=list(event.attendees),
+                status=status,  # type: ignore[arg-type]
+                uid=event.uid,
+                conflicts=[],
+            )
+        ],
+        files=[BundleFile("ics", str(path), None, label)],
+        plan=[PlanItem(tool, {}, f"{tool.replace('_', ' ')} of the chat's last event")],
+        steps=[StepOutcome(tool, "ok", 1, detail)],
+        planner="rules",
+    )

@@ -1,0 +1,107 @@
+"""A chat has state: "make it 12:30" and "cancel it" change the event the chat made."""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta
+from pathlib import Path
+from zoneinfo import ZoneInfo
+
+import icalendar
+import pytest
+from sqlite_utils import Database
+
+from agent.assistant import Assistant, Turn, build_assistant
+from agent.bundle import TurnBundle
+from agent.session import answer_in_session
+from memory.calendar import CalendarStore
+from memory.store import MemoryStore
+
+TZ = "Europe/Berlin"
+NOW = datetime(2026, 11, 24, 10, 0, tzinfo=ZoneInfo(TZ))  # a Tuesday
+
+
+@pytest.fixture
+def chat(tmp_path: Path) -> tuple[Assistant, MemoryStore]:
+    assistant = build_assistant(data_dir=tmp_path, no_llm=True)
+    return assistant, MemoryStore(Database(tmp_path / "veil.db"))
+
+
+def say(chat: tuple[Assistant, MemoryStore], session: str, request: str, **kw: str) -> TurnBundle:
+    assistant, store = chat
+    turn = Turn(request=request, now=NOW, tz=TZ, session=session, **kw)
+    return answer_in_session(assistant, store, turn)
+
+
+def ics(bundle: TurnBundle) -> icalendar.Calendar:
+    [path] = [f.path for f in bundle.files if f.type == "ics"]
+    return icalendar.Calendar.from_ical(Path(str(path)).read_bytes())
+
+
+def test_make_it_then_cancel_it_change_the_same_event(chat: tuple[Assistant, MemoryStore]) -> None:
+    session = chat[1].create_session("lunch").id
+    created = say(chat, session, "lunch with Karthik Rao next thursday at 1")
+    assert [e.status for e in created.events] == ["created"]
+    [first] = ics(created).walk("VEVENT")
+
+    moved = say(chat, session, "actually make it 12:30")
+    [event] = moved.events
+    assert event.status == "updated" and event.start.startswith("2026-12-03T12:30")
+    [vevent] = ics(moved).walk("VEVENT")
+    assert vevent["UID"] == first["UID"] and int(vevent["SEQUENCE"]) == 1
+    assert vevent["DTSTART"].dt.hour == 12 and vevent["DTSTART"].params["TZID"] == TZ
+    assert "Karthik Rao" in moved.reply
+
+    # "friday" reads two ways for an event next week (this Friday, or that week's): ask.
+    asked = say(chat, session, "move it to friday")
+    assert not asked.events and asked.question and "Fri 27 Nov or Fri 04 Dec" in asked.question
+    moved_day = say(chat, session, "move it to friday dec 4")
+    assert moved_day.events[0].start.startswith("2026-12-04T12:30")  # the day, not the clock
+
+    cancelled = say(chat, session, "cancel it please")
+    assert [e.status for e in cancelled.events] == ["cancelled"]
+    calendar = ics(cancelled)
+    assert calendar["METHOD"] == "CANCEL"
+    [gone] = calendar.walk("VEVENT")
+    assert gone["UID"] == first["UID"] and gone["STATUS"] == "CANCELLED"
+    assert int(gone["SEQUENCE"]) == 3
+    # Off the calendar: it no longer blocks its time, and the chat has no event left to change.
+    calendar_store = CalendarStore(Database(chat[0].data_dir / "veil.db"))
+    assert calendar_store.latest_of_chat(session) is None
+    assert calendar_store.count() == 0
+
+
+@pytest.mark.parametrize(
+    "request_text",
+    [
+        "cancel the dentist",  # names something that is not the chat's event
+        "dinner with Ana Silva on friday at 8pm",  # a new plan, no follow-up act
+        "make it 8",  # 08:00 or 20:00 for a 13:00 lunch: neither is clearly meant
+    ],
+)
+def test_follow_ups_that_must_not_change_the_event(
+    chat: tuple[Assistant, MemoryStore], request_text: str
+) -> None:
+    session = chat[1].create_session("lunch").id
+    say(chat, session, "lunch with Karthik Rao next thursday at 1")
+    answer = say(chat, session, request_text)
+    assert not any(e.status in ("updated", "cancelled") for e in answer.events)
+    calendar_store = CalendarStore(Database(chat[0].data_dir / "veil.db"))
+    month = calendar_store.between(NOW, NOW + timedelta(days=30))
+    [kept] = [e for e in month if "Lunch" in e.title]
+    assert kept.start.hour == 13 and kept.sequence == 0
+    if request_text == "make it 8":
+        assert answer.question and "08:00 or 20:00" in answer.question
+
+
+def test_another_chat_or_a_pasted_thread_is_not_a_follow_up(
+    chat: tuple[Assistant, MemoryStore],
+) -> None:
+    sessions = chat[1]
+    lunch = sessions.create_session("lunch").id
+    say(chat, lunch, "lunch with Karthik Rao next thursday at 1")
+    other = sessions.create_session("other").id
+    assert not say(chat, other, "cancel it").events  # nothing of this chat to cancel
+    pasted = say(chat, lunch, "cancel it", thread="Ana: the party is cancelled")
+    assert not any(e.status == "cancelled" for e in pasted.events)
+    kept = CalendarStore(Database(chat[0].data_dir / "veil.db")).latest_of_chat(lunch)
+    assert kept is not None and kept.sequence == 0

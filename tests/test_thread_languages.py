@@ -1,0 +1,52 @@
+"""A thread's lines are read in the thread's language, detected once on the whole thread.
+
+Language detection on one short line is a guess: "Fine, I can do that." reads as German, whose
+"Do" is Thursday; "Pilates lundi 19h et mardi 19h ?" reads as English, which finds no day.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from zoneinfo import ZoneInfo
+
+import pytest
+
+from tools.calendar.times import TimeParser
+
+NOW = datetime(2026, 9, 24, 20, 0, tzinfo=ZoneInfo("Europe/Paris"))  # a Thursday
+
+ENGLISH = (
+    "Me: Can we look at the flat on the 10th?\n"
+    "Agent: Sure, the 10th works.\n"
+    "Me: Fine, I can do that.\n"
+    "Agent: Anything else?\n"
+)
+FRENCH = (
+    "Léa : Pilates lundi 19h et mardi 19h ?\n"
+    "Moi : lundi oui, mardi non je peux pas\n"
+    "Léa : ok, juste lundi alors\n"
+)
+
+
+@pytest.mark.parametrize(
+    ("thread", "line", "expected"),
+    [
+        # must not fire: English words that are day names elsewhere
+        (ENGLISH, "Fine, I can do that.", []),
+        (ENGLISH, "Agent: Anything else?", []),
+        # the thread's language reads what one line alone would miss
+        (FRENCH, "Pilates lundi 19h et mardi 19h ?", ["2026-09-28 19:00", "2026-09-29 19:00"]),
+        (FRENCH, "ok, juste lundi alors", ["2026-09-28 00:00"]),
+    ],
+)
+def test_lines_are_read_in_their_threads_language(
+    thread: str, line: str, expected: list[str]
+) -> None:
+    parser = TimeParser(tz="Europe/Paris", now=NOW)
+    start = thread.index(line)
+    found = [
+        f"{m.value:%Y-%m-%d %H:%M}"
+        for m in parser.parse_input("", thread)
+        if start <= m.start < start + len(line) and m.value is not None
+    ]
+    assert found == expected
