@@ -11,6 +11,7 @@ import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
 
+import jsonschema
 import pytest
 
 from agent.backends import embedded_model_path, select_model
@@ -18,7 +19,7 @@ from agent.backends.llama_cpp import LlamaCppModel
 from agent.backends.openai_compat import OpenAICompatModel, chat_completions_url
 from agent.errors import ModelError
 from agent.gateway import ModelGateway
-from agent.model import Message
+from agent.model import GenerationOptions, Message
 from privacy import EntityMap, PrivacyGuard
 
 SCHEMA = {
@@ -207,3 +208,71 @@ def test_a_busy_neighbour_process_is_seen() -> None:
     finally:
         spinner.kill()
         spinner.wait(10)
+
+
+# A system prompt that shows the JSON wanted, as Veil's prompts do.
+SHOWN_MESSAGES = [
+    Message(
+        "system",
+        'Classify the request. Answer with JSON only, like {"intent": "schedule"}; the intent '
+        "is schedule, email or other.",
+    ),
+    Message("user", "Request: lunch with <PERSON_1> next thursday at 1"),
+]
+
+
+def _plan(model: LlamaCppModel, schema: dict, temperature: float = 0.0) -> tuple[str, list]:
+    options = GenerationOptions(max_tokens=40, json_schema=schema, temperature=temperature)
+    chunks = list(model.generate(SHOWN_MESSAGES, options=options))
+    return "".join(c for c in chunks if isinstance(c, str)), chunks
+
+
+def test_a_greedy_answer_that_fits_the_schema_skips_the_grammar(
+    embedded_model: LlamaCppModel, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    fast, _ = _plan(embedded_model, SCHEMA)
+    # The same call with the fast path off: the grammar-constrained answer.
+    monkeypatch.setattr(LlamaCppModel, "_greedy_json", staticmethod(lambda *a: None))
+    constrained, _ = _plan(embedded_model, SCHEMA)
+    assert json.loads(fast) == json.loads(constrained)
+
+
+@pytest.mark.parametrize(
+    "schema",
+    [
+        # must not take the fast path: an answer the model would not give unconstrained
+        {"type": "object", "properties": {"zz": {"const": "qq"}}, "required": ["zz"]},
+        {"type": "object", "properties": {"n": {"type": "integer"}}, "required": ["n"]},
+    ],
+)
+def test_an_answer_off_the_schema_falls_back_to_the_grammar(
+    embedded_model: LlamaCppModel, schema: dict
+) -> None:
+    text, _ = _plan(embedded_model, schema)
+    jsonschema.validate(json.loads(text), schema)  # the grammar made it fit
+
+
+def test_sampling_above_zero_keeps_the_grammar(
+    embedded_model: LlamaCppModel, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    called: list[bool] = []
+    monkeypatch.setattr(LlamaCppModel, "_greedy_json", staticmethod(lambda *a: called.append(True)))
+    text, _ = _plan(embedded_model, SCHEMA, temperature=0.7)
+    assert not called
+    jsonschema.validate(json.loads(text), SCHEMA)
+
+
+@pytest.mark.parametrize(
+    ("text", "fits"),
+    [
+        ('{"intent": "schedule"}', True),
+        ('{"steps": [], "intent": "email"}', False),  # must not fit: a key the schema lacks
+        ('{"intent": "dance"}', False),  # must not fit: outside the enum
+        ('{"intent": "schedule"', False),  # must not fit: not closed
+        ('["schedule"]', False),
+    ],
+)
+def test_a_greedy_answer_fits_only_as_the_grammar_would_have_it(text: str, fits: bool) -> None:
+    from agent.backends.llama_cpp import _fits
+
+    assert _fits(text, SCHEMA) is fits

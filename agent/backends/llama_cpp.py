@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+import json
 import logging
 import os
 import threading
@@ -11,6 +12,7 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
+import jsonschema
 import psutil
 
 from agent.errors import ModelError
@@ -38,6 +40,29 @@ def check_gguf(path: Path) -> None:
     with path.open("rb") as handle:
         if handle.read(4) != GGUF_MAGIC:
             raise ModelError(f"{path} is not a GGUF model file (bad header); pass a .gguf file")
+
+
+def _closed(schema: Any) -> Any:
+    """`schema` with no properties beyond those named, as llama.cpp's JSON grammar reads it
+    (an object schema that lists properties admits only those)."""
+    if isinstance(schema, list):
+        return [_closed(item) for item in schema]
+    if not isinstance(schema, dict):
+        return schema
+    closed = {key: _closed(value) for key, value in schema.items()}
+    if "properties" in closed and "additionalProperties" not in closed:
+        closed["additionalProperties"] = False
+    return closed
+
+
+def _fits(text: str, schema: dict[str, Any]) -> bool:
+    """Whether `text` is one JSON object the grammar of `schema` would also have produced:
+    valid, with no property the schema does not name."""
+    try:
+        jsonschema.validate(json.loads(text), _closed(schema))
+    except (ValueError, jsonschema.ValidationError, jsonschema.SchemaError):
+        return False
+    return True
 
 
 def threads_for(cpus: int, others_busy: float) -> int:
@@ -152,6 +177,60 @@ class LlamaCppModel:
             logger.info("loaded %s in %.2f s", self.path.name, self.load_seconds)
         return self._llama
 
+    @staticmethod
+    def _greedy_json(
+        llama: Any, kwargs: dict[str, Any], schema: dict[str, Any]
+    ) -> tuple[str, int] | None:
+        """A greedy answer without the grammar, kept only if it is one JSON object that fits
+        `schema`; None sends the caller to the grammar-constrained path.
+
+        llama-cpp-python applies a JSON grammar to the whole 49,152-token vocabulary at every
+        step: 5.7 ms a token here, half the decode time. At temperature 0 a grammar only ever
+        changes a token the model would have chosen wrongly, so an unconstrained answer that
+        the grammar would have accepted token by token is the same answer; one that fits the
+        schema is a valid plan either way. Generation stops where the object closes, and at
+        once when the answer does not start with "{".
+        """
+        text, tokens, depth = "", 0, 0
+        started = in_string = escaped = False
+        try:
+            for chunk in llama.create_chat_completion(**kwargs):
+                piece = chunk["choices"][0]["delta"].get("content")
+                if not piece:
+                    continue
+                tokens += 1
+                for offset, char in enumerate(piece):
+                    if not started:
+                        if char.isspace():
+                            continue
+                        if char != "{":
+                            return None
+                        started = True
+                    if in_string:
+                        if escaped:
+                            escaped = False
+                        elif char == "\\":
+                            escaped = True
+                        elif char == '"':
+                            in_string = False
+                    elif char == '"':
+                        in_string = True
+                    elif char == "{":
+                        depth += 1
+                    elif char == "}":
+                        depth -= 1
+                        if depth == 0:
+                            text += piece[: offset + 1]
+                            if not _fits(text, schema):
+                                return None
+                            if llama.cache is not None:  # stopped early: keep its state too
+                                llama.cache[llama._input_ids.tolist()] = llama.save_state()
+                            return text.strip(), tokens
+                text += piece
+        except (ValueError, RuntimeError):
+            return None  # the grammar path reports the error with its message
+        return None
+
     def check(self) -> None:
         """Loading is the only real check that a GGUF file is a usable chat model."""
         with self._lock:
@@ -173,11 +252,18 @@ class LlamaCppModel:
                 "stop": options.stop or None,
                 "stream": True,
             }
-            if options.json_schema is not None:
-                kwargs["response_format"] = {"type": "json_object", "schema": options.json_schema}
             prompt_text = "".join(m.content for m in messages)
             prompt_tokens = len(llama.tokenize(prompt_text.encode("utf-8"), add_bos=False))
             completion_tokens = 0
+            if options.json_schema is not None and options.temperature == 0.0:
+                found = self._greedy_json(llama, kwargs, options.json_schema)
+                if found is not None:
+                    text, completion_tokens = found
+                    yield text
+                    yield Usage(prompt_tokens, completion_tokens)
+                    return
+            if options.json_schema is not None:
+                kwargs["response_format"] = {"type": "json_object", "schema": options.json_schema}
             try:
                 for chunk in llama.create_chat_completion(**kwargs):
                     piece = chunk["choices"][0]["delta"].get("content")
