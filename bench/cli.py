@@ -109,6 +109,13 @@ def measure(tree: Path, repeat: int, big: Path) -> dict[str, float]:
     return {name: median(values) for name, values in figures.items()}
 
 
+def _commit(tree: Path) -> str:
+    done = subprocess.run(
+        ["git", "-C", str(tree), "rev-parse", "--short", "HEAD"], capture_output=True, text=True
+    )
+    return done.stdout.strip() or "(unknown)"
+
+
 def _shown(value: float, unit: str) -> str:
     return f"{value:.2f} s" if unit == "s" else f"{value:.0f} {unit}".strip()
 
@@ -161,7 +168,14 @@ def main(repeat: int = 3) -> None:
         f"a calendar of {BIG_CALENDAR_EVENTS:,} events in the year ahead (or none).",
     ]
     if baseline:
-        notes.append(f"Baseline: {baseline}, run in the same session with the same interpreter.")
+        notes.append(
+            f"Baseline: commit {_commit(Path(baseline))} checked out at {baseline}, run in the "
+            "same session with the same interpreter."
+        )
+    notes.append(
+        f"Load average when the run ended: {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores "
+        "(other work on the machine inflates the timings)."
+    )
     write_table("cli", "`run.py ask`, cold processes (bench/cli.py)", header, rows, notes)
 
 

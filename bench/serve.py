@@ -178,9 +178,23 @@ def main(repeat: int = 3) -> None:
         f"the year ahead imported through /api/upload, then {LONG_SESSION_TURNS} turns.",
     ]
     if baseline:
-        notes.append(f"Baseline: {baseline}, run in the same session with the same interpreter.")
+        notes.append(
+            f"Baseline: commit {_commit(Path(baseline))} checked out at {baseline}, run in the "
+            "same session with the same interpreter."
+        )
+    notes.append(
+        f"Load average when the run ended: {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores "
+        "(other work on the machine inflates the timings)."
+    )
     write_table("serve", "`run.py serve` with the embedded model (bench/serve.py)", header, rows,
                 notes)  # fmt: skip
+
+
+def _commit(tree: Path) -> str:
+    done = subprocess.run(
+        ["git", "-C", str(tree), "rev-parse", "--short", "HEAD"], capture_output=True, text=True
+    )
+    return done.stdout.strip() or "(unknown)"
 
 
 def _shown(value: float, unit: str) -> str:
