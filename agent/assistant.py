@@ -232,6 +232,7 @@ class Assistant:
             follow = find_follow_up(
                 request, thread=thread, mentions=mentions, store=CalendarStore(db),
                 session=turn.session, now=turn.now,
+                after_proposal=_proposed_last(memory, turn),
             )  # fmt: skip
             if follow is not None:  # "cancel it", "make it 8:30": code changes the chat's event
                 notify({"stage": "step", "tool": f"{follow.act}_event", "status": "running"})
@@ -383,6 +384,16 @@ def _topic(request: str) -> str:
 
 def _restore_json(value: dict[str, Any], entity_map: EntityMap) -> dict[str, Any]:
     return json.loads(entity_map.restore(json.dumps(value, ensure_ascii=False)))
+
+
+def _proposed_last(memory: MemoryStore, turn: Turn) -> bool:
+    """Whether the chat's previous turn ended proposing a time (a question is pending)."""
+    if turn.session is None:
+        return False
+    outcome = memory.previous_outcome(turn.session, turn.id)
+    answer = outcome.get("answer") if isinstance(outcome, dict) else None
+    events = answer.get("events", []) if isinstance(answer, dict) else []
+    return any(isinstance(e, dict) and e.get("status") == "proposed" for e in events)
 
 
 def _calendar_summary(store: CalendarStore, now: datetime, redactor: Redactor) -> str:

@@ -47,9 +47,14 @@ def find_follow_up(
     store: CalendarStore,
     session: str | None,
     now: datetime,
+    after_proposal: bool = False,
 ) -> FollowUp | None:
-    """The follow-up this request is, or None when it is anything else."""
-    if not session or thread.strip():
+    """The follow-up this request is, or None when it is anything else.
+
+    `after_proposal`: the chat's previous turn proposed a time and asked. "make it 8:30" then
+    answers that proposal, not the older event, and takes the usual path.
+    """
+    if not session or after_proposal or thread.strip():
         return None
     event = store.latest_of_chat(session)
     if event is None or event.end <= now:

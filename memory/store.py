@@ -395,6 +395,15 @@ class MemoryStore:
         outcome = json.loads(row[4]) if row[4] is not None else None
         return Turn(row[0], row[1], row[2], row[3], outcome, row[5], row[6], steps)
 
+    def previous_outcome(self, session_id: str, before_turn: int | None) -> Any:
+        """The stored outcome of the session's turn before `before_turn` (before none: its
+        last), or None when there is none or it stored nothing."""
+        row = self.db.execute(
+            "SELECT outcome FROM turns WHERE session_id = ? AND id < ? ORDER BY id DESC LIMIT 1",
+            [session_id, before_turn if before_turn is not None else 2**62],
+        ).fetchone()
+        return json.loads(row[0]) if row and row[0] else None
+
     def turns(self, session_id: str) -> list[Turn]:
         """A session's turns, oldest first."""
         ids = self.db.execute(

@@ -105,3 +105,33 @@ def test_another_chat_or_a_pasted_thread_is_not_a_follow_up(
     assert not any(e.status == "cancelled" for e in pasted.events)
     kept = CalendarStore(Database(chat[0].data_dir / "veil.db")).latest_of_chat(lunch)
     assert kept is not None and kept.sequence == 0
+
+
+def test_after_a_proposal_make_it_answers_the_proposal_not_an_older_event(
+    tmp_path: Path,
+) -> None:
+    """On the page: lunch created, then a vague dinner proposed; "make it 20:30" is about
+    the dinner, so the lunch must not move."""
+    from web import create_app
+
+    app = create_app({"TESTING": True, "DATA_DIR": str(tmp_path), "NO_LLM": True})
+    client = app.test_client()
+    client.environ_base["HTTP_X_CSRF_TOKEN"] = client.get("/api/csrf").get_json()["token"]
+    session = None
+    answers = []
+    for request in (
+        "lunch with Karthik Rao next thursday at 1",
+        "dinner with Sam Lee sometime next week",
+        "make it 20:30",
+    ):
+        body = {"request": request, "tz": TZ, "now": NOW.isoformat(), "session": session}
+        started = client.post("/api/turns", json=body).get_json()
+        session = started["session"]
+        client.get(started["events"]).get_data(as_text=True)
+        answers.append(client.get(f"/api/turns/{started['turn']}").get_json()["answer"])
+    assert [e["status"] for e in answers[0]["events"]] == ["created"]
+    assert "proposed" in [e["status"] for e in answers[1]["events"]]
+    assert not any(e["status"] in ("updated", "cancelled") for e in answers[2]["events"])
+    month = CalendarStore(Database(tmp_path / "veil.db")).between(NOW, NOW + timedelta(days=30))
+    [lunch] = [e for e in month if e.title.startswith("Lunch")]
+    assert lunch.start.hour == 13 and lunch.sequence == 0
