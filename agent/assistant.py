@@ -232,7 +232,7 @@ class Assistant:
             follow = find_follow_up(
                 request, thread=thread, mentions=mentions, store=CalendarStore(db),
                 session=turn.session, now=turn.now,
-                after_proposal=_proposed_last(memory, turn),
+                tz=turn.tz, pending=_pending_proposal(memory, turn),
             )  # fmt: skip
             if follow is not None:  # "cancel it", "make it 8:30": code changes the chat's event
                 notify({"stage": "step", "tool": f"{follow.act}_event", "status": "running"})
@@ -386,14 +386,15 @@ def _restore_json(value: dict[str, Any], entity_map: EntityMap) -> dict[str, Any
     return json.loads(entity_map.restore(json.dumps(value, ensure_ascii=False)))
 
 
-def _proposed_last(memory: MemoryStore, turn: Turn) -> bool:
-    """Whether the chat's previous turn ended proposing a time (a question is pending)."""
+def _pending_proposal(memory: MemoryStore, turn: Turn) -> dict[str, Any] | None:
+    """The event the chat's previous turn proposed and asked about, as the page shows it."""
     if turn.session is None:
-        return False
+        return None
     outcome = memory.previous_outcome(turn.session, turn.id)
     answer = outcome.get("answer") if isinstance(outcome, dict) else None
     events = answer.get("events", []) if isinstance(answer, dict) else []
-    return any(isinstance(e, dict) and e.get("status") == "proposed" for e in events)
+    proposed = [e for e in events if isinstance(e, dict) and e.get("status") == "proposed"]
+    return proposed[0] if proposed else None
 
 
 def _calendar_summary(store: CalendarStore, now: datetime, redactor: Redactor) -> str:

@@ -15,7 +15,7 @@ import re
 from dataclasses import dataclass, replace
 from datetime import datetime
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
 
 from agent.bundle import BundleEvent, BundleFile, PlanItem, StepOutcome, TurnBundle
 from agent.extraction.cue import CANCEL_RE, MOVE_RE
@@ -35,7 +35,7 @@ _FILLER = data.words("acts", "filler")
 class FollowUp:
     """A follow-up act on the chat's last event."""
 
-    act: Literal["cancel", "move"]
+    act: Literal["cancel", "move", "answer"]
     event: CalendarEvent
 
 
@@ -47,24 +47,47 @@ def find_follow_up(
     store: CalendarStore,
     session: str | None,
     now: datetime,
-    after_proposal: bool = False,
+    tz: str,
+    pending: dict[str, Any] | None = None,
 ) -> FollowUp | None:
     """The follow-up this request is, or None when it is anything else.
 
-    `after_proposal`: the chat's previous turn proposed a time and asked. "make it 8:30" then
-    answers that proposal, not the older event, and takes the usual path.
+    `pending` is the event the chat's previous turn proposed (and asked about). A request that
+    states a time then answers it ("thursday at 7pm", "make it 20:30"): the proposal becomes
+    the event at that time, rather than a new event named after the answer's words.
     """
-    if not session or after_proposal or thread.strip():
-        return None
-    event = store.latest_of_chat(session)
-    if event is None or event.end <= now:
+    if not session or thread.strip():
         return None
     said = [m for m in mentions if m.source == "request" and m.value is not None]
     cancel, move = CANCEL_RE.search(request), MOVE_RE.search(request)
+    if pending is not None:
+        proposal = _proposal(pending, tz=tz, session=session)
+        if proposal is None or not said or not _about(request, proposal, [move], said):
+            return None
+        return FollowUp("answer", proposal)
+    event = store.latest_of_chat(session)
+    if event is None or event.end <= now:
+        return None
     act = "cancel" if cancel and not said else "move" if move and said else None
     if act is None or not _about(request, event, [cancel, move], said):
         return None
     return FollowUp(act, event)
+
+
+def _proposal(pending: dict[str, Any], *, tz: str, session: str) -> CalendarEvent | None:
+    """The proposed event of the previous turn's answer, as an event to create."""
+    try:
+        start = datetime.fromisoformat(str(pending["start"]))
+        return CalendarEvent.new(
+            str(pending["title"]),
+            start,
+            tz=tz,
+            location=str(pending.get("location") or ""),
+            attendees=[str(a) for a in pending.get("attendees") or []],
+            session=session,
+        )
+    except (KeyError, ValueError):
+        return None
 
 
 def _about(
@@ -104,6 +127,8 @@ def carry_out(
             gone, "cancelled", path, "cancel_event", f"cancelled uid {event.uid}",
         )  # fmt: skip
     start, reason = moved_start(event.start, mentions=mentions, tz=tz, now=now)
+    if follow.act == "answer":
+        return _answer(event, start, reason, store=store, tz=tz, now=now, out_dir=out_dir)
     if start is None:
         question = f"What time should I move {_said(event)} to? ({reason})"
         return TurnBundle(
@@ -135,6 +160,48 @@ def carry_out(
     )  # fmt: skip
 
 
+def _answer(
+    proposal: CalendarEvent,
+    start: datetime | None,
+    reason: str,
+    *,
+    store: CalendarStore,
+    tz: str,
+    now: datetime,
+    out_dir: Path,
+) -> TurnBundle:
+    """The proposal created at the time the answer states, or one question."""
+    if start is None:
+        question = f"When should I put {proposal.title}? ({reason})"
+        return TurnBundle(
+            reply=question,
+            question=question,
+            plan=[PlanItem("create_event", {}, "create the proposed event")],
+            steps=[StepOutcome("create_event", "blocked", 1, reason)],
+        )
+    event = CalendarEvent.new(
+        proposal.title,
+        start,
+        tz=tz,
+        location=proposal.location,
+        attendees=list(proposal.attendees),
+        alarm_minutes=15,
+        session=proposal.session,
+    )
+    stored = store.add(event)
+    if not stored.added:
+        return TurnBundle(
+            reply=f"{proposal.title} is already in your calendar ({stored.reason}).",
+            plan=[PlanItem("create_event", {}, "create the proposed event")],
+            steps=[StepOutcome("create_event", "ok", 1, stored.reason)],
+        )
+    path = _write(out_dir, event, cancel=False, now=now)
+    return _bundle(
+        f"Created {_said(event)}, as you answered. Download the .ics to add it to your calendar.",
+        event, "created", path, "create_event", reason.replace("moved to", "stated as"),
+    )  # fmt: skip
+
+
 def _said(event: CalendarEvent) -> str:
     return f"{event.title}, {_when(event)} ({event.tz})"
 
@@ -156,7 +223,8 @@ def _write(out_dir: Path, event: CalendarEvent, *, cancel: bool, now: datetime) 
 def _bundle(
     reply: str, event: CalendarEvent, status: str, path: Path, tool: str, detail: str
 ) -> TurnBundle:
-    label = f"{'Cancellation' if status == 'cancelled' else 'Update'}: {event.title}"
+    kind = {"cancelled": "Cancellation", "updated": "Update"}.get(status, "Event")
+    label = f"{kind}: {event.title}"
     return TurnBundle(
         reply=reply,
         question=None,

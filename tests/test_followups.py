@@ -107,31 +107,81 @@ def test_another_chat_or_a_pasted_thread_is_not_a_follow_up(
     assert kept is not None and kept.sequence == 0
 
 
-def test_after_a_proposal_make_it_answers_the_proposal_not_an_older_event(
-    tmp_path: Path,
-) -> None:
-    """On the page: lunch created, then a vague dinner proposed; "make it 20:30" is about
-    the dinner, so the lunch must not move."""
+def _page_chat(tmp_path: Path, requests: list[str]) -> tuple[str, list[dict]]:
+    """Turns through the page's own routes in one chat: (session id, each turn's answer)."""
     from web import create_app
 
     app = create_app({"TESTING": True, "DATA_DIR": str(tmp_path), "NO_LLM": True})
     client = app.test_client()
     client.environ_base["HTTP_X_CSRF_TOKEN"] = client.get("/api/csrf").get_json()["token"]
-    session = None
-    answers = []
-    for request in (
-        "lunch with Karthik Rao next thursday at 1",
-        "dinner with Sam Lee sometime next week",
-        "make it 20:30",
-    ):
+    session, answers = None, []
+    for request in requests:
         body = {"request": request, "tz": TZ, "now": NOW.isoformat(), "session": session}
         started = client.post("/api/turns", json=body).get_json()
         session = started["session"]
         client.get(started["events"]).get_data(as_text=True)
         answers.append(client.get(f"/api/turns/{started['turn']}").get_json()["answer"])
-    assert [e["status"] for e in answers[0]["events"]] == ["created"]
-    assert "proposed" in [e["status"] for e in answers[1]["events"]]
-    assert not any(e["status"] in ("updated", "cancelled") for e in answers[2]["events"])
-    month = CalendarStore(Database(tmp_path / "veil.db")).between(NOW, NOW + timedelta(days=30))
-    [lunch] = [e for e in month if e.title.startswith("Lunch")]
+    return str(session), answers
+
+
+def _month(tmp_path: Path) -> list:
+    return CalendarStore(Database(tmp_path / "veil.db")).between(NOW, NOW + timedelta(days=30))
+
+
+def test_an_answer_to_a_proposal_creates_the_proposed_event(tmp_path: Path) -> None:
+    """Lunch made, a vague dinner proposed, then "make it 20:30": the dinner is created on the
+    proposed day at 20:30 (not a new event called "Make"), and the lunch does not move."""
+    _, answers = _page_chat(
+        tmp_path,
+        [
+            "lunch with Karthik Rao next thursday at 1",
+            "dinner with Sam Lee sometime next week",
+            "make it 20:30",
+        ],
+    )
+    proposed = [e for e in answers[1]["events"] if e["status"] == "proposed"][0]
+    [made] = answers[2]["events"]
+    assert made["status"] == "created" and made["title"] == proposed["title"]
+    assert "Sam Lee" in made["title"]
+    assert made["start"][:10] == proposed["start"][:10] and made["start"][11:16] == "20:30"
+    titles = sorted(e.title for e in _month(tmp_path))
+    assert titles == sorted([proposed["title"], "Lunch with Karthik Rao"])
+    [lunch] = [e for e in _month(tmp_path) if e.title.startswith("Lunch")]
     assert lunch.start.hour == 13 and lunch.sequence == 0
+
+
+@pytest.mark.parametrize(
+    "answer",
+    [
+        "thursday at 7pm",  # must not guess: this Thursday, or the proposed week's?
+        "lunch with Ana on friday dec 4 at 1",  # must not fire: a new plan, not the answer
+    ],
+)
+def test_answers_that_must_not_fill_the_proposal(tmp_path: Path, answer: str) -> None:
+    _, answers = _page_chat(tmp_path, ["dinner with Sam Lee sometime next week", answer])
+    proposed = [e for e in answers[0]["events"] if e["status"] == "proposed"][0]
+    made = [e for e in answers[1]["events"] if e["status"] == "created"]
+    assert not any(e["title"] == proposed["title"] for e in made)
+    if answer.startswith("thursday"):
+        assert answers[1]["question"] and "could be" in answers[1]["question"]
+
+
+@pytest.mark.parametrize(
+    ("said", "dated"),
+    [
+        ("friday dec 4", True),
+        ("4 Dec", True),
+        ("the 4th", True),
+        ("4.12.", True),
+        # must not count as a date: weekdays (also those that start like a month) and clocks
+        ("friday at 9", False),
+        ("mardi à 19h", False),
+        ("martes a las 7", False),
+        ("thursday at 7pm", False),
+        ("19:00", False),
+    ],
+)
+def test_a_day_is_dated_only_by_its_date_not_its_weekday_or_clock(said: str, dated: bool) -> None:
+    from tools.calendar.gate import _DATED_RE
+
+    assert bool(_DATED_RE.search(said)) is dated

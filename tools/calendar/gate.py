@@ -111,8 +111,12 @@ def check_start(
 # A clock reading of a move must beat the other reading (am or pm) by this much in closeness to
 # the old start: "make it 8:30" for a 19:30 dinner is 20:30, for a 14:00 meeting it is unclear.
 MOVE_CLOSER_BY = timedelta(hours=4)
-# A day stated with its date: digits ("the 4th", "4.12.") or a month name ("Dec 4").
-_DATED_RE = re.compile(rf"\d|{MONTHS}", re.IGNORECASE)
+# A day stated with its date ("Dec 4", "4 Dec", "the 4th", "4.12."), not only a weekday; a
+# clock's digits ("7pm", "19:00") are no date.
+_DATED_RE = re.compile(
+    rf"\b{MONTHS}\s*\d|\d\.?\s*{MONTHS}|\b\d{{1,2}}[./-]\d{{1,2}}\b|\b\d{{1,2}}(?:st|nd|rd|th)\b",
+    re.IGNORECASE,
+)
 
 
 def moved_start(
@@ -152,6 +156,11 @@ def moved_start(
         readings = [_wall(v, zone) for v in (clock.value, *clock.alternatives) if v is not None]
         if not states_date(clock.text):  # "8:30": the day is the stated one or the event's
             readings = [r.replace(year=day.year, month=day.month, day=day.day) for r in readings]
+        elif not _DATED_RE.search(clock.text) and readings:  # "friday at 9": which friday?
+            said_day = readings[0].date()
+            near = old.date() + timedelta(days=(said_day.weekday() - old.weekday() + 3) % 7 - 3)
+            if near != said_day:
+                return None, f"{clock.text!r} could be {said_day:%a %d %b} or {near:%a %d %b}"
         starts = sorted(set(readings), key=lambda r: abs(r - old))
         if len(starts) > 1 and abs(starts[1] - old) - abs(starts[0] - old) < MOVE_CLOSER_BY:
             listed = " or ".join(f"{r:%H:%M}" for r in starts[:2])
