@@ -16,7 +16,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from bench.common import median, write_table
+from bench.common import median, run_notes, shown, write_table
 from bench.load import calendar
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -109,17 +109,6 @@ def measure(tree: Path, repeat: int, big: Path) -> dict[str, float]:
     return {name: median(values) for name, values in figures.items()}
 
 
-def _commit(tree: Path) -> str:
-    done = subprocess.run(
-        ["git", "-C", str(tree), "rev-parse", "--short", "HEAD"], capture_output=True, text=True
-    )
-    return done.stdout.strip() or "(unknown)"
-
-
-def _shown(value: float, unit: str) -> str:
-    return f"{value:.2f} s" if unit == "s" else f"{value:.0f} {unit}".strip()
-
-
 def main(repeat: int = 3) -> None:
     """Measure this tree (and VEIL_BASELINE's), write bench/results/cli.md."""
     trees = {"this tree": ROOT}
@@ -152,7 +141,7 @@ def main(repeat: int = 3) -> None:
         cells = []
         for figures in results.values():
             value = figures.get(key)
-            cells.append("–" if value is None else _shown(value / scale, unit))
+            cells.append("–" if value is None else shown(value / scale, unit))
         row = [title, *cells]
         if "baseline" in results:
             new, old = results["this tree"].get(key), results["baseline"].get(key)
@@ -167,15 +156,7 @@ def main(repeat: int = 3) -> None:
         f"Planner rows: the plan call's time from the audit log, on a data folder that imported "
         f"a calendar of {BIG_CALENDAR_EVENTS:,} events in the year ahead (or none).",
     ]
-    if baseline:
-        notes.append(
-            f"Baseline: commit {_commit(Path(baseline))} checked out at {baseline}, run in the "
-            "same session with the same interpreter."
-        )
-    notes.append(
-        f"Load average when the run ended: {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores "
-        "(other work on the machine inflates the timings)."
-    )
+    notes += run_notes(baseline)
     write_table("cli", "`run.py ask`, cold processes (bench/cli.py)", header, rows, notes)
 
 

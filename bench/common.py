@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import platform
 import statistics
+import subprocess
 import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -38,6 +39,31 @@ def timed(run: Callable[[], object], repeat: int = 5) -> list[float]:
 def median(values: Sequence[float]) -> float:
     """Median, the figure every table reports."""
     return float(statistics.median(values))
+
+
+def shown(value: float, unit: str) -> str:
+    """A figure with its unit: seconds to two places, everything else whole."""
+    return f"{value:.2f} s" if unit == "s" else f"{value:.0f} {unit}".strip()
+
+
+def run_notes(baseline: str | None) -> list[str]:
+    """The notes every comparison table ends with: which baseline, and how loaded the machine
+    was when the run ended."""
+    notes = []
+    if baseline:
+        done = subprocess.run(
+            ["git", "-C", baseline, "rev-parse", "--short", "HEAD"], capture_output=True, text=True
+        )
+        commit = done.stdout.strip() or "(unknown)"
+        notes.append(
+            f"Baseline: commit {commit} checked out at {baseline}, run in the same session with "
+            "the same interpreter."
+        )
+    notes.append(
+        f"Load average when the run ended: {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores "
+        "(other work on the machine inflates the timings)."
+    )
+    return notes
 
 
 def write_table(

@@ -19,7 +19,7 @@ from pathlib import Path
 
 import psutil
 
-from bench.common import median, write_table
+from bench.common import median, run_notes, shown, write_table
 
 ROOT = Path(__file__).resolve().parent.parent
 BIG_CALENDAR_EVENTS = 5000
@@ -163,7 +163,7 @@ def main(repeat: int = 3) -> None:
         row = [title]
         for figures in results.values():
             value = figures.get(key)
-            row.append("–" if value is None else _shown(value / scale, unit))
+            row.append("–" if value is None else shown(value / scale, unit))
         if baseline:
             new, old = results["this tree"].get(key), results["baseline"].get(key)
             row.append(f"{new / old:.2f}×" if new and old else "–")
@@ -177,28 +177,9 @@ def main(repeat: int = 3) -> None:
         f"The long session (first start only): a calendar of {BIG_CALENDAR_EVENTS:,} events in "
         f"the year ahead imported through /api/upload, then {LONG_SESSION_TURNS} turns.",
     ]
-    if baseline:
-        notes.append(
-            f"Baseline: commit {_commit(Path(baseline))} checked out at {baseline}, run in the "
-            "same session with the same interpreter."
-        )
-    notes.append(
-        f"Load average when the run ended: {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores "
-        "(other work on the machine inflates the timings)."
-    )
+    notes += run_notes(baseline)
     write_table("serve", "`run.py serve` with the embedded model (bench/serve.py)", header, rows,
                 notes)  # fmt: skip
-
-
-def _commit(tree: Path) -> str:
-    done = subprocess.run(
-        ["git", "-C", str(tree), "rev-parse", "--short", "HEAD"], capture_output=True, text=True
-    )
-    return done.stdout.strip() or "(unknown)"
-
-
-def _shown(value: float, unit: str) -> str:
-    return f"{value:.2f} s" if unit == "s" else f"{value:.0f} {unit}"
 
 
 if __name__ == "__main__":
