@@ -222,6 +222,7 @@ def _ask_in_session(assistant: Any, turn: Any, name: str, data_dir: Path, **cale
     import sqlite_utils
 
     from agent.session import answer_in_session, close_turn, find_or_create_session, open_turn
+    from memory.errors import StoreError
     from memory.store import MemoryStore
     from web.turns import turn_outcome
 
@@ -232,7 +233,10 @@ def _ask_in_session(assistant: Any, turn: Any, name: str, data_dir: Path, **cale
         try:
             bundle = answer_in_session(assistant, store, turn, **calendar)
         except BaseException as error:  # the chat shows the turn failed, never left running
-            store.finish_turn(turn.id, {"error": str(error)}, status="failed")
+            try:
+                store.finish_turn(turn.id, {"error": str(error)}, status="failed")
+            except (ValueError, StoreError):  # a message the store refuses (a placeholder)
+                store.finish_turn(turn.id, {"error": "the turn failed"}, status="failed")
             raise
         close_turn(store, turn, bundle)
         # Stored as the page stores its own turns, so the chat reads the same in the browser.

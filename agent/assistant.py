@@ -240,6 +240,7 @@ class Assistant:
                     follow, store=CalendarStore(db), mentions=mentions, tz=turn.tz,
                     now=turn.now, out_dir=self._out_dir(turn),
                 )  # fmt: skip
+                bundle = _without_placeholders(bundle)
                 notify({"stage": "done", "status": "ok"})
                 return bundle
             intent = intent_by_rules(request)
@@ -343,11 +344,7 @@ class Assistant:
             ],
             planner=plan.planner,
         )
-        leftover = PLACEHOLDER_RE.search(json.dumps(bundle.to_dict(), ensure_ascii=False))
-        if leftover:
-            raise AgentError(
-                f"a placeholder ({leftover.group(0)}) would reach the user; turn refused"
-            )
+        bundle = _without_placeholders(bundle)
         notify({"stage": "done", "status": "ok"})
         return bundle
 
@@ -384,6 +381,14 @@ def _topic(request: str) -> str:
 
 def _restore_json(value: dict[str, Any], entity_map: EntityMap) -> dict[str, Any]:
     return json.loads(entity_map.restore(json.dumps(value, ensure_ascii=False)))
+
+
+def _without_placeholders(bundle: TurnBundle) -> TurnBundle:
+    """The bundle, unless a placeholder would reach the user (then the turn is refused)."""
+    leftover = PLACEHOLDER_RE.search(json.dumps(bundle.to_dict(), ensure_ascii=False))
+    if leftover:
+        raise AgentError(f"a placeholder ({leftover.group(0)}) would reach the user; turn refused")
+    return bundle
 
 
 def _pending_proposal(memory: MemoryStore, turn: Turn) -> dict[str, Any] | None:

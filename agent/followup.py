@@ -1,19 +1,22 @@
-"""Follow-ups on the event a chat made: "cancel it", "actually make it 8:30", "move it to Friday".
+"""Follow-ups in a chat: "cancel it", "actually make it 8:30", "move it to Friday", and an
+answer to Veil's own proposal ("make it 20:30" after "dinner sometime next week").
 
-A chat has state: the event it created last is what "it" means. Code decides, not the model:
-a follow-up is recognised only in a chat, with nothing pasted, when the chat's last event is
-still ahead, the request says a cancel or move act (lang/data/acts.toml), and its other words
-(fillers aside) all name that event. A move needs its new day or time stated in the request
-(tools/calendar/gate.moved_start); when it reads two ways, Veil asks. The calendar keeps one
-event per UID: a move rewrites it with SEQUENCE + 1 and a new .ics, a cancel removes it and
-writes a METHOD:CANCEL .ics that takes it out of the calendar it was imported into.
+A chat has state, and code decides what a follow-up means, never the model. A follow-up is
+recognised only in a chat, with nothing pasted, and only when the request's words (its act, its
+times and fillers aside; lang/data/acts.toml) all name the event meant:
+- after a turn that proposed a time, a request stating a clock time answers that proposal: the
+  proposed event is created at the stated time (the day the proposal's unless said);
+- otherwise a cancel or move act acts on the chat's last created event, if it is still ahead.
+New times come only from the request (tools/calendar/gate.moved_start); a reading with two
+answers is a question. The calendar keeps one event per UID: a move rewrites it with SEQUENCE
++ 1 and a new .ics, a cancel removes it and writes a METHOD:CANCEL .ics.
 """
 
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass, replace
-from datetime import datetime
+from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any, Literal
 
@@ -25,6 +28,7 @@ from memory.errors import StoreError
 from memory.event import CalendarEvent
 from tools.calendar.gate import moved_start
 from tools.calendar.ics import export_event
+from tools.calendar.slots import Schedule
 from tools.calendar.times import TimeMention
 
 _WORD_RE = re.compile(r"[^\W\d_][\w'’-]*")
@@ -61,10 +65,12 @@ def find_follow_up(
     said = [m for m in mentions if m.source == "request" and m.value is not None]
     cancel, move = CANCEL_RE.search(request), MOVE_RE.search(request)
     if pending is not None:
+        # Only a clock time answers: a day alone would keep the proposal's clock, which was
+        # Veil's suggestion (a meal default), never the user's.
         proposal = _proposal(pending, tz=tz, session=session)
-        if proposal is None or not said or not _about(request, proposal, [move], said):
+        if proposal is None or not any(m.has_clock_time for m in said):
             return None
-        return FollowUp("answer", proposal)
+        return FollowUp("answer", proposal) if _about(request, proposal, [move], said) else None
     event = store.latest_of_chat(session)
     if event is None or event.end <= now:
         return None
@@ -156,7 +162,7 @@ def carry_out(
     return _bundle(
         f"Moved {event.title} to {_when(moved)} ({moved.tz}). Import the .ics to update your "
         "calendar; it replaces the earlier one.",
-        moved, "updated", path, "move_event", reason,
+        moved, "updated", path, "move_event", f"moved to {reason}", _conflicts(store, moved),
     )  # fmt: skip
 
 
@@ -198,7 +204,7 @@ def _answer(
     path = _write(out_dir, event, cancel=False, now=now)
     return _bundle(
         f"Created {_said(event)}, as you answered. Download the .ics to add it to your calendar.",
-        event, "created", path, "create_event", reason.replace("moved to", "stated as"),
+        event, "created", path, "create_event", f"created at {reason}", _conflicts(store, event),
     )  # fmt: skip
 
 
@@ -220,8 +226,29 @@ def _write(out_dir: Path, event: CalendarEvent, *, cancel: bool, now: datetime) 
     return path
 
 
+def _conflicts(store: CalendarStore, event: CalendarEvent) -> list[dict[str, Any]]:
+    """What else in the calendar overlaps or crowds the event at its new time."""
+    near = store.between(event.start - timedelta(days=1), event.end + timedelta(days=1))
+    return [
+        {
+            "title": c.event.title,
+            "start": c.event.start.isoformat(),
+            "end": c.event.end.isoformat(),
+            "all_day": c.event.all_day,
+            "relation": c.relation,
+        }
+        for c in Schedule(near).conflicts(event.start, event.end, ignore_uid=event.uid)
+    ]
+
+
 def _bundle(
-    reply: str, event: CalendarEvent, status: str, path: Path, tool: str, detail: str
+    reply: str,
+    event: CalendarEvent,
+    status: str,
+    path: Path,
+    tool: str,
+    detail: str,
+    conflicts: list[dict[str, Any]] | None = None,
 ) -> TurnBundle:
     kind = {"cancelled": "Cancellation", "updated": "Update"}.get(status, "Event")
     label = f"{kind}: {event.title}"
@@ -238,7 +265,7 @@ def _bundle(
                 attendees=list(event.attendees),
                 status=status,  # type: ignore[arg-type]
                 uid=event.uid,
-                conflicts=[],
+                conflicts=conflicts or [],
             )
         ],
         files=[BundleFile("ics", str(path), None, label)],

@@ -75,6 +75,7 @@ def test_make_it_then_cancel_it_change_the_same_event(chat: tuple[Assistant, Mem
     [
         "cancel the dentist",  # names something that is not the chat's event
         "dinner with Ana Silva on friday at 8pm",  # a new plan, no follow-up act
+        "can we do dinner with Ana Silva on friday at 8pm instead",  # a move act, another plan
         "make it 8",  # 08:00 or 20:00 for a 13:00 lunch: neither is clearly meant
     ],
 )
@@ -155,6 +156,7 @@ def test_an_answer_to_a_proposal_creates_the_proposed_event(tmp_path: Path) -> N
     [
         "thursday at 7pm",  # must not guess: this Thursday, or the proposed week's?
         "lunch with Ana on friday dec 4 at 1",  # must not fire: a new plan, not the answer
+        "monday nov 30 then",  # must not fire: a day alone keeps Veil's own clock (a default)
     ],
 )
 def test_answers_that_must_not_fill_the_proposal(tmp_path: Path, answer: str) -> None:
@@ -185,3 +187,13 @@ def test_a_day_is_dated_only_by_its_date_not_its_weekday_or_clock(said: str, dat
     from tools.calendar.gate import _DATED_RE
 
     assert bool(_DATED_RE.search(said)) is dated
+
+
+def test_a_move_reports_what_the_new_time_overlaps(chat: tuple[Assistant, MemoryStore]) -> None:
+    session = chat[1].create_session("thursday").id
+    say(chat, session, "call with Bo Chen next thursday at 12")
+    say(chat, session, "lunch with Karthik Rao next thursday at 2pm")
+    moved = say(chat, session, "actually make it 12:30")
+    [event] = moved.events
+    assert event.status == "updated" and event.start.startswith("2026-12-03T12:30")
+    assert [c["title"] for c in event.conflicts] == ["Call with Bo Chen"]

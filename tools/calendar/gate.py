@@ -146,21 +146,16 @@ def moved_start(
     day = old.date()
     if days and days[0].value:
         day = _wall(days[0].value, zone).date()
-        # "move it to friday" of an event next week reads two ways: the coming Friday, or the
-        # Friday of the event's own week. Only a day with its date said is one day.
-        near_event = old.date() + timedelta(days=(day.weekday() - old.weekday() + 3) % 7 - 3)
-        if not _DATED_RE.search(days[0].text) and near_event != day:
-            return None, f"{days[0].text!r} could be {day:%a %d %b} or {near_event:%a %d %b}"
+        other = _other_week(days[0].text, day, old)
+        if other:
+            return None, other
     if clocks:
         clock = clocks[0]
         readings = [_wall(v, zone) for v in (clock.value, *clock.alternatives) if v is not None]
         if not states_date(clock.text):  # "8:30": the day is the stated one or the event's
             readings = [r.replace(year=day.year, month=day.month, day=day.day) for r in readings]
-        elif not _DATED_RE.search(clock.text) and readings:  # "friday at 9": which friday?
-            said_day = readings[0].date()
-            near = old.date() + timedelta(days=(said_day.weekday() - old.weekday() + 3) % 7 - 3)
-            if near != said_day:
-                return None, f"{clock.text!r} could be {said_day:%a %d %b} or {near:%a %d %b}"
+        elif readings and (other := _other_week(clock.text, readings[0].date(), old)):
+            return None, other
         starts = sorted(set(readings), key=lambda r: abs(r - old))
         if len(starts) > 1 and abs(starts[1] - old) - abs(starts[0] - old) < MOVE_CLOSER_BY:
             listed = " or ".join(f"{r:%H:%M}" for r in starts[:2])
@@ -171,7 +166,17 @@ def moved_start(
     past = _in_the_past(new, now, zone)
     if past is not None:
         return None, past
-    return new, f"moved to {new:%Y-%m-%d %H:%M} as the request states"
+    return new, f"{new:%Y-%m-%d %H:%M} as the request states"
+
+
+def _other_week(text: str, said: date, old: datetime) -> str | None:
+    """Why a weekday said without its date ("friday", "thursday at 7pm") is unclear for an
+    event on another week: the coming one, or the same weekday next to the event; None when
+    both are one day or the date is said."""
+    near = old.date() + timedelta(days=(said.weekday() - old.weekday() + 3) % 7 - 3)
+    if _DATED_RE.search(text) or near == said:
+        return None
+    return f"{text!r} could be {said:%a %d %b} or {near:%a %d %b}"
 
 
 def _in_the_past(start: datetime | date, now: datetime | None, zone: ZoneInfo) -> str | None:
