@@ -26,26 +26,28 @@ import sqlite_utils
 from agent.audit import AuditLog
 from agent.backends import model_cache_dir, select_model
 from agent.bundle import BundleEvent, BundleFile, PlanItem, StepOutcome, TurnBundle
-from agent.contacts import learn_contacts
+from agent.calendar_answers import answer_calendar_question, find_calendar_question
+from agent.contacts import learn_contacts, name_roles
 from agent.errors import AgentError, InputError
 from agent.executor import EventOutcome, Executor, TurnState
 from agent.extraction import ProposedEvent, RuleLinker, candidates, link_with_model
 from agent.followup import carry_out, find_follow_up
 from agent.gateway import ModelGateway
 from agent.intent import intent_by_rules
+from agent.memory_answers import carry_out_memory, describe_contact, find_memory_act
 from agent.model import ChatModel, Message
 from agent.planner import PlanInput, Planner
 from agent.prompts import load_prompt
 from agent.synthesis import facts, write_reply
 from memory.calendar import CalendarStore
-from memory.store import MemoryStore
+from memory.store import Contact, MemoryStore
 from privacy import EntityMap, PrivacyGuard
 from privacy.entity_map import PLACEHOLDER_RE
 from privacy.redactor import Redactor
 from tools.base import ToolContext
 from tools.calendar.gate import drop_injected, find_injections
 from tools.calendar.ics import import_ics
-from tools.calendar.times import TimeParser
+from tools.calendar.times import TimeMention, TimeParser
 from tools.registry import builtin_registry
 
 logger = logging.getLogger(__name__)
@@ -206,10 +208,11 @@ class Assistant:
             redactor = Redactor(entity_map=entity_map, contacts=contacts)
             request = redactor.redact(turn.request).text
             thread = redactor.redact(turn.thread).text if turn.thread.strip() else ""
-            for learned in learn_contacts(request, entity_map):
-                memory.save_contact(
-                    learned.name, role=learned.role, email=learned.email, phone=learned.phone
-                )
+            learned = [
+                memory.save_contact(c.name, role=c.role, email=c.email, phone=c.phone)
+                for c in learn_contacts(request, entity_map)
+            ]
+            request = name_roles(request, memory.contacts(), entity_map)  # "my cfo" -> a person
             history: list[tuple[str, str]] = []
             if turn.session is not None:
                 history = memory.prompt_history(
@@ -241,6 +244,14 @@ class Assistant:
                     now=turn.now, out_dir=self._out_dir(turn),
                 )  # fmt: skip
                 bundle = _without_placeholders(bundle)
+                notify({"stage": "done", "status": "ok"})
+                return bundle
+            # Asked of Veil itself: code reads or changes memory and the calendar; no model.
+            direct = self._direct_answer(turn, mentions, memory=memory, store=CalendarStore(db),
+                                         learned=learned)  # fmt: skip
+            if direct is not None:
+                direct.reply = f"{imported} {direct.reply}" if imported else direct.reply
+                bundle = _without_placeholders(direct)
                 notify({"stage": "done", "status": "ok"})
                 return bundle
             intent = intent_by_rules(request)
@@ -347,6 +358,30 @@ class Assistant:
         bundle = _without_placeholders(bundle)
         notify({"stage": "done", "status": "ok"})
         return bundle
+
+    def _direct_answer(
+        self,
+        turn: Turn,
+        mentions: list[TimeMention],
+        *,
+        memory: MemoryStore,
+        store: CalendarStore,
+        learned: list[Contact],
+    ) -> TurnBundle | None:
+        """A memory act or a calendar question, answered by code; None for anything else."""
+        act = find_memory_act(turn.request, thread=turn.thread, mentions=mentions)
+        if act is not None:
+            indexed = MemoryStore(memory.db, self._index) if self._index is not None else memory
+            return carry_out_memory(
+                act, memory=indexed, session=turn.session,
+                learned=[describe_contact(c) for c in learned],
+            )  # fmt: skip
+        question = find_calendar_question(
+            turn.request, thread=turn.thread, mentions=mentions, now=turn.now, tz=turn.tz
+        )
+        if question is not None:
+            return answer_calendar_question(question, store=store, now=turn.now, tz=turn.tz)
+        return None
 
     def _out_dir(self, turn: Turn) -> Path:
         """The turn's own folder for the files it writes."""

@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from memory.store import Contact
 from privacy import EntityMap
 
 # Words that end a role: "karthik my cfo about lunch" -> "cfo".
@@ -34,6 +35,8 @@ _EMAIL_NEXT = re.compile(
     rf"{_PERSON}\s*(?:'s\s+(?:e-?mail|address)\s+is\s+|\(|<|\bat\s+|,\s*)?\s*(?P<email><EMAIL_\d+>)",
     re.I,
 )
+# A role right after a person describes that person: "<PERSON_1>, my cfo", "<PERSON_1> is my".
+_NAMED_BEFORE = re.compile(r"<PERSON_\d+>\s*(?:,|\(|-|\b(?:who\s+)?(?:is|was)\b)?\s*$", re.I)
 _PHONE_NEXT = re.compile(
     rf"{_PERSON}\s*(?:'s\s+(?:phone|number|mobile|cell)\s+is\s+|\(|\bon\s+|,\s*)?\s*"
     r"(?P<phone><PHONE_\d+>)",
@@ -71,3 +74,27 @@ def learn_contacts(redacted: str, entity_map: EntityMap) -> list[LearnedContact]
         LearnedContact(name=entity_map.value_of(placeholder) or "", **values)
         for placeholder, values in found.items()
     ]
+
+
+def name_roles(redacted: str, contacts: list[Contact], entity_map: EntityMap) -> str:
+    """`redacted` with "my cfo" replaced by the placeholder of the contact whose role it is.
+
+    "email my cfo about the Q3 numbers" then has a recipient, and "lunch with my cfo" an
+    attendee, in every later chat. A role already next to a person ("<PERSON_1>, my cfo") is
+    left alone: it names that person.
+    """
+    for contact in contacts:
+        if not contact.role:
+            continue
+        pattern = re.compile(
+            rf"\b(?:my|our)\s+{re.escape(contact.role)}\b(?!\s*,?\s*<)",
+            re.I,
+        )
+
+        def swap(match: re.Match[str], name: str = contact.name, text: str = redacted) -> str:
+            if _NAMED_BEFORE.search(text[: match.start()]):  # "<PERSON_1> is my cfo"
+                return match.group(0)
+            return entity_map.placeholder_for("PERSON", name)
+
+        redacted = pattern.sub(swap, redacted)
+    return redacted

@@ -282,6 +282,18 @@ class CalendarStore:
             ).fetchone()[0]
         )
 
+    def titled(
+        self, words: Iterable[str], start: datetime, end: datetime, *, limit: int = 5
+    ) -> list[CalendarEvent]:
+        """Events overlapping [start, end) whose title holds every one of `words` (any case)."""
+        where = "start_utc < ? AND end_utc > ?"
+        params: list[Any] = [_utc(end), _utc(start)]
+        for word in words:
+            escaped = word.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
+            where += " AND title LIKE ? ESCAPE '\\'"
+            params.append(f"%{escaped}%")
+        return [_event(row) for row in self._select(where, params, limit=limit)]
+
     def get(self, uid: str, recurrence_id: str | None = None) -> CalendarEvent | None:
         """One stored event by UID (and RECURRENCE-ID for an occurrence of a series)."""
         rows = self._select("uid = ? AND recurrence_id = ?", [uid, recurrence_id or ""], limit=1)

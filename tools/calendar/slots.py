@@ -194,6 +194,14 @@ class Schedule:
         if cursor < hi:
             yield cursor, hi
 
+    def free_between(self, start: datetime, end: datetime) -> list[Slot]:
+        """Every free interval inside [start, end), in start's zone; all-day events are busy."""
+        home = start.tzinfo
+        return [
+            Slot(s.astimezone(home), e.astimezone(home))
+            for s, e in self._gaps(_instant(start), _instant(end), all_day_busy=True)
+        ]
+
     def free_slots(
         self,
         duration: timedelta,
