@@ -24,6 +24,7 @@ SECTIONS = (
     "remember",
     "recall",
     "forget",
+    "reply",
 )
 _PATTERNS = {name: data.phrase_pattern("requests", name) for name in SECTIONS}
 

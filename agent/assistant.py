@@ -28,6 +28,7 @@ from agent.backends import model_cache_dir, select_model
 from agent.bundle import BundleEvent, BundleFile, PlanItem, StepOutcome, TurnBundle
 from agent.calendar_answers import answer_calendar_question, find_calendar_question
 from agent.contacts import learn_contacts, name_roles
+from agent.drafting import draft_points, is_reply_only, reply_target
 from agent.errors import AgentError, InputError
 from agent.executor import EventOutcome, Executor, TurnState
 from agent.extraction import ProposedEvent, RuleLinker, candidates, link_with_model
@@ -47,6 +48,7 @@ from privacy.redactor import Redactor
 from tools.base import ToolContext
 from tools.calendar.gate import drop_injected, find_injections
 from tools.calendar.ics import import_ics
+from tools.calendar.slots import MEAL_DURATIONS
 from tools.calendar.times import TimeMention, TimeParser
 from tools.registry import builtin_registry
 
@@ -264,6 +266,12 @@ class Assistant:
             )  # fmt: skip
             if intent in ("other", "question") and thread.strip() and events:
                 intent = "schedule"  # "what do I do with this?" over a pasted plan: the plan
+            reply_only = intent == "email" and is_reply_only(request)
+            points = draft_points(request) if intent == "email" else []
+            if reply_only:
+                # "reply to sam that friday works": a draft and no event, unless asked. A reply
+                # with nothing said to a plan with no time yet proposes free times in the draft.
+                events = [] if points else [e for e in events if not e.schedulable]
             store = CalendarStore(db)
             plan_input = PlanInput(
                 request=request,
@@ -275,6 +283,7 @@ class Assistant:
                 calendar_summary=_calendar_summary(store, turn.now, redactor),
                 recall=tuple(redactor.redact(fact).text for fact in recall),
                 history=tuple(f"{role}: {text}" for role, text in history),
+                reply_only=reply_only,
             )
             notify({"stage": "plan", "status": "running"})
             plan = Planner(self.gateway, self.registry).plan(
@@ -301,6 +310,8 @@ class Assistant:
                     if m.group(1) == "PERSON"
                 ],
                 topic=_topic(request),
+                points=points,
+                reply_to=reply_target(quiet) if intent == "email" and quiet.strip() else None,
             )
             executor = Executor(
                 self.registry,
@@ -320,8 +331,9 @@ class Assistant:
         lines = [
             redactor.redact(line).text
             for line in facts(
-                state, tz=turn.tz, injections=[i.text for i in injections], intent=intent
-            )
+                state, tz=turn.tz, injections=[i.text for i in injections], intent=intent,
+                failures=[(r.tool, r.detail) for r in records if r.status == "failed"],
+            )  # fmt: skip
         ]
         if imported:
             lines.insert(0, imported)
@@ -340,7 +352,10 @@ class Assistant:
             reply=restored,
             question=entity_map.restore(state.question) if state.question else None,
             events=[
-                _bundle_event(o, state, entity_map) for o in state.outcomes if _shown(o, state)
+                shown
+                for o in state.outcomes
+                if _shown(o, state)
+                for shown in _bundle_events(o, state, entity_map)
             ],
             files=[
                 BundleFile(f.type, f.path, f.url, entity_map.restore(f.label)) for f in state.files
@@ -467,12 +482,38 @@ def _shown(outcome: EventOutcome, state: TurnState) -> bool:
     return outcome.event.start is not None or bool(state.slots)
 
 
-def _bundle_event(outcome: EventOutcome, state: TurnState, entity_map: EntityMap) -> BundleEvent:
+def _bundle_events(
+    outcome: EventOutcome, state: TurnState, entity_map: EntityMap
+) -> list[BundleEvent]:
+    """The event as the user sees it; a vague one once per free slot proposed for it."""
     event: ProposedEvent = outcome.event
-    start, end = event.start, event.end
-    if start is None:  # vague: the first free slot is the proposal
-        start = datetime.fromisoformat(state.slots[0]["start"])
-        end = datetime.fromisoformat(state.slots[0]["end"])
+    if event.start is not None:
+        return [_bundle_event(outcome, event.start, event.end, entity_map)]
+    return [
+        _bundle_event(
+            outcome,
+            datetime.fromisoformat(slot["start"]),
+            _proposed_end(event, slot),
+            entity_map,
+        )
+        for slot in state.slots
+    ]
+
+
+def _proposed_end(event: ProposedEvent, slot: dict[str, str]) -> datetime:
+    """A proposal lasts as long as the meal or an hour, not the whole free gap it starts."""
+    start, gap_end = datetime.fromisoformat(slot["start"]), datetime.fromisoformat(slot["end"])
+    length = MEAL_DURATIONS.get(event.meal or "", timedelta(hours=1))
+    return min(gap_end, start + length)
+
+
+def _bundle_event(
+    outcome: EventOutcome,
+    start: datetime,
+    end: datetime | None,
+    entity_map: EntityMap,
+) -> BundleEvent:
+    event: ProposedEvent = outcome.event
     return BundleEvent(
         title=entity_map.restore(event.title),
         start=start.isoformat(),

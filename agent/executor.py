@@ -18,6 +18,7 @@ from typing import Any
 
 import jsonschema
 
+from agent.drafting import ReplyTarget
 from agent.errors import ModelError, ModelOutputError
 from agent.evaluator import Verdict, judge
 from agent.extraction import ProposedEvent
@@ -30,6 +31,7 @@ from tools.base import Registry, ToolContext, ToolFile, ToolResult
 logger = logging.getLogger(__name__)
 
 MAX_ROUNDS = 5
+SLOT_PROPOSALS = 3  # free times offered for a vague one, each a button on the page
 Progress = Callable[[dict[str, Any]], None]
 
 
@@ -66,6 +68,8 @@ class TurnState:
     extracted: bool = False
     people: list[str] = field(default_factory=list)  # placeholders the request and thread name
     topic: str = ""  # "about the budget" in the request: a draft's subject
+    points: list[str] = field(default_factory=list)  # what the draft was asked to say
+    reply_to: ReplyTarget | None = None  # the pasted e-mail's sender and subject
 
     def schedulable(self, kind: str) -> list[EventOutcome]:
         return [o for o in self.outcomes if o.event.schedulable and o.event.kind == kind]
@@ -233,7 +237,7 @@ class Executor:
         if name == "find_free_slots":
             return self._slot_args(state)
         if name == "ask_user":
-            question = self._question(state)
+            question = self._question(state, ctx.tz)
             return [{"question": question}] if question else []
         if name == "draft_reply":
             return [self._draft_args(state, ctx)]
@@ -244,18 +248,26 @@ class Executor:
         return []
 
     def _slot_args(self, state: TurnState) -> list[dict[str, Any]]:
+        """Proposals for the first open event: on its day, within its days, or the next 7."""
         open_events = [o.event for o in state.outcomes if not o.event.schedulable]
-        for event in open_events:
-            if event.meal:
-                args: dict[str, Any] = {"meal": event.meal, "limit": 3}
-                if event.day is not None:
-                    args["day"] = event.day.isoformat()
-                else:
-                    args["days"] = 7
-                return [args]
-        return [{"duration_minutes": 60, "days": 7, "limit": 3}]
+        event = next((e for e in open_events if e.meal), open_events[0] if open_events else None)
+        args: dict[str, Any] = {"limit": SLOT_PROPOSALS}
+        if event is not None and event.meal:
+            args["meal"] = event.meal
+        else:
+            args["duration_minutes"] = 60
+        if event is not None and event.day is not None and event.meal:
+            args["day"] = event.day.isoformat()
+        elif event is not None and event.day is not None:
+            args["after"], args["days"] = f"{event.day.isoformat()}T00:00", 1
+        elif event is not None and event.within is not None:
+            first, days = event.within
+            args["after"], args["days"] = f"{first.isoformat()}T00:00", min(days, 14)
+        else:
+            args["days"] = 7
+        return [args]
 
-    def _question(self, state: TurnState) -> str | None:
+    def _question(self, state: TurnState, tz: str) -> str | None:
         undecided = [o.event for o in state.outcomes if o.event.undecided]
         if undecided:
             return f"Which time should I use for {undecided[0].title}?"
@@ -268,29 +280,42 @@ class Executor:
         if not what:
             return None
         if slots:
-            return f"Which time works for {what}: {slots}?"
+            return f"Which time works for {what}: {slots} ({tz})?"
         return f"What day and time should {what} be?"
 
     def _draft_args(self, state: TurnState, ctx: ToolContext) -> dict[str, Any]:
+        """Recipients, subject and body by code: what the user asked to say comes first."""
         people = [p for o in state.outcomes for p in o.event.attendees] or state.people
         people = list(dict.fromkeys(people))[:3]
+        to = state.reply_to.to if state.reply_to else people
+        greeted = [p for p in (people if not state.reply_to else state.reply_to.names) if p]
         created = [o for o in state.outcomes if o.status == "created"]
-        greeting = f"Hi {' and '.join(people)}," if people else "Hi,"
+        greeting = f"Hi {' and '.join(greeted)}," if greeted else "Hi,"
+        lines = list(state.points)
+        subject = state.topic[:1].upper() + state.topic[1:] if state.topic else ""
         if created:
             event = created[0].event
             when = _when(event.start.isoformat()) if event.start else ""
-            line = f"{event.title.split(' with ')[0]} on {when} works for me."
-            subject = event.title.split(" with ")[0]
-        elif state.slots:
+            if not lines:
+                lines.append(f"{event.title.split(' with ')[0]} on {when} works for me.")
+            subject = subject or event.title.split(" with ")[0]
+        elif state.slots and not lines:
             times = ", ".join(_when(s["start"]) for s in state.slots[:3])
-            line = f"Thanks! Would one of these work: {times}?"
-            subject = next(
+            lines.append(f"Thanks! Would one of these work: {times} ({ctx.tz})?")
+            subject = subject or next(
                 (o.event.title.split(" with ")[0] for o in state.outcomes), "Finding a time"
             )
-        else:
-            line = f"About {state.topic}: " if state.topic else "Thanks for your message."
-            subject = state.topic[:1].upper() + state.topic[1:] if state.topic else "Hello"
-        return {"to": people, "subject": subject, "body": f"{greeting}\n\n{line}\n\nBest"}
+        elif not lines:
+            lines.append(
+                f"I'd like to talk about {state.topic}." if state.topic
+                else "Thanks for your message."
+            )  # fmt: skip
+        if state.reply_to and state.reply_to.subject:
+            subject = state.reply_to.subject
+            if not subject.casefold().startswith("re:"):
+                subject = f"Re: {subject}"
+        body = "\n\n".join([greeting, " ".join(lines), "Best"])
+        return {"to": to, "subject": subject or "Hello", "body": body}
 
     # ------------------------------------------------------------------ results into state
     def _absorb(

@@ -31,6 +31,7 @@ MAX_THREAD_CHARS = 800
 MAX_HISTORY_CHARS = 600  # the newest end of the session's short-term messages
 WRITE_EVENT_TOOLS = ("create_event", "create_reminder")
 CALENDAR_CHECKS = ("find_free_slots", "list_events", "check_conflicts")
+_NOT_IN_A_REPLY = WRITE_EVENT_TOOLS
 _WEB_WORDS = ("web", "search_internet", "browse", "http")
 
 
@@ -53,6 +54,7 @@ class PlanInput:
     calendar_summary: str = ""
     recall: tuple[str, ...] = ()
     history: tuple[str, ...] = ()  # earlier messages of the session, "role: text", redacted
+    reply_only: bool = False  # a reply was asked for and no event: nothing is created
 
 
 @dataclass
@@ -110,6 +112,11 @@ def validate_plan(
             )
             step = PlanStep(step.tool, {}, step.purpose)
         kept.append(step)
+    if plan_input.reply_only:
+        dropped = [s.tool for s in kept if s.tool in _NOT_IN_A_REPLY]
+        if dropped:
+            notes.append(f"dropped {', '.join(dropped)}: a reply was asked for, not an event")
+        kept = [s for s in kept if s.tool not in _NOT_IN_A_REPLY]
     names = [s.tool for s in kept]
     creates = [n for n in names if n in WRITE_EVENT_TOOLS]
     if creates and "extract_events" not in names[: names.index(creates[0])]:

@@ -6,7 +6,9 @@ from __future__ import annotations
 
 import logging
 import re
+from collections.abc import Sequence
 from datetime import datetime
+from zoneinfo import ZoneInfo
 
 from agent.errors import ModelError
 from agent.executor import TurnState, _when
@@ -22,6 +24,23 @@ _NUMBER_RE = re.compile(r"\d+")
 
 MAX_REPLY_TOKENS = 60
 
+
+# What a failed step was doing, for "I could not ...: <why>."
+_DOING = {
+    "draft_reply": "write the draft",
+    "list_events": "read your calendar",
+    "find_free_slots": "look for free time",
+    "check_conflicts": "check your calendar",
+    "memory_store": "remember that",
+    "memory_recall": "look in what I remember",
+    "read_email": "read that e-mail",
+    "list_emails": "read your mail folder",
+}
+NOTHING_FOUND = (
+    "I found no event, calendar question or draft to write in this. You can paste a thread, "
+    "or ask for example “lunch with Sam friday at 1”, “what's on thursday?”, “am I free "
+    "tomorrow afternoon?” or “reply to Sam that friday works”."
+)
 
 _RELATIONS = {
     "overlap": "It overlaps",
@@ -53,17 +72,28 @@ def _faithful(written: str, template: str) -> bool:
     )
 
 
-def _span(start: str, end: str | None, all_day: bool) -> str:
+def _span(start: str, end: str | None, all_day: bool, tz: str | None = None) -> str:
+    """'Thu 26 Nov, 13:00–14:00', shown in `tz` when given (a conflict may be kept in another
+    zone: shown in its own, an overlap would not look like one)."""
     first = datetime.fromisoformat(start)
     if all_day:
         return f"{first:%a %d %b} (all day)"
+    home = ZoneInfo(tz) if tz else first.tzinfo
+    first = first.astimezone(home)
     if not end:
-        return _when(start)
-    last = datetime.fromisoformat(end)
+        return _when(first.isoformat())
+    last = datetime.fromisoformat(end).astimezone(home)
     return f"{first:%a %d %b}, {first:%H:%M}–{last:%H:%M}"
 
 
-def facts(state: TurnState, *, tz: str, injections: list[str], intent: str) -> list[str]:
+def facts(
+    state: TurnState,
+    *,
+    tz: str,
+    injections: list[str],
+    intent: str,
+    failures: Sequence[tuple[str, str]] = (),
+) -> list[str]:
     """What the turn established, one sentence each; the template reply and the model's input."""
     lines: list[str] = []
     for outcome in state.outcomes:
@@ -77,10 +107,8 @@ def facts(state: TurnState, *, tz: str, injections: list[str], intent: str) -> l
             )
             for conflict in outcome.conflicts[:3]:
                 relation = _RELATIONS.get(conflict["relation"], "It touches")
-                lines.append(
-                    f"{relation} {conflict['title']} "
-                    f"({_span(conflict['start'], conflict['end'], conflict['all_day'])})."
-                )
+                when = _span(conflict["start"], conflict["end"], conflict["all_day"], tz)
+                lines.append(f"{relation} {conflict['title']} ({when}, {tz}).")
         elif outcome.duplicate:
             lines.append(f"{event.title} is already in your calendar; I did not add it again.")
         elif outcome.status == "blocked":
@@ -101,20 +129,28 @@ def facts(state: TurnState, *, tz: str, injections: list[str], intent: str) -> l
         lines.append("I found no event with a date and time in this, so nothing is scheduled.")
     if state.slots and not any(o.status == "created" for o in state.outcomes):
         times = ", ".join(_when(s["start"]) for s in state.slots[:3])
-        lines.append(f"Free in your calendar: {times}.")
+        lines.append(f"Free in your calendar: {times} ({tz}).")
     if state.listed:
         shown = "; ".join(
-            f"{e['title']} ({_span(e['start'], e['end'], e['all_day'])})" for e in state.listed[:5]
+            f"{e['title']} ({_span(e['start'], e['end'], e['all_day'], tz)})"
+            for e in state.listed[:5]
         )
-        lines.append(f"Coming up in your calendar: {shown}.")
+        lines.append(f"Coming up in your calendar ({tz}): {shown}.")
     elif intent == "question" and not state.outcomes:
         lines.append("Your calendar has nothing in the next 7 days.")
     if state.draft is not None:
         unresolved = state.draft.get("unresolved") or []
-        lines.append("I drafted a reply you can open in your mail app; nothing was sent.")
+        to = ", ".join(state.draft.get("to") or []) or "nobody yet"
+        subject = state.draft.get("subject") or ""
+        lines.append(
+            f"I drafted an e-mail to {to} (“{subject}”) you can open in your mail app; "
+            "nothing was sent."
+        )
         if unresolved:
             lines.append(f"Add the address of {', '.join(unresolved)} before sending.")
     lines.extend(state.notes[:3])
+    for tool, why in failures:
+        lines.append(f"I could not {_DOING.get(tool, tool.replace('_', ' '))}: {why}.")
     if injections:
         lines.append(
             "I ignored instructions inside the pasted text that were addressed to me "
@@ -134,7 +170,7 @@ def write_reply(
     has_eml: bool,
 ) -> tuple[str, tuple[str, ...]]:
     """The reply text (redacted) and the sentences the integrity check removed."""
-    template = " ".join(lines) or "I did not find anything to do in this."
+    template = " ".join(lines) or NOTHING_FOUND
     text = template
     if gateway.is_available and lines:
         prompt = load_prompt("reply")

@@ -228,3 +228,64 @@ def test_sessions_survive_a_reload_and_can_be_renamed(page: Page) -> None:
     page.get_by_role("button", name="New chat").click()
     expect(page.locator(".turn")).to_have_count(0)
     expect(page.locator("#session-title")).to_have_text("New chat")  # waits for the redraw
+
+
+def _send(page: Page, request: str, thread: str = "") -> None:
+    """A later turn in the same chat: type into the box and press Enter."""
+    if thread:
+        page.get_by_label("Pasted thread (optional)").fill(thread)
+    page.get_by_label("What should I do?").fill(request)
+    page.get_by_label("What should I do?").press("Enter")
+
+
+def test_every_proposed_time_is_a_button_and_a_click_books_it(page: Page) -> None:
+    ask_by_keyboard(page, "dinner with Karthik Rao sometime next week")
+    page.wait_for_selector(".turn:nth-of-type(1) button.slot")
+    slots = page.locator(".turn:nth-of-type(1) button.slot")
+    expect(slots).to_have_count(3)
+    second = slots.nth(1).inner_text()
+    assert "Europe/Berlin" in page.locator(".turn:nth-of-type(1) .question").inner_text()
+    slots.nth(1).click()
+    page.wait_for_selector(".turn:nth-of-type(2) .badge.status-created")
+    made = page.locator(".turn:nth-of-type(2) .event-card").inner_text()
+    assert second.split(",")[0] in made  # the day of the button clicked, not the first one
+    [event] = _ics_of_turn(page, 2).walk("VEVENT")
+    assert str(event["SUMMARY"]).startswith("Dinner with Karthik Rao")
+
+
+def test_calendar_questions_are_answered_from_the_imported_calendar(page: Page) -> None:
+    drop(page, "work.ics", CALENDAR, "text/calendar")
+    page.wait_for_selector("#upload-status .imported")
+    ask_by_keyboard(page, "what's on tomorrow?")
+    reply = page.locator(".turn:nth-of-type(1) .reply")
+    expect(reply).to_contain_text("Dentist")
+    assert "14:00–15:00 (Europe/Berlin)" in reply.inner_text()  # 13:00Z, shown in Berlin
+    _send(page, "am I free tomorrow afternoon?")
+    expect(page.locator(".turn:nth-of-type(2) .reply")).to_contain_text("You have 1 event")
+    assert page.locator(".event-card").count() == 0  # a question creates nothing
+
+
+def test_a_remembered_role_reaches_a_draft_in_a_new_chat(page: Page) -> None:
+    ask_by_keyboard(page, "remember that Karthik Rao (karthik@acme.example) is my cfo")
+    expect(page.locator(".turn:nth-of-type(1) .reply")).to_contain_text("I'll remember that")
+    page.get_by_role("button", name="New chat").click()
+    expect(page.locator(".turn")).to_have_count(0)
+    _send(page, "who is my cfo?")
+    expect(page.locator(".turn:nth-of-type(1) .reply")).to_contain_text("Karthik Rao: your cfo")
+    _send(page, "email my cfo about the Q3 numbers")
+    mailto = page.locator(".turn:nth-of-type(2) a.file-mailto")
+    mailto.wait_for()
+    assert mailto.get_attribute("href").startswith("mailto:karthik@acme.example")
+
+
+def test_a_reply_to_a_pasted_email_says_what_was_asked_and_books_nothing(page: Page) -> None:
+    mail = (
+        "From: Sam Lee <sam.lee@example.org>\nTo: Me <me@example.com>\n"
+        "Subject: Dinner on Friday\n\nWould Friday at 7pm work for dinner?\nSam"
+    )
+    ask_by_keyboard(page, "reply to sam that friday works and ask if we can bring a friend", mail)
+    mailto = page.locator(".turn:nth-of-type(1) a.file-mailto")
+    mailto.wait_for()
+    href = mailto.get_attribute("href")
+    assert href.startswith("mailto:sam.lee@example.org") and "Can%20we%20bring" in href
+    assert page.locator(".event-card").count() == 0

@@ -75,3 +75,20 @@ def test_every_rule_plan_passes_the_validator(intent: str, stated: bool, vague: 
     kept, notes, unusable = validate_plan(list(steps), given, REGISTRY)
     assert unusable is None or intent == "other" and "empty" in unusable
     assert notes == [] and tools(kept) == tools(steps)
+
+
+def test_a_reply_alone_never_creates_an_event_whatever_the_model_plans() -> None:
+    given = PlanInput(
+        request="reply to <PERSON_1> that friday works",
+        thread="<PERSON_1>: dinner friday at 7?",
+        intent="email",
+        stated_time=False,
+        vague_time=False,
+        reply_only=True,
+    )
+    steps = [PlanStep(t, {}, "") for t in ("extract_events", "create_event", "draft_reply")]
+    kept, notes, unusable = validate_plan(steps, given, REGISTRY)
+    assert [s.tool for s in kept] == ["extract_events", "draft_reply"] and unusable is None
+    assert any("a reply was asked for" in note for note in notes)
+    plain = validate_plan(steps, PlanInput(**{**given.__dict__, "reply_only": False}), REGISTRY)
+    assert "create_event" in [s.tool for s in plain[0]]

@@ -34,6 +34,8 @@ class ProposedEvent:
     grounds: list[str] = field(default_factory=list)
     vague: str | None = None  # "dinner friday": what was said instead of a clock time
     day: date | None = None  # the day a vague event is on, when one was said
+    # "sometime next week": the days the vague time spans (first day, how many); no one day
+    within: tuple[date, int] | None = None
     meal: str | None = None
     kind: Literal["event", "reminder"] = "event"
     undecided: list[str] = field(default_factory=list)  # "1 or 2?": the options, unpicked
@@ -58,6 +60,7 @@ class ProposedEvent:
             "kind": self.kind,
             "vague": self.vague,
             "day": self.day.isoformat() if self.day else None,
+            "within": [self.within[0].isoformat(), self.within[1]] if self.within else None,
             "meal": self.meal,
             "undecided": list(self.undecided),
             "grounds": list(self.grounds),

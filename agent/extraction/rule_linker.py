@@ -458,12 +458,18 @@ class RuleLinker:
             return  # "am I free on the 13th?": a day asked about, not an event
         day_candidate = dates[-1] if dates else None
         day = day_candidate.mention.value.astimezone(self.zone).date() if day_candidate else None
+        within = None
         if day is None and vague and vague[-1].mention.value is not None:
-            day = vague[-1].mention.value.astimezone(self.zone).date()
+            first, span = _days_spanned(vague[-1].mention, self.zone)
+            if span > 1:  # "sometime next week" is seven days to propose from, not Monday
+                within = (first, span)
+            else:
+                day = first
         said = (vague[-1].mention.text if vague else day_candidate.mention.text).strip()
         if target is not None and (not activity or target.activity == activity):
             if target.start is None:
                 target.day = day or target.day
+                target.within = within or target.within
                 target.vague = said
                 if day_candidate:
                     target.grounds = [day_candidate.id]
@@ -496,6 +502,7 @@ class RuleLinker:
             grounds=[day_candidate.id] if day_candidate else [],
             vague=None if all_day else said,
             day=day,
+            within=within,
             meal=meal_in(activity or text),
             kind="reminder" if intent == "remind" else "event",
             activity=activity,
@@ -592,3 +599,13 @@ def _selected(events: list[ProposedEvent], wanted: str) -> list[ProposedEvent]:
         return events
     named = [e for e in events if key in re.sub(r"[\s-]+", "", e.title).lower()]
     return named or events
+
+
+def _days_spanned(mention: TimeMention, zone: ZoneInfo) -> tuple[date, int]:
+    """The first local day a vague mention covers and how many days ("next week": 7)."""
+    first = mention.value.astimezone(zone)  # type: ignore[union-attr]
+    if mention.end_value is not None:
+        last = mention.end_value.astimezone(zone)
+        days = (last.date() - first.date()).days + (last.time() != time(0))
+        return first.date(), max(days, 1)
+    return first.date(), {"week": 7, "month": 30}.get(mention.grain or "", 1)

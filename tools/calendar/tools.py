@@ -75,10 +75,13 @@ def check_conflicts(args: dict[str, Any], ctx: ToolContext) -> ToolResult:
 
 def find_free_slots(args: dict[str, Any], ctx: ToolContext) -> ToolResult:
     """Free slots in working hours, or per-day meal proposals (proposals only, never events)."""
-    days = int(args.get("days", 7))
-    after = _parse_time(args["after"], ctx) if args.get("after") else ctx.now
-    after = max(after, ctx.now)
-    horizon = after + timedelta(days=days)
+    asked_from = _parse_time(args["after"], ctx) if args.get("after") else ctx.now
+    horizon = asked_from + timedelta(days=int(args.get("days", 7)))
+    after = max(asked_from, ctx.now)  # never a proposal in the past
+    if horizon <= after:
+        return ToolResult(True, {"slots": [], "note": "the asked days are already over"})
+    # The asked days, less those already over: "this week" asked on a Thursday ends on Sunday.
+    days = max(1, (horizon.astimezone(after.tzinfo).date() - after.date()).days)
     schedule = _schedule(ctx, after, horizon)
     meal = args.get("meal")
     if meal:
