@@ -25,7 +25,7 @@ import sqlite_utils
 
 from agent.audit import AuditLog
 from agent.backends import model_cache_dir, select_model
-from agent.bundle import BundleEvent, BundleFile, PlanItem, StepOutcome, TurnBundle
+from agent.bundle import BundleEvent, BundleFile, PlanItem, StepOutcome, TurnBundle, in_zone
 from agent.calendar_answers import answer_calendar_question, find_calendar_question
 from agent.contacts import learn_contacts, name_roles
 from agent.drafting import draft_points, is_reply_only, reply_target
@@ -331,7 +331,10 @@ class Assistant:
         lines = [
             redactor.redact(line).text
             for line in facts(
-                state, tz=turn.tz, injections=[i.text for i in injections], intent=intent,
+                state,
+                tz=turn.tz,
+                injections=[i.text for i in injections],
+                intent=intent,
                 failures=[(r.tool, r.detail) for r in records if r.status == "failed"],
             )  # fmt: skip
         ]
@@ -355,7 +358,7 @@ class Assistant:
                 shown
                 for o in state.outcomes
                 if _shown(o, state)
-                for shown in _bundle_events(o, state, entity_map)
+                for shown in _bundle_events(o, state, entity_map, turn.tz)
             ],
             files=[
                 BundleFile(f.type, f.path, f.url, entity_map.restore(f.label)) for f in state.files
@@ -483,18 +486,19 @@ def _shown(outcome: EventOutcome, state: TurnState) -> bool:
 
 
 def _bundle_events(
-    outcome: EventOutcome, state: TurnState, entity_map: EntityMap
+    outcome: EventOutcome, state: TurnState, entity_map: EntityMap, tz: str
 ) -> list[BundleEvent]:
     """The event as the user sees it; a vague one once per free slot proposed for it."""
     event: ProposedEvent = outcome.event
     if event.start is not None:
-        return [_bundle_event(outcome, event.start, event.end, entity_map)]
+        return [_bundle_event(outcome, event.start, event.end, entity_map, tz)]
     return [
         _bundle_event(
             outcome,
             datetime.fromisoformat(slot["start"]),
             _proposed_end(event, slot),
             entity_map,
+            tz,
         )
         for slot in state.slots
     ]
@@ -512,6 +516,7 @@ def _bundle_event(
     start: datetime,
     end: datetime | None,
     entity_map: EntityMap,
+    tz: str,
 ) -> BundleEvent:
     event: ProposedEvent = outcome.event
     return BundleEvent(
@@ -523,7 +528,8 @@ def _bundle_event(
         attendees=[entity_map.restore(a) for a in event.attendees],
         status=outcome.status,  # type: ignore[arg-type]
         conflicts=[
-            {**c, "title": entity_map.restore(str(c.get("title", "")))} for c in outcome.conflicts
+            {**in_zone(c, tz), "title": entity_map.restore(str(c.get("title", "")))}
+            for c in outcome.conflicts
         ],
     )
 

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
+from datetime import datetime
 from typing import Any, Literal
+from zoneinfo import ZoneInfo
 
 
 @dataclass
@@ -19,6 +21,19 @@ class BundleEvent:
     status: Literal["created", "updated", "cancelled", "proposed", "blocked"]
     conflicts: list[dict[str, Any]] = field(default_factory=list)
     uid: str | None = None  # the calendar UID, for an event Veil changed or cancelled
+
+
+def in_zone(conflict: dict[str, Any], tz: str) -> dict[str, Any]:
+    """A conflict's times in the user's zone: an event kept in another zone, shown in its
+    own, would not look like the overlap it is. All-day dates stay as they are."""
+    if conflict.get("all_day"):
+        return dict(conflict)
+    home = ZoneInfo(tz)
+    moved = dict(conflict)
+    for key in ("start", "end"):
+        if conflict.get(key):
+            moved[key] = datetime.fromisoformat(str(conflict[key])).astimezone(home).isoformat()
+    return moved
 
 
 @dataclass

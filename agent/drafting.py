@@ -89,8 +89,7 @@ def _direct(said: str, kind: str) -> str:
 def _to_you(text: str) -> str:
     """Pronouns that mean the recipient, as "you" and "your" (verbs stay: see _direct)."""
     return " ".join(
-        _YOU[w.casefold()] if _YOU.get(w.casefold()) in ("you", "your") else w
-        for w in text.split()
+        _YOU[w.casefold()] if _YOU.get(w.casefold()) in ("you", "your") else w for w in text.split()
     )
 
 

@@ -20,7 +20,7 @@ from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any, Literal
 
-from agent.bundle import BundleEvent, BundleFile, PlanItem, StepOutcome, TurnBundle
+from agent.bundle import BundleEvent, BundleFile, PlanItem, StepOutcome, TurnBundle, in_zone
 from agent.extraction.cue import CANCEL_RE, MOVE_RE
 from lang import data
 from memory.calendar import CalendarStore
@@ -227,16 +227,19 @@ def _write(out_dir: Path, event: CalendarEvent, *, cancel: bool, now: datetime) 
 
 
 def _conflicts(store: CalendarStore, event: CalendarEvent) -> list[dict[str, Any]]:
-    """What else in the calendar overlaps or crowds the event at its new time."""
+    """What else in the calendar overlaps or crowds the event at its new time, in its zone."""
     near = store.between(event.start - timedelta(days=1), event.end + timedelta(days=1))
     return [
-        {
-            "title": c.event.title,
-            "start": c.event.start.isoformat(),
-            "end": c.event.end.isoformat(),
-            "all_day": c.event.all_day,
-            "relation": c.relation,
-        }
+        in_zone(
+            {
+                "title": c.event.title,
+                "start": c.event.start.isoformat(),
+                "end": c.event.end.isoformat(),
+                "all_day": c.event.all_day,
+                "relation": c.relation,
+            },
+            event.tz,
+        )
         for c in Schedule(near).conflicts(event.start, event.end, ignore_uid=event.uid)
     ]
 

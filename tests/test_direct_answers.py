@@ -202,3 +202,19 @@ def test_a_calendar_question_in_a_chat_creates_nothing(
     assert "Lunch with sam, Fri 27 Nov, 13:00–14:00 (Europe/Berlin)" in answer.reply
     assert not answer.events and not answer.files and answer.question is None
     assert CalendarStore(Database(chat[0].data_dir / "veil.db")).count() == before
+
+
+def test_a_conflict_kept_in_another_zone_is_shown_in_the_users(tmp_path: Path) -> None:
+    assistant = build_assistant(data_dir=tmp_path, no_llm=True)
+    CalendarStore(Database(tmp_path / "veil.db")).add(
+        CalendarEvent.new(
+            "Board call",
+            datetime(2026, 11, 27, 7, tzinfo=ZoneInfo("America/New_York")),  # 13:00 in Berlin
+            tz="America/New_York",
+        )
+    )
+    bundle = assistant.ask(Turn("lunch with Sam Lee friday at 1pm", NOW, TZ))
+    [event] = bundle.events
+    [conflict] = event.conflicts
+    assert conflict["start"] == "2026-11-27T13:00:00+01:00" and conflict["relation"] == "overlap"
+    assert "It overlaps Board call (Fri 27 Nov, 13:00–14:00, Europe/Berlin)." in bundle.reply

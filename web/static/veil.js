@@ -225,7 +225,7 @@ function eventCard(event, tz) {
     const list = el("ul", { class: "conflicts" });
     for (const c of event.conflicts)
       list.append(el("li", {}, el("span", { class: "badge conflict", text: "conflict" }),
-        ` ${c.title}, ${c.when} (${c.relation})`));
+        ` ${c.title}, ${c.when} (${tz}; ${c.relation})`));
     add("Conflicts", list);
   }
   return el("article", { class: "event-card", "aria-label": event.title },
