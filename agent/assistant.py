@@ -13,6 +13,7 @@ from __future__ import annotations
 import json
 import logging
 import re
+import sqlite3
 import uuid
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -301,7 +302,10 @@ class Assistant:
                 session=turn.session,
                 email_dir=self.mail_dir,
                 documents_dir=self.docs_dir,
-                services={"extract": lambda: events, "recall": self._recall},
+                services={
+                    "extract": lambda: events,
+                    "recall": lambda query, k: self._recall(query, k, memory),
+                },
             )
             state = TurnState(
                 people=[
@@ -409,18 +413,23 @@ class Assistant:
         """Remembered facts near the request; the encoder is not loaded while there are none."""
         if not request.strip() or not memory.fact_count():
             return []
-        return self._recall(request, RECALL_K)
+        return self._recall(request, RECALL_K, memory)
 
-    def _recall(self, query: str, k: int) -> list[str]:
-        """Facts nearest in meaning to `query`; the embedding model loads on first use only."""
+    def _recall(self, query: str, k: int, memory: MemoryStore) -> list[str]:
+        """Facts nearest in meaning to `query`, read through the turn's own connection.
+
+        The index lives for the process and outlives the turn (and the server thread) that
+        built it: its connection reads SQLite only while it loads, under the index's lock.
+        """
         from memory.index import FactIndex, MiniLMEmbedder
 
         if self._index is None:
-            db = sqlite_utils.Database(self.data_dir / "veil.db")
-            self._index = FactIndex(db, MiniLMEmbedder(), path=self.data_dir / "facts.faiss")
+            shared = sqlite3.connect(self.data_dir / "veil.db", check_same_thread=False)
+            self._index = FactIndex(
+                sqlite_utils.Database(shared), MiniLMEmbedder(), path=self.data_dir / "facts.faiss"
+            )
         hits = self._index.search(query, k)
-        store = MemoryStore(self._index.db)
-        return [fact.text for fact in store.get_facts([fact_id for fact_id, _ in hits])]
+        return [fact.text for fact in memory.get_facts([fact_id for fact_id, _ in hits])]
 
 
 _ABOUT_RE = re.compile(r"\b(?:about|re|regarding|on)\s+(?:the\s+)?(?P<topic>[^.?!\n]{2,60})$", re.I)

@@ -218,3 +218,25 @@ def test_a_conflict_kept_in_another_zone_is_shown_in_the_users(tmp_path: Path) -
     [conflict] = event.conflicts
     assert conflict["start"] == "2026-11-27T13:00:00+01:00" and conflict["relation"] == "overlap"
     assert "It overlaps Board call (Fri 27 Nov, 13:00–14:00, Europe/Berlin)." in bundle.reply
+
+
+def test_recall_works_from_turns_on_different_threads(tmp_path: Path) -> None:
+    """The server runs each turn on its own thread; the fact index outlives them all."""
+    import threading
+
+    assistant = build_assistant(data_dir=tmp_path, no_llm=True)
+    results: list[object] = []
+
+    def turn(request: str) -> None:
+        try:
+            results.append(assistant.ask(Turn(request, NOW, TZ)).reply)
+        except Exception as error:  # the failure is the finding
+            results.append(error)
+
+    turn("remember that Priya Patel prefers mornings")
+    worker = threading.Thread(target=turn, args=("lunch with Priya Patel?",))  # builds the index
+    worker.start()
+    worker.join()
+    turn("coffee with Priya Patel")  # the main thread: alive, so never the worker's ident
+    assert not [r for r in results if isinstance(r, Exception)], results
+    assert assistant._index is not None  # the later turns recalled through it
