@@ -30,7 +30,6 @@ MAX_STEPS = 10
 MAX_THREAD_CHARS = 800
 MAX_HISTORY_CHARS = 600  # the newest end of the session's short-term messages
 WRITE_EVENT_TOOLS = ("create_event", "create_reminder")
-CALENDAR_CHECKS = ("find_free_slots", "list_events", "check_conflicts")
 _NOT_IN_A_REPLY = WRITE_EVENT_TOOLS
 _WEB_WORDS = ("web", "search_internet", "browse", "http")
 
@@ -124,10 +123,17 @@ def validate_plan(
         notes.append("added extract_events before the first create")
     names = [s.tool for s in kept]
     if plan_input.vague_time or (creates and not plan_input.stated_time):
-        if not any(n in CALENDAR_CHECKS for n in names):
-            kept.append(_step("find_free_slots", "no specific time: check the calendar"))
-            notes.append("added a calendar check: no specific time was stated")
-        if "ask_user" not in names:
+        # A vague time always gets free-slot proposals, found before the question that
+        # offers them (a conflict check of nothing proposes nothing).
+        if "find_free_slots" not in names:
+            slots = _step("find_free_slots", "no specific time: find free slots to propose")
+            at = names.index("ask_user") if "ask_user" in names else len(kept)
+            kept.insert(at, slots)
+            notes.append("added free-slot proposals: no specific time was stated")
+        elif "ask_user" in names and names.index("ask_user") < names.index("find_free_slots"):
+            kept.insert(names.index("ask_user"), kept.pop(names.index("find_free_slots")))
+            notes.append("moved the free-slot search before the question that offers them")
+        if "ask_user" not in [s.tool for s in kept]:
             kept.append(_step("ask_user", "no specific time: ask the user"))
             notes.append("added a question: no specific time was stated")
     if len(kept) > MAX_STEPS:

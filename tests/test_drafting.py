@@ -121,6 +121,12 @@ def test_a_stated_event_with_a_reply_asked_is_still_created(tmp_path: Path) -> N
         # this week, asked on a Tuesday: from now on, never earlier, never past Sunday
         ("coffee with Ana Ruiz this week", ["2026-11-24", "2026-11-25", "2026-11-26"]),
         ("call with Ana Ruiz tomorrow", ["2026-11-25"]),
+        # Duckling reads "evening next week" as Monday evening: the week words widen it
+        ("dinner with Sam Lee some evening next week", ["2026-11-30", "2026-12-01", "2026-12-02"]),
+        ("dinner with Sam Lee one evening this week", ["2026-11-24", "2026-11-25", "2026-11-26"]),
+        # one day said: proposals on that day only
+        ("dinner with Sam Lee friday", ["2026-11-27"]),
+        ("dinner with Sam Lee friday evening", ["2026-11-27"]),
     ],
 )
 def test_every_proposal_for_a_vague_time_is_its_own_event(

@@ -92,3 +92,19 @@ def test_a_reply_alone_never_creates_an_event_whatever_the_model_plans() -> None
     assert any("a reply was asked for" in note for note in notes)
     plain = validate_plan(steps, PlanInput(**{**given.__dict__, "reply_only": False}), REGISTRY)
     assert "create_event" in [s.tool for s in plain[0]]
+
+
+@pytest.mark.parametrize(
+    "planned",
+    [
+        ["extract_events", "check_conflicts", "create_event", "ask_user"],  # the model's, seen
+        ["extract_events", "ask_user", "find_free_slots"],
+        ["extract_events", "list_events"],
+    ],
+)
+def test_a_vague_time_always_gets_proposals_before_the_question(planned: list[str]) -> None:
+    steps = [PlanStep(t, {}, "") for t in planned]
+    kept, _, _ = validate_plan(steps, plan_input(stated=False, vague=True), REGISTRY)
+    names = tools(kept)
+    assert names.count("find_free_slots") == 1 and names.count("ask_user") == 1
+    assert names.index("find_free_slots") < names.index("ask_user")

@@ -50,6 +50,7 @@ from agent.extraction.title import (
     request_title,
     words_around,
 )
+from lang import data
 from privacy.entity_map import PLACEHOLDER_RE
 from tools.calendar import lang
 from tools.calendar.slots import MEAL_DURATIONS
@@ -601,9 +602,15 @@ def _selected(events: list[ProposedEvent], wanted: str) -> list[ProposedEvent]:
     return named or events
 
 
+WEEK_SPAN_RE = data.phrase_pattern("times", "week_span")
+
+
 def _days_spanned(mention: TimeMention, zone: ZoneInfo) -> tuple[date, int]:
     """The first local day a vague mention covers and how many days ("next week": 7)."""
     first = mention.value.astimezone(zone)  # type: ignore[union-attr]
+    if WEEK_SPAN_RE.search(mention.text):  # "some evening next week": any day of that week
+        monday = first.date() - timedelta(days=first.weekday())
+        return monday, 7
     if mention.end_value is not None:
         last = mention.end_value.astimezone(zone)
         days = (last.date() - first.date()).days + (last.time() != time(0))
