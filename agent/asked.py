@@ -14,7 +14,9 @@ from dataclasses import dataclass
 from lang import data
 
 _WORD_RE = re.compile(r"[^\W\d_][\w'’-]*")
-_SENTENCE_END = ".!?\n;"
+# A sentence ends at a mark followed by a space or the end: "karthik@acme.example" and "3.30"
+# go on.
+_SENTENCE_END_RE = re.compile(r"[.!?;](?=\s|$)|\n")
 _LEAD = data.words("requests", "lead") | data.words("acts", "filler")
 _OBJECT_FILLER = data.words("requests", "object_filler")
 SECTIONS = (
@@ -52,10 +54,11 @@ def asked(request: str, section: str) -> Asked | None:
     """The first phrase of `section` that opens a sentence of `request`, or None."""
     for match in _PATTERNS[section].finditer(request):
         before = request[: match.start()]
-        opened = max(before.rfind(mark) for mark in _SENTENCE_END) + 1
+        ends = [m.end() for m in _SENTENCE_END_RE.finditer(before)]
+        opened = ends[-1] if ends else 0
         if all(w.casefold() in _LEAD for w in _WORD_RE.findall(before[opened:])):
             tail = request[match.end() :]
-            stop = min((i for i in (tail.find(m) for m in _SENTENCE_END) if i >= 0), default=-1)
-            rest = (tail if stop < 0 else tail[:stop]).strip(" \t,:;-")
+            stop = _SENTENCE_END_RE.search(tail)
+            rest = (tail[: stop.start()] if stop else tail).strip(" \t,:;-")
             return Asked(section, match.start(), match.end(), rest)
     return None

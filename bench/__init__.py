@@ -12,6 +12,7 @@ BENCHMARKS = (
     "agent",
     "smcalflow",
     "web",
+    "journeys",
     "load",
     "ocr",
 )

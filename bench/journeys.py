@@ -11,6 +11,7 @@ Every journey starts on a fresh app with an empty data folder: a first session.
 from __future__ import annotations
 
 import base64
+import logging
 import shutil
 import sys
 import tempfile
@@ -228,6 +229,7 @@ def served(data_dir: Path, *, no_llm: bool) -> Iterator[str]:
 
     from web import create_app
 
+    logging.getLogger("werkzeug").setLevel(logging.WARNING)  # one line per request otherwise
     app = create_app({"DATA_DIR": str(data_dir), "NO_LLM": no_llm})
     httpd = make_server("127.0.0.1", 0, app, threaded=True)
     thread = threading.Thread(target=httpd.serve_forever, daemon=True)
@@ -253,15 +255,27 @@ def browser_page(browser: Any, base: str) -> Iterator[Page]:
         context.close()
 
 
-def run_journey(browser: Any, journey: Callable[[Page], None], *, no_llm: bool) -> float:
-    """Seconds the journey took, from the page's first load to its last check."""
+def run_journey(
+    browser: Any, journey: Callable[[Page], None], *, no_llm: bool
+) -> tuple[float, int]:
+    """Seconds the journey took, from the page's first load to its last check, and how many
+    turns the user sent (those of every chat it opened)."""
     folder = Path(tempfile.mkdtemp(prefix="veil-journey-"))
     try:
         with served(folder / "data", no_llm=no_llm) as base, browser_page(browser, base) as page:
             page.wait_for_selector("body[data-ready]")
+            sent: list[str] = []
+            page.on(
+                "request",
+                lambda r: (
+                    sent.append(r.url)
+                    if r.method == "POST" and r.url.endswith("/api/turns")
+                    else None
+                ),
+            )
             started = time.perf_counter()
             journey(page)
-            return time.perf_counter() - started
+            return time.perf_counter() - started, len(sent)
     finally:
         shutil.rmtree(folder, ignore_errors=True)
 
@@ -280,7 +294,8 @@ def main() -> None:
             row: list[object] = [name]
             for no_llm in (True, False):
                 try:
-                    row.append(f"passed, {run_journey(browser, journey, no_llm=no_llm):.1f} s")
+                    seconds, turns = run_journey(browser, journey, no_llm=no_llm)
+                    row.append(f"passed, {seconds:.1f} s" + (f", {turns} turns" if turns else ""))
                 except Exception as failure:  # a failed journey is a figure
                     row.append(f"FAILED ({type(failure).__name__}: {str(failure)[:60]})")
                 print(name, "no-llm" if no_llm else "embedded", row[-1], file=sys.stderr)

@@ -118,6 +118,11 @@ def test_when_is_finds_the_event_by_its_title_words(store: CalendarStore) -> Non
     ("request_text", "act", "text"),
     [
         ("remember that karthik is my cfo", "remember", "karthik is my cfo"),
+        (
+            "remember that Karthik Rao (karthik@acme.example) is my cfo. Thanks!",
+            "remember",
+            "Karthik Rao (karthik@acme.example) is my cfo",
+        ),
         ("Please remember: Priya prefers mornings.", "remember", "Priya prefers mornings"),
         ("who is karthik?", "recall", "karthik"),
         ("who's my cfo", "recall", "cfo"),
@@ -240,3 +245,29 @@ def test_recall_works_from_turns_on_different_threads(tmp_path: Path) -> None:
     turn("coffee with Priya Patel")  # the main thread: alive, so never the worker's ident
     assert not [r for r in results if isinstance(r, Exception)], results
     assert assistant._index is not None  # the later turns recalled through it
+
+
+def test_a_remembered_contact_never_reaches_a_prompt(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """Facts, roles and drafts hold real values in memory; every prompt gets placeholders only,
+    and the guard at the model boundary finds nothing left to re-redact."""
+    from agent.gateway import ModelGateway
+    from tests.fakes import RecordingChatModel
+
+    model = RecordingChatModel()
+    assistant = Assistant(ModelGateway(model), data_dir=tmp_path)
+    memory = MemoryStore(Database(tmp_path / "veil.db"))
+    first, second = memory.create_session("a").id, memory.create_session("b").id
+    for session, request in (
+        (first, "remember that Karthik Rao (karthik@acme.example, +1 415 555 0100) is my cfo"),
+        (second, "email my cfo about the Q3 numbers"),
+        (second, "lunch with my cfo friday at 1pm"),
+        (second, "what do you know about karthik?"),
+    ):
+        answer_in_session(assistant, memory, Turn(request, NOW, TZ, session=session))
+    prompts = [m.content for messages in model.received for m in messages]
+    assert prompts, "the model was asked nothing: the test would prove nothing"
+    for secret in ("karthik", "rao", "acme", "555"):
+        assert not [p for p in prompts if secret in p.casefold()], secret
+    assert "re-redacted" not in caplog.text
