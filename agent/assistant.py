@@ -273,6 +273,9 @@ class Assistant:
                 # "reply to sam that friday works": a draft and no event, unless asked. A reply
                 # with nothing said to a plan with no time yet proposes free times in the draft.
                 events = [] if points else [e for e in events if not e.schedulable]
+            elif points:  # "email sam that the deck is ready and ask him to review it": the
+                # activity words of what to say are no plan; only a said time makes one
+                events = [e for e in events if e.start or e.day or e.within]
             store = CalendarStore(db)
             plan_input = PlanInput(
                 request=request,

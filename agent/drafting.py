@@ -19,6 +19,7 @@ from lang.thread import split_thread
 from privacy.entity_map import PLACEHOLDER_RE
 
 _REPLY_RE = data.phrase_pattern("requests", "reply")
+_COMPOSE_RE = data.phrase_pattern("requests", "compose")
 _SCHEDULE_ASK_RE = data.phrase_pattern("requests", "schedule_ask")
 _CUES = (
     ("say", data.phrase_pattern("requests", "say")),
@@ -42,9 +43,10 @@ def is_reply_only(request: str) -> bool:
 
 def draft_points(request: str) -> list[str]:
     """The sentences the request asks the draft to say, in order, in direct speech."""
-    reply = _REPLY_RE.search(request)
-    if reply is None:
+    found = [m for m in (_REPLY_RE.search(request), _COMPOSE_RE.search(request)) if m]
+    if not found:
         return []
+    reply = min(found, key=lambda m: m.start())
     cues = sorted(
         ((m.start(), m.end(), kind) for kind, pattern in _CUES
          for m in pattern.finditer(request, reply.start())),

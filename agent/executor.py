@@ -315,6 +315,8 @@ class Executor:
             if not subject.casefold().startswith("re:"):
                 subject = f"Re: {subject}"
         body = "\n\n".join([greeting, " ".join(lines), "Best"])
+        if not subject and state.points:  # "draft an email saying I'm late": "I'm late"
+            subject = " ".join(state.points[0].rstrip(".?!").split()[:8])
         return {"to": to, "subject": subject or "Hello", "body": body}
 
     # ------------------------------------------------------------------ results into state

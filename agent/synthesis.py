@@ -140,14 +140,19 @@ def facts(
         lines.append("Your calendar has nothing in the next 7 days.")
     if state.draft is not None:
         unresolved = state.draft.get("unresolved") or []
-        to = ", ".join(state.draft.get("to") or []) or "nobody yet"
+        to = ", ".join(state.draft.get("to") or [])
         subject = state.draft.get("subject") or ""
         lines.append(
-            f"I drafted an e-mail to {to} (“{subject}”) you can open in your mail app; "
-            "nothing was sent."
+            f"I drafted an e-mail{f' to {to}' if to else ''} (“{subject}”) you can open in your "
+            "mail app; nothing was sent."
         )
         if unresolved:
             lines.append(f"Add the address of {', '.join(unresolved)} before sending.")
+        elif not state.draft.get("to"):
+            lines.append(
+                "It has no recipient yet: add one in your mail app, or name them here "
+                "(“email Sam about …”)."
+            )
     lines.extend(state.notes[:3])
     for tool, why in failures:
         lines.append(f"I could not {_DOING.get(tool, tool.replace('_', ' '))}: {why}.")

@@ -140,3 +140,33 @@ def test_every_proposal_for_a_vague_time_is_its_own_event(
         start = datetime.fromisoformat(event.start)
         assert start >= NOW and 9 <= start.hour <= 20
     assert bundle.question and f"({TZ})" in bundle.question
+
+
+@pytest.mark.parametrize(
+    ("request_text", "subject", "said", "events"),
+    [
+        # what to say is given: its activity words ("review") are no plan to propose times for
+        ("email Sam Lee that the deck is ready and ask him to review it", "The deck is ready",
+         "The deck is ready. Could you review it?", []),
+        ("draft an email saying I'm late", "I'm late", "I'm late.", []),
+        # a time said in it still makes the event, as before
+        ("email Sam Lee that lunch friday at 1 works", "Lunch", "Lunch friday at 1 works.",
+         ["created"]),
+    ],
+)  # fmt: skip
+def test_an_email_says_what_was_asked(
+    tmp_path: Path, request_text: str, subject: str, said: str, events: list[str]
+) -> None:
+    assistant = build_assistant(data_dir=tmp_path, no_llm=True)
+    bundle = assistant.ask(Turn(request_text, NOW, TZ))
+    assert [e.status for e in bundle.events] == events
+    [eml] = [f for f in bundle.files if f.type == "eml"]
+    message = email.message_from_bytes(Path(str(eml.path)).read_bytes(), policy=policy.default)
+    assert message["Subject"] == subject and said in message.get_content()
+    assert bundle.question is None
+
+
+def test_a_draft_with_nobody_to_send_to_is_still_written_and_says_so(tmp_path: Path) -> None:
+    bundle = build_assistant(data_dir=tmp_path, no_llm=True).ask(Turn("reply to this", NOW, TZ))
+    assert [f.type for f in bundle.files] == ["eml", "mailto"]
+    assert "It has no recipient yet" in bundle.reply and "schema" not in bundle.reply

@@ -509,7 +509,7 @@ TOOLS: tuple[Tool, ...] = (
         parameters={
             "type": "object",
             "properties": {
-                "to": {**_STRING_LIST, "minItems": 1, "description": "names or addresses"},
+                "to": {**_STRING_LIST, "description": "names or addresses; [] for none yet"},
                 "cc": _STRING_LIST,
                 "subject": {"type": "string"},
                 "body": {"type": "string"},
