@@ -127,6 +127,7 @@ def test_a_stated_event_with_a_reply_asked_is_still_created(tmp_path: Path) -> N
         # one day said: proposals on that day only
         ("dinner with Sam Lee friday", ["2026-11-27"]),
         ("dinner with Sam Lee friday evening", ["2026-11-27"]),
+        ("dinner with Sam Lee wednesday evening next week", ["2026-12-02"]),
     ],
 )
 def test_every_proposal_for_a_vague_time_is_its_own_event(

@@ -603,12 +603,15 @@ def _selected(events: list[ProposedEvent], wanted: str) -> list[ProposedEvent]:
 
 
 WEEK_SPAN_RE = data.phrase_pattern("times", "week_span")
+_CALENDAR_WORDS = data.words("labels", "calendar_words")  # named days and months
 
 
 def _days_spanned(mention: TimeMention, zone: ZoneInfo) -> tuple[date, int]:
     """The first local day a vague mention covers and how many days ("next week": 7)."""
     first = mention.value.astimezone(zone)  # type: ignore[union-attr]
-    if WEEK_SPAN_RE.search(mention.text):  # "some evening next week": any day of that week
+    named_day = any(w in _CALENDAR_WORDS for w in re.findall(r"\w+", mention.text.casefold()))
+    if WEEK_SPAN_RE.search(mention.text) and not named_day:
+        # "some evening next week": any day of that week ("wednesday next week" is one day)
         monday = first.date() - timedelta(days=first.weekday())
         return monday, 7
     if mention.end_value is not None:
