@@ -19,16 +19,19 @@ import threading
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from datetime import date, timedelta
+from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
+from zoneinfo import ZoneInfo
 
 import icalendar
 
 CHROMIUM = "/usr/bin/chromium"
 TZ = "Europe/Berlin"
 TIMEOUT_MS = 90_000  # turns share two cores with the browser (and the model)
-TOMORROW = f"{date.today() + timedelta(days=1):%Y%m%d}"  # the page's turns use the real clock
+# The page's turns use the real clock in the page's zone: "tomorrow" is Berlin's tomorrow,
+# which near midnight UTC is not the machine's.
+TOMORROW = f"{datetime.now(ZoneInfo(TZ)).date() + timedelta(days=1):%Y%m%d}"
 CALENDAR = (
     "BEGIN:VCALENDAR\r\nVERSION:2.0\r\nPRODID:-//test//EN\r\n"
     "BEGIN:VEVENT\r\nUID:dentist-1\r\nDTSTAMP:20261101T000000Z\r\n"

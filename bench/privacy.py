@@ -29,6 +29,7 @@ logger = logging.getLogger(__name__)
 ROOT = Path(__file__).resolve().parent.parent
 RESEARCH = ROOT.parent / "shared" / "benchmarks" / "pii_presidio_research.jsonl"
 CHAT = Path(__file__).resolve().parent / "data" / "chat_pii.jsonl"
+WNUT_DEV = ROOT.parent / "shared" / "benchmarks" / "wnut17_dev.jsonl"
 
 Span = tuple[int, int, str]  # start, end, type
 # Gold label -> the prediction types that count for it.
@@ -106,6 +107,45 @@ def score(records: list[dict], predictions: list[list[Span]], types: dict[str, s
         result[label] = {"n": seen[label], "visible": visible[label] / seen[label]
                          if seen[label] else float("nan")}  # fmt: skip
     return result
+
+
+def wnut_figures(records: list[dict], predicted: list[list[Span]], person: set[str]) -> dict:
+    """WNUT-17: PERSON recall (half a span's characters replaced by a person type), the share
+    of other entities left whole, and the share of plain words with anything replaced."""
+    people = found = others = kept = plain = hit = 0
+    for record, spans in zip(records, predicted, strict=True):
+        for gold in record["entities"]:
+            if gold["type"] == "person":
+                people += 1
+                found += _covered(gold, spans, person) >= 0.5
+            else:
+                others += 1
+                kept += _covered(gold, spans, None) == 0
+        position = 0
+        for word in record["text"].split(" "):
+            start, end = position, position + len(word)
+            position = end + 1
+            if not word or any(g["start"] <= start < g["end"] for g in record["entities"]):
+                continue
+            plain += 1
+            hit += any(s < end and start < e for s, e, _ in spans)
+    return {"people": people, "recall": found / people, "others": others,
+            "visible": kept / others, "plain": plain, "redacted": hit / plain}  # fmt: skip
+
+
+def wnut_table(records: list[dict], rows: list[tuple[str, dict]]) -> list[str]:
+    """The WNUT-17 dev table: one row per system."""
+    first = rows[0][1]
+    lines = [
+        f"## WNUT-17 dev (noisy social-media text, {len(records)} posts, {first['people']} "
+        f"people, {first['others']} other entities, {first['plain']} plain words)", "",
+        "| | PERSON recall | other entities left visible | plain words redacted |",
+        "|---|---|---|---|",
+    ]  # fmt: skip
+    for name, figures in rows:
+        lines.append(f"| {name} | {figures['recall']:.3f} | {figures['visible']:.3f} | "
+                     f"{figures['redacted']:.3f} |")  # fmt: skip
+    return lines
 
 
 def run_veil(records: list[dict]) -> list[list[Span]]:
@@ -190,6 +230,12 @@ def main() -> None:
     v_chat = chat_figures(chat, veil_chat, VEIL_TYPES)
     s_chat = chat_figures(chat, stock_chat, STOCK_TYPES)
 
+    wnut = load(WNUT_DEV)
+    wnut_rows = [
+        ("Veil", wnut_figures(wnut, run_veil(wnut), {"PERSON"})),
+        ("stock Presidio", wnut_figures(wnut, [analyze(r["text"]) for r in wnut], {"PERSON"})),
+    ]
+
     messages = [line for r in chat for line in r["text"].split("\n") if line.strip()]
     # Rounds alternate Veil and stock, so load from other work on a shared machine falls on
     # both alike rather than on whichever happened to run during it.
@@ -210,6 +256,7 @@ def main() -> None:
              f"{v_chat['wrong']:.3f} |",
              f"| stock Presidio | {s_chat['pii']} | {s_chat['recall']:.3f} | {s_chat['kept_n']} "
              f"| {s_chat['wrong']:.3f} |", "",
+             *wnut_table(wnut, wnut_rows), "",
              f"## Speed ({len(messages)} chat lines, one call each, median of {ROUNDS} "
              "alternating runs)", "",
              "| | seconds | messages/s | time vs stock |", "|---|---|---|---|",

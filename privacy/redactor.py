@@ -17,6 +17,7 @@ from dataclasses import asdict, dataclass, field
 
 from lang.thread import split_thread
 from privacy.context import SENDER_BEFORE_RE, english_line, is_brand_shaped, no_name_here
+from privacy.detector import detector
 from privacy.engine import get_analyzer
 from privacy.entity_map import PLACEHOLDER_RE, EntityMap, normalize_value
 from privacy.errors import InputRefusedError
@@ -31,6 +32,7 @@ from privacy.lexicon import (
     is_compound_brand,
     is_everyday_word,
     is_given_name,
+    is_surname,
     zipf,
 )
 from privacy.names import (
@@ -42,6 +44,7 @@ from privacy.names import (
 )
 from privacy.phone import DEFAULT_REGIONS, phone_key
 from privacy.postal import PLACE_BEFORE_RE, find_blocks, is_country, street_end
+from privacy.recognizers.titled_name import LEADING_TITLE_RE
 
 logger = logging.getLogger(__name__)
 
@@ -63,7 +66,9 @@ _TIER = {"EMAIL": 0, "CARD": 0, "IBAN": 0}
 _PRIORITY = {"EMAIL": 0, "CARD": 1, "IBAN": 1, "SSN": 1, "IP": 1, "PHONE": 2, "ADDRESS": 3,
              "PERSON": 4}  # fmt: skip
 _WORD_RE = re.compile(r"[^\W_][\w'’\-]*")
-_WEAK_SOURCES = ("weak-cue", "list", "rare", "capitalised", "alone", "name-line")
+# The learned detector's word probability above which its span needs no guess checks.
+LEARNED_SURE = 0.95
+_WEAK_SOURCES = ("weak-cue", "list", "rare", "capitalised", "alone", "name-line", "learned")
 # Evidence no place or street overrides: a speaker label, "Dr. X", a name the session knows.
 _SURE_SOURCES = ("speaker", "titled", "known", "signature", "home")
 
@@ -155,13 +160,39 @@ def _chunks(text: str) -> Iterable[tuple[int, str]]:
 _AT_BEFORE_RE = re.compile(r"(?:\bat|@)[ \t]+$", re.IGNORECASE)
 
 
+def _name_part(text: str, start: int, end: int) -> tuple[int, int]:
+    """The name inside a span another reader found: no title before it ("Mr. Leiva"), no
+    possessive after it ("Yefremova's"), and in a capitalised name no lower-case word after it
+    ("Tom sync")."""
+    title = LEADING_TITLE_RE.match(text[start:end])
+    start += title.end() if title else 0
+    if text[start:end].endswith(("'s", "’s")):
+        end -= 2
+    words = list(_WORD_RE.finditer(text, start, end))
+    if len(words) > 1 and words[0].group()[:1].isupper():
+        while len(words) > 1 and words[-1].group().islower():
+            words.pop()
+        end = words[-1].end()
+    return start, end
+
+
+def _never_a_name(text: str, start: int, end: int) -> bool:
+    """Spans no evidence makes a name: digits, a placeholder, only time or non-name words, or
+    an organisation word ("Q3", "Tomorrow", "Acme Corp")."""
+    value = text[start:end]
+    words = [w.casefold() for w in _WORD_RE.findall(value)]
+    if not words or any(ch.isdigit() for ch in value) or PLACEHOLDER_RE.search(value):
+        return True
+    return all(w in NOT_NAMES or w in TIME_WORDS for w in words) or any(
+        w in ORG_WORDS for w in words
+    )
+
+
 def _plausible_person(text: str, start: int, end: int) -> bool:
     """spaCy's PERSON guesses minus its known slips: "Tomorrow", "Q3", "Blue Bottle Coffee"."""
     value = text[start:end]
     words = [w.casefold() for w in _WORD_RE.findall(value)]
-    if not words or any(ch.isdigit() for ch in value) or PLACEHOLDER_RE.search(value):
-        return False
-    if all(w in NOT_NAMES or w in TIME_WORDS for w in words) or any(w in ORG_WORDS for w in words):
+    if _never_a_name(text, start, end):
         return False
     # spaCy's English model reads capitalised French, German, Spanish or Portuguese words
     # ("Parfait", "Termin", "Claro") as people: words far more common abroad than in English
@@ -333,6 +364,15 @@ class Redactor:
                 if any(s < hit.end and hit.start < e for s, e in near):
                     continue
             found.append(_Found(hit.start, hit.end, "PERSON", hit.source))
+        # The learned detector reads context no rule lists ("dinner with sam", "ravi: lunch
+        # thu?"): its spans are evidence like a rule's weak hit, held to the same checks.
+        for start, end in self._learned(text, fields):
+            # spaCy's company or place covering the span wins in written-out text ("Reed
+            # Elsevier", "Initech"); in lower-case chat its guesses are no evidence.
+            covered = any(s <= start and end <= e for s, e in places_near(start, end))
+            if covered and not text[start:end].islower():
+                continue
+            found.append(_Found(start, end, "PERSON", "learned"))
         found = _not_places(text, found, _Spans(places))
         people_spans = [(f.start, f.end) for f in _resolve(found, text) if f.type == "PERSON"]
         for hit in list_neighbours(text, people_spans):
@@ -355,6 +395,38 @@ class Redactor:
                 kept[span] = KeptSpan("DATE_TIME", line.stamp, *span)
         found = [f for f in found if f.end > f.start and not _inside_placeholder(text, f)]
         return found, sorted(kept.values(), key=lambda k: k.start)
+
+    def _learned(self, text: str, fields: _Spans) -> list[tuple[int, int]]:
+        """The detector's person spans that pass the checks every name guess passes."""
+        spans = []
+        for offset, piece in _chunks(text):
+            if not piece.strip():
+                continue
+            for span in detector().people(piece):
+                start, end = _trim(text, *_one_line(text, offset + span.start, offset + span.end))
+                start, end = _name_part(text, start, end)
+                if end <= start or fields.overlaps(start, end):
+                    continue
+                # Sure evidence about a known given name in an English line outweighs the
+                # guess checks a spaCy hit must pass ("drinks w/ olivia and ben"); only what is
+                # never a name vetoes it. Other spans pass the guess checks like any guess.
+                first = _WORD_RE.findall(text[start:end])[0].casefold()
+                sure = (
+                    span.score >= LEARNED_SURE
+                    and is_given_name(first)
+                    and (english_line(text, start) or not foreign_word(first))
+                )
+                if _never_a_name(text, start, end) or employer_before(text, start, text[start:end]):
+                    continue  # "I work for Wolters Kluwer": an employer, whatever its shape
+                # A span no name list knows a word of ("Xignite", "Kluwer") is a brand as
+                # often as a person: it needs sure evidence as well as the guess checks.
+                known = any(is_given_name(w) or is_surname(w)
+                            for w in _WORD_RE.findall(text[start:end].casefold()))  # fmt: skip
+                if sure or (
+                    (known or span.score >= LEARNED_SURE) and _plausible_person(text, start, end)
+                ):
+                    spans.append((start, end))
+        return spans
 
     def _known(self, text: str) -> list[_Found]:
         """Every occurrence of a value the session or the contacts already know, in any case."""

@@ -10,6 +10,9 @@ _TITLES = (
     r"|Senhor|Senhora|Dona|Don|Dott|Doutor|Doutora|Doktor)"
 )
 
+# A title opening a span another reader found ("Mr. Leiva"): the name is what follows.
+LEADING_TITLE_RE = regex.compile(rf"^(?:{_TITLES}\.?|(?i:{_TITLES[3:-1]})\.)\s+")
+
 # Typed fast, titles lose their capital but keep their full stop: "ms. Quinzia", "dr. Okafor".
 # Without the stop a lower-case "miss" or "don" is a word ("I miss London").
 _TYPED_TITLES = r"(?i:(?:mr|mrs|ms|mx|dr|prof|sr|sra|srta|mme|mlle)\.)"

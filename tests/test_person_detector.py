@@ -1,0 +1,67 @@
+"""The learned PERSON detector (privacy/detector.py), alone and inside the redactor.
+
+The miss classes of issue 15 each have rows, and each table has rows that must stay visible:
+venues, firms, services and landmarks next to the same cue words.
+"""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from privacy.detector import MANIFEST_FILE, _folder, detector
+from privacy.redactor import Redactor
+
+
+def test_the_shipped_detector_is_the_one_its_manifest_describes() -> None:
+    import hashlib
+
+    manifest = json.loads((_folder() / MANIFEST_FILE).read_text(encoding="utf-8"))
+    for name, digest in manifest["files"].items():
+        assert hashlib.sha256((_folder() / name).read_bytes()).hexdigest() == digest, name
+    assert manifest["data"]["selection"] == "wnut17_dev.jsonl only"
+    assert 0 < manifest["threshold"] < 1 and manifest["dev"]["plain_redacted"] <= 0.03
+    assert (_folder() / "person-detector.int8.onnx").stat().st_size < 100 * 1024 * 1024
+
+
+def test_word_scores_separate_a_name_from_the_words_around_it() -> None:
+    scores = {
+        "dinner with sam sometime next week"[s:e]: p
+        for s, e, p in detector().word_scores("dinner with sam sometime next week")
+    }
+    assert scores["sam"] >= detector().threshold > max(scores["dinner"], scores["week"])
+
+
+@pytest.mark.parametrize(
+    ("text", "hidden"),
+    [
+        # lower-case first names after a cue, and lower-case speaker labels
+        ("dinner with sam sometime next week", ["sam"]),
+        ("ravi: lunch thu?", ["ravi"]),
+        ("drinks w/ olivia and ben fri", ["olivia", "ben"]),
+        # ALL CAPS in itineraries
+        ("PASSENGER: KARTHIK RAO", ["KARTHIK RAO"]),
+    ],
+)
+def test_names_people_type_are_redacted(text: str, hidden: list[str]) -> None:
+    redacted = Redactor().redact(text)
+    for value in hidden:
+        assert value not in redacted.text, (value, redacted.text)
+
+
+@pytest.mark.parametrize(
+    ("text", "visible"),
+    [
+        ("dinner at olive garden with the team", ["olive garden"]),
+        ("meet me at Blue Bottle at 3", ["Blue Bottle"]),
+        ("the plumber from Roto-Rooter comes at 9", ["Roto-Rooter"]),
+        ("join on Zoom, then lunch at the Marriott", ["Zoom", "Marriott"]),
+        ("see you at the Space Needle tomorrow", ["Space Needle"]),
+        ("I'll book it through OpenTable", ["OpenTable"]),
+    ],
+)
+def test_venues_firms_and_services_stay_visible(text: str, visible: list[str]) -> None:
+    redacted = Redactor().redact(text)
+    for value in visible:
+        assert value in redacted.text, (value, redacted.text)
