@@ -298,7 +298,8 @@ def main() -> None:
             for no_llm in (True, False):
                 try:
                     seconds, turns = run_journey(browser, journey, no_llm=no_llm)
-                    row.append(f"passed, {seconds:.1f} s" + (f", {turns} turns" if turns else ""))
+                    count = f", {turns} turn{'s' if turns != 1 else ''}" if turns else ""
+                    row.append(f"passed, {seconds:.1f} s{count}")
                 except Exception as failure:  # a failed journey is a figure
                     row.append(f"FAILED ({type(failure).__name__}: {str(failure)[:60]})")
                 print(name, "no-llm" if no_llm else "embedded", row[-1], file=sys.stderr)

@@ -366,11 +366,12 @@ class Redactor:
             found.append(_Found(hit.start, hit.end, "PERSON", hit.source))
         # The learned detector reads context no rule lists ("dinner with sam", "ravi: lunch
         # thu?"): its spans are evidence like a rule's weak hit, held to the same checks.
-        for start, end in self._learned(text, fields):
+        for start, end, sure in self._learned(text, fields):
             # spaCy's company or place covering the span wins in written-out text ("Reed
-            # Elsevier", "Initech"); in lower-case chat its guesses are no evidence.
+            # Elsevier", "Initech") unless the detector is sure of a listed name; in lower-case
+            # chat spaCy's guesses are no evidence.
             covered = any(s <= start and end <= e for s, e in places_near(start, end))
-            if covered and not text[start:end].islower():
+            if covered and not sure and not text[start:end].islower():
                 continue
             found.append(_Found(start, end, "PERSON", "learned"))
         found = _not_places(text, found, _Spans(places))
@@ -396,8 +397,15 @@ class Redactor:
         found = [f for f in found if f.end > f.start and not _inside_placeholder(text, f)]
         return found, sorted(kept.values(), key=lambda k: k.start)
 
-    def _learned(self, text: str, fields: _Spans) -> list[tuple[int, int]]:
-        """The detector's person spans that pass the checks every name guess passes."""
+    def _learned(self, text: str, fields: _Spans) -> list[tuple[int, int, bool]]:
+        """The detector's person spans, weighed: (start, end, sure).
+
+        Sure evidence (a word probability of LEARNED_SURE or more, with a word some name list
+        knows, in an English line or in a word no other language claims) outweighs the guess
+        checks a spaCy hit must pass ("drinks w/ olivia and ben"). Other spans pass those
+        checks like any guess, and one with no listed word ("Xignite") must be scored sure
+        too. What is never a name, and an employer ("I work for Wolters Kluwer"), veto both.
+        """
         spans = []
         for offset, piece in _chunks(text):
             if not piece.strip():
@@ -407,25 +415,17 @@ class Redactor:
                 start, end = _name_part(text, start, end)
                 if end <= start or fields.overlaps(start, end):
                     continue
-                # Sure evidence about a known given name in an English line outweighs the
-                # guess checks a spaCy hit must pass ("drinks w/ olivia and ben"); only what is
-                # never a name vetoes it. Other spans pass the guess checks like any guess.
-                first = _WORD_RE.findall(text[start:end])[0].casefold()
+                value = text[start:end]
+                if _never_a_name(text, start, end) or employer_before(text, start, value):
+                    continue
+                words = _WORD_RE.findall(value.casefold())
+                known = any(is_given_name(w) or is_surname(w) for w in words)
+                scored = span.score >= LEARNED_SURE
                 sure = (
-                    span.score >= LEARNED_SURE
-                    and is_given_name(first)
-                    and (english_line(text, start) or not foreign_word(first))
+                    scored and known and (english_line(text, start) or not foreign_word(words[0]))
                 )
-                if _never_a_name(text, start, end) or employer_before(text, start, text[start:end]):
-                    continue  # "I work for Wolters Kluwer": an employer, whatever its shape
-                # A span no name list knows a word of ("Xignite", "Kluwer") is a brand as
-                # often as a person: it needs sure evidence as well as the guess checks.
-                known = any(is_given_name(w) or is_surname(w)
-                            for w in _WORD_RE.findall(text[start:end].casefold()))  # fmt: skip
-                if sure or (
-                    (known or span.score >= LEARNED_SURE) and _plausible_person(text, start, end)
-                ):
-                    spans.append((start, end))
+                if sure or ((known or scored) and _plausible_person(text, start, end)):
+                    spans.append((start, end, sure))
         return spans
 
     def _known(self, text: str) -> list[_Found]:
