@@ -7,6 +7,7 @@ import os
 import socket
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -139,3 +140,18 @@ def embedded_model() -> Iterator[object]:
     model = LlamaCppModel(embedded_model_path(), n_ctx=2048)
     model.load()
     yield model
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Any]:
+    """Debian's Chromium under Playwright, one per test module (the browser tests use it)."""
+    from playwright.sync_api import sync_playwright
+
+    from bench.journeys import CHROMIUM
+
+    with sync_playwright() as playwright:
+        launched = playwright.chromium.launch(
+            executable_path=CHROMIUM, args=["--no-sandbox", "--disable-gpu"]
+        )
+        yield launched
+        launched.close()

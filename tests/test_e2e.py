@@ -40,18 +40,6 @@ def server(tmp_path: Path) -> Iterator[str]:
     httpd.shutdown()
 
 
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Browser]:
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(
-            executable_path=CHROMIUM, args=["--no-sandbox", "--disable-gpu"]
-        )
-        yield browser
-        browser.close()
-
-
 @pytest.fixture
 def page(browser: Browser, server: str, request: pytest.FixtureRequest) -> Iterator[Page]:
     """A fresh page on the app in Europe/Berlin; its screenshot is saved when the test ends."""
