@@ -42,6 +42,12 @@ def test_word_scores_separate_a_name_from_the_words_around_it() -> None:
         ("drinks w/ olivia and ben fri", ["olivia", "ben"]),
         # ALL CAPS in itineraries
         ("PASSENGER: KARTHIK RAO", ["KARTHIK RAO"]),
+        # nicknames, double given names (Korean, Indian, Spanish), plural family names
+        ("bday drinks for lizzie and bobby tonight", ["lizzie", "bobby"]),
+        ("lunch w/ kim min-jun at 1", ["kim min-jun"]),
+        ("ask priya lakshmi about the venue", ["priya lakshmi"]),
+        ("meet juan carlos at the gate", ["juan carlos"]),
+        ("the Okonkwos are coming over saturday", ["Okonkwos"]),
     ],
 )
 def test_names_people_type_are_redacted(text: str, hidden: list[str]) -> None:

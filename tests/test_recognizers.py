@@ -115,6 +115,12 @@ def test_phone_key_merges_spellings(spellings: list[str], region: str) -> None:
         ("69 Av Sidi Lakhmi, Tunis", ["69 Av Sidi Lakhmi"]),
         ("Avda. Rio Nalon 58", ["Avda. Rio Nalon 58"]),
         ("Piazzetta Scalette 104", ["Piazzetta Scalette 104"]),
+        # numbered streets (US and Indian forms)
+        ("meet at 311 E 62nd St, New York", ["311 E 62nd St"]),
+        ("I live at 311 East 62nd Street", ["311 East 62nd Street"]),
+        ("flat 7, 12 3rd Main Road, Koramangala", ["flat 7, 12 3rd Main Road"]),
+        ("we came 2 3rd in the race", []),
+        ("book 2 rooms on the 3rd floor", []),
         ("I have av headphones 3", []),
         ("Suite 445\n LOW STREET", ["Suite 445"]),
         ("meet at 3 pm Friday", []),

@@ -41,6 +41,8 @@ _UNIT = (
 _WORD = r"[\p{L}][\p{L}'’.\-]*"
 # Street names hold no function words: "3 blocks to the park" is a walk, not an address.
 _NAME_WORD = rf"(?!(?:the|to|and|a|an|of|in|my|our|your|at|for|with|on|is|are|from|by|or)\b){_WORD}"
+# Numbered streets: "311 E 62nd St", "7 3rd Main Road".
+_ORDINAL = r"\d{1,4}(?:st|nd|rd|th)"
 _PARTICLE = r"(?:(?:de|du|des|la|le|l'|del|da|do|dos|das|di|della|dei)\s+)"
 # Further words of a street name are capitalised: "31 Rue Al Imam Al Bakri", not "rue X à Paris".
 _MORE_WORDS = r"(?:\s+(?-i:\p{Lu})[\p{L}'’.\-]*){0,3}"
@@ -93,7 +95,7 @@ class StreetAddressRecognizer(PatternRecognizer):
             "number street suffix",
             # one line: "Suite 445\n LOW STREET" is a unit, then a town
             rf"(?:\b{_UNIT},?\s+)?\b\d{{1,6}}[a-z]?(?:[-/]\d{{1,4}})?,?[ \t]+"
-            rf"(?:{_NAME_WORD}[ \t]+){{0,4}}?{_SUFFIX}\b\.?"
+            rf"(?:(?:{_NAME_WORD}|{_ORDINAL})[ \t]+){{0,4}}?{_SUFFIX}\b\.?"
             # "12 Upper St Martin's Lane": a saint's "St" inside the name, the street word after
             rf"(?:[ \t]+(?-i:\p{{Lu}})[\p{{L}}'’\-]*(?:[ \t]+{_NAME_WORD}){{0,2}}[ \t]+{_SUFFIX}"
             rf"\b\.?)?"
