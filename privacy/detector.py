@@ -76,12 +76,19 @@ class PersonDetector:
                     scores[word_id] = max(1.0 - float(probs[offset, 0]), 1e-9)
         return [(s, e, float(p)) for (s, e), p in zip(words, scores, strict=True)]
 
-    def people(self, text: str, threshold: float | None = None) -> list[PersonSpan]:
-        """Runs of words scored at or above the threshold: the spans it reads as names."""
+    def people(
+        self,
+        text: str,
+        threshold: float | None = None,
+        scores: list[tuple[int, int, float]] | None = None,
+    ) -> list[PersonSpan]:
+        """Runs of words scored at or above the threshold: the spans it reads as names.
+        `scores` are `word_scores(text)` when the caller already has them."""
         limit = self.threshold if threshold is None else threshold
+        scores = self.word_scores(text) if scores is None else scores
         spans: list[PersonSpan] = []
         run: list[tuple[int, int, float]] = []
-        for start, end, score in [*self.word_scores(text), (len(text), len(text), 0.0)]:
+        for start, end, score in [*scores, (len(text), len(text), 0.0)]:
             word = text[start:end]
             joined = run and text[run[-1][1] : start].strip() == ""
             if score >= limit and word[:1].isalnum() and (not run or joined):

@@ -68,6 +68,8 @@ _PRIORITY = {"EMAIL": 0, "CARD": 1, "IBAN": 1, "SSN": 1, "IP": 1, "PHONE": 2, "A
 _WORD_RE = re.compile(r"[^\W_][\w'’\-]*")
 # The learned detector's word probability above which its span needs no guess checks.
 LEARNED_SURE = 0.95
+# ... and below which, for every word of a guess no name list knows, the guess is doubted.
+LEARNED_DOUBT = 0.05
 _WEAK_SOURCES = ("weak-cue", "list", "rare", "capitalised", "alone", "name-line", "learned")
 # Evidence no place or street overrides: a speaker label, "Dr. X", a name the session knows.
 _SURE_SOURCES = ("speaker", "titled", "known", "signature", "home")
@@ -158,6 +160,24 @@ def _chunks(text: str) -> Iterable[tuple[int, str]]:
 
 
 _AT_BEFORE_RE = re.compile(r"(?:\bat|@)[ \t]+$", re.IGNORECASE)
+
+
+def _doubted(
+    text: str, start: int, end: int, scored: dict[int, list[tuple[int, int, float]]]
+) -> bool:
+    """Counter-evidence for a guess: the detector gives every word of it less than
+    LEARNED_DOUBT and no name list knows any of them ("Wolters Kluwer", "Personal Info")."""
+    words = [
+        score
+        for offset, scores in scored.items()
+        for s, e, score in scores
+        if start <= offset + s and offset + e <= end
+    ]
+    if not words or max(words) >= LEARNED_DOUBT:
+        return False
+    return not any(
+        is_given_name(w) or is_surname(w) for w in _WORD_RE.findall(text[start:end].casefold())
+    )
 
 
 def _name_part(text: str, start: int, end: int) -> tuple[int, int]:
@@ -303,6 +323,7 @@ class Redactor:
         venues: list[tuple[int, int]] = []
         fields = _Spans([(line.start, line.body_start) for line in lines
                          if line.kind == "header" and line.field != "wrote"])  # fmt: skip
+        scored = self._scored(text)
         for offset, piece in _chunks(text):
             if not piece.strip():
                 continue
@@ -325,7 +346,8 @@ class Redactor:
                     if fields.overlaps(start, end):
                         continue  # "Betreff:" is a header's name, not a person's
                     if end > start and _plausible_person(text, start, end):
-                        found.append(_Found(start, end, "PERSON", "spacy"))
+                        if not _doubted(text, start, end, scored):
+                            found.append(_Found(start, end, "PERSON", "spacy"))
                 elif kind in PLACEHOLDER_TYPES:
                     found.append(_Found(start, end, PLACEHOLDER_TYPES[kind], "presidio"))
         venues.sort()
@@ -366,7 +388,7 @@ class Redactor:
             found.append(_Found(hit.start, hit.end, "PERSON", hit.source))
         # The learned detector reads context no rule lists ("dinner with sam", "ravi: lunch
         # thu?"): its spans are evidence like a rule's weak hit, held to the same checks.
-        for start, end, sure in self._learned(text, fields):
+        for start, end, sure in self._learned(text, fields, scored):
             # spaCy's company or place covering the span wins in written-out text ("Reed
             # Elsevier", "Initech") unless the detector is sure of a listed name; in lower-case
             # chat spaCy's guesses are no evidence.
@@ -397,7 +419,17 @@ class Redactor:
         found = [f for f in found if f.end > f.start and not _inside_placeholder(text, f)]
         return found, sorted(kept.values(), key=lambda k: k.start)
 
-    def _learned(self, text: str, fields: _Spans) -> list[tuple[int, int, bool]]:
+    def _scored(self, text: str) -> dict[int, list[tuple[int, int, float]]]:
+        """The detector's word scores per chunk offset, in the chunk's own offsets."""
+        return {
+            offset: detector().word_scores(piece)
+            for offset, piece in _chunks(text)
+            if piece.strip()
+        }
+
+    def _learned(
+        self, text: str, fields: _Spans, scored: dict[int, list[tuple[int, int, float]]]
+    ) -> list[tuple[int, int, bool]]:
         """The detector's person spans, weighed: (start, end, sure).
 
         Sure evidence (a word probability of LEARNED_SURE or more, with a word some name list
@@ -410,7 +442,7 @@ class Redactor:
         for offset, piece in _chunks(text):
             if not piece.strip():
                 continue
-            for span in detector().people(piece):
+            for span in detector().people(piece, scores=scored[offset]):
                 start, end = _trim(text, *_one_line(text, offset + span.start, offset + span.end))
                 start, end = _name_part(text, start, end)
                 if end <= start or fields.overlaps(start, end):
