@@ -128,6 +128,8 @@ def test_a_stated_event_with_a_reply_asked_is_still_created(tmp_path: Path) -> N
         ("dinner with Sam Lee friday", ["2026-11-27"]),
         ("dinner with Sam Lee friday evening", ["2026-11-27"]),
         ("dinner with Sam Lee wednesday evening next week", ["2026-12-02"]),
+        # "about lunch" is a topic here, not today's lunch
+        ("email Sam Lee about lunch", ["2026-11-24", "2026-11-25", "2026-11-26"]),
     ],
 )
 def test_every_proposal_for_a_vague_time_is_its_own_event(

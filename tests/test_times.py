@@ -338,3 +338,20 @@ def test_numbers_inside_other_numbers_are_no_times(
 ) -> None:
     mentions = [m for m in sgd_parser.parse(text) if m.value is not None]
     assert [(m.text, m.value) for m in mentions] == expected
+
+
+@pytest.mark.parametrize(
+    ("text", "day"),
+    [
+        # an approximation word and a meal say no day: Duckling's "today" is its own default
+        ("email Karthik about lunch", None),
+        ("around dinner", None),
+        # a day word, or a word that means today, still dates it
+        ("about lunch tomorrow", "2026-03-05"),
+        ("tonight", "2026-03-04"),
+        ("this evening", "2026-03-04"),
+    ],
+)
+def test_an_approximate_meal_names_no_day(parser: TimeParser, text: str, day: str | None) -> None:
+    [mention] = [m for m in parser.parse(text) if m.kind == "vague"]
+    assert (mention.value.date().isoformat() if mention.value else None) == day

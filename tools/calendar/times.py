@@ -678,6 +678,10 @@ class TimeParser:
             result[index] = replace(
                 host, text=text[lo:hi], start=lo, end=hi, kind="vague", all_day=False, vague=word
             )
+            rest = re.findall(r"\w+", (clean[lo:start] + " " + clean[end:hi]).casefold())
+            if rest and all(w in _APPROXIMATELY for w in rest):
+                # "about lunch": Duckling's day is its own default, not a word of the text
+                result[index] = replace(result[index], value=None, end_value=None, grain=None)
         return result
 
     @staticmethod
@@ -697,6 +701,7 @@ _NUMERIC_DATE_RE = re.compile(r"\b(\d{1,2})[/.-](\d{1,2})[/.-](\d{2}|\d{4})\b")
 
 
 _OPEN_DAY_RE = data.phrase_pattern("times", "open_day")
+_APPROXIMATELY = data.words("times", "approximately")
 _SENTENCE_END_RE = re.compile(r"[.!?\n]")
 
 
