@@ -35,9 +35,6 @@ _PATTERNS = {name: data.phrase_pattern("requests", name) for name in SECTIONS}
 class Asked:
     """A request phrase found at a sentence start; `rest` is the sentence after it."""
 
-    section: str
-    start: int
-    end: int
     rest: str
 
     @property
@@ -60,5 +57,5 @@ def asked(request: str, section: str) -> Asked | None:
             tail = request[match.end() :]
             stop = _SENTENCE_END_RE.search(tail)
             rest = (tail[: stop.start()] if stop else tail).strip(" \t,:;-")
-            return Asked(section, match.start(), match.end(), rest)
+            return Asked(rest)
     return None

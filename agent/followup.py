@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from agent.bundle import BundleEvent, BundleFile, PlanItem, StepOutcome, TurnBundle, in_zone
+from agent.calendar_answers import event_time
 from agent.extraction.cue import CANCEL_RE, MOVE_RE
 from lang import data
 from memory.calendar import CalendarStore
@@ -160,7 +161,7 @@ def carry_out(
         )
     path = _write(out_dir, moved, cancel=False, now=now)
     return _bundle(
-        f"Moved {event.title} to {_when(moved)} ({moved.tz}). Import the .ics to update your "
+        f"Moved {event.title} to {event_time(moved, moved.tz)}. Import the .ics to update your "
         "calendar; it replaces the earlier one.",
         moved, "updated", path, "move_event", f"moved to {reason}", _conflicts(store, moved),
     )  # fmt: skip
@@ -209,13 +210,7 @@ def _answer(
 
 
 def _said(event: CalendarEvent) -> str:
-    return f"{event.title}, {_when(event)} ({event.tz})"
-
-
-def _when(event: CalendarEvent) -> str:
-    if event.all_day:
-        return f"{event.start:%a %d %b}"
-    return f"{event.start:%a %d %b, %H:%M}–{event.end:%H:%M}"
+    return f"{event.title}, {event_time(event, event.tz)}"
 
 
 def _write(out_dir: Path, event: CalendarEvent, *, cancel: bool, now: datetime) -> Path:

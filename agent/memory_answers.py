@@ -19,6 +19,7 @@ from agent.extraction.cue import CANCEL_RE
 from memory.store import Contact, Fact, MemoryStore
 from privacy.entity_map import normalize_value
 from tools.calendar.times import TimeMention
+from tools.memory import MAX_FACT_CHARS
 
 Act = Literal["remember", "recall", "forget"]
 MAX_QUOTED = 3
@@ -97,6 +98,12 @@ def carry_out_memory(
     """Do the act; the bundle's reply says what is kept, known or gone. `learned`: contacts
     this request already saved, described."""
     if act.act == "remember":
+        if len(act.text) > MAX_FACT_CHARS:
+            return _bundle(
+                f"That is too long to remember ({len(act.text):,} characters; the limit is "
+                f"{MAX_FACT_CHARS}): say it in a sentence or two.",
+                "memory_store", "failed", "fact too long",
+            )  # fmt: skip
         try:
             fact = memory.add_fact(act.text, session)
         except ValueError as error:

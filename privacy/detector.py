@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import json
 import re
-import threading
 from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
@@ -53,7 +52,6 @@ class PersonDetector:
         self._tokenizer = Tokenizer.from_file(str(folder / TOKENIZER_FILE))
         self._tokenizer.no_padding()
         self._tokenizer.no_truncation()
-        self._lock = threading.Lock()
 
     def word_scores(self, text: str) -> list[tuple[int, int, float]]:
         """(start, end, P(person)) for every word of `text`."""

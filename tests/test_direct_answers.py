@@ -271,3 +271,12 @@ def test_a_remembered_contact_never_reaches_a_prompt(
     for secret in ("karthik", "rao", "acme", "555"):
         assert not [p for p in prompts if secret in p.casefold()], secret
     assert "re-redacted" not in caplog.text
+
+
+def test_a_note_too_long_to_remember_is_refused_with_the_limit(
+    chat: tuple[Assistant, MemoryStore],
+) -> None:
+    session = chat[1].create_session("long").id
+    answer = say(chat, session, "remember that " + "the blue car is parked outside " * 30)
+    assert "too long to remember" in answer.reply and "the limit is 500" in answer.reply
+    assert not chat[1].facts()

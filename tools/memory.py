@@ -6,6 +6,8 @@ from typing import Any
 
 from tools.base import Tool, ToolContext, ToolResult
 
+MAX_FACT_CHARS = 500  # one remembered sentence, from a tool call or typed in a chat
+
 
 def memory_store(args: dict[str, Any], ctx: ToolContext) -> ToolResult:
     if ctx.memory is None:
@@ -31,7 +33,7 @@ TOOLS: tuple[Tool, ...] = (
         "Remember one sentence about the user's people, places or preferences for later turns.",
         {
             "type": "object",
-            "properties": {"text": {"type": "string", "minLength": 3, "maxLength": 500}},
+            "properties": {"text": {"type": "string", "minLength": 3, "maxLength": MAX_FACT_CHARS}},
             "required": ["text"],
             "additionalProperties": False,
         },
