@@ -54,6 +54,12 @@ def alternation(file: str, section: str) -> str:
     return "|".join(re.escape(w) for w in entries)
 
 
+def regex_alternation(file: str, section: str) -> str:
+    """The regular expressions of `section` (lists per language, in file order) as one
+    alternation source, each kept in its written order."""
+    return "|".join(p for patterns in table(file)[section].values() for p in patterns)
+
+
 def phrase_pattern(file: str, section: str) -> re.Pattern[str]:
     """The phrase lists of `section` (all languages) as one case-insensitive, word-bounded
     pattern; a space in a phrase matches any run of spaces, a "*" one word."""

@@ -15,6 +15,7 @@ import itertools
 import re
 import string
 
+from lang.data import words
 from privacy.lexicon import (
     ROLES,
     WORD_CACHE_SIZE,
@@ -27,13 +28,7 @@ from privacy.lexicon import (
 SENTENCE_END = ".!?:;\n\"“(['>¡¿"  # ">" opens a quoted e-mail line
 
 # Fillers, assent and surprise in the five languages Veil reads: never a name on their own.
-INTERJECTIONS = frozenset(
-    """uh um umm uhm er erm hm hmm mm mmm mhm ah aah oh ooh eh huh meh ugh oops whoa wow yay
-    yeah yea yep yup yes nah nope no ok okay okey kk alright aight sure lol lmao haha hehe
-    welp phew gosh jeez damn dang shoot ja jo jep nee nein naja tja genau achso ach na oui ouais
-    non bah ben bof euh hein voilà allez sí si vale venga dale claro bueno pues órale ándale
-    sim não bora opa oba beleza valeu tá ué nossa eita""".split()
-)
+INTERJECTIONS = words("names", "interjections")
 # "Hmmm", "Uhhh", "Yeahhh", "Okaaay": a filler stretched by typing.
 _STRETCHED_RE = re.compile(
     r"(?:h+m+|u+h+|u+m+|e+r+m*|a+h+|o+h+|m+h*m+|y+e+a+h+|y+e+p+|y+u+p+|o+k+a+y+|n+a+h+|w+o+w+)",

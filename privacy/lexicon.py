@@ -17,99 +17,30 @@ from pathlib import Path
 from spacy.lang.en.stop_words import STOP_WORDS as EN_STOP
 from wordfreq import zipf_frequency
 
+from lang.data import words
 from privacy.errors import PrivacyError
 
 logger = logging.getLogger(__name__)
 
 LANGUAGES = ("en", "de", "fr", "es", "pt")
 
-TIME_WORDS = frozenset(
-    """today tonight tomorrow tmrw tmr yesterday now later soon morning afternoon evening night
-    noon midnight weekend week month year day days weeks monday tuesday wednesday thursday friday
-    saturday sunday mon tue tues wed thu thur thurs fri sat sun january february march april may
-    june july august september october november december jan feb mar apr jun jul aug sep sept oct
-    nov dec am pm eod eow asap christmas easter heute morgen gestern abend nacht woche montag
-    dienstag mittwoch donnerstag freitag samstag sonntag januar februar märz mai juni juli
-    oktober dezember aujourd'hui demain hier soir matin semaine lundi mardi mercredi jeudi
-    vendredi samedi dimanche janvier février mars avril juin juillet août octobre novembre
-    décembre hoy mañana ayer tarde noche semana lunes martes miércoles jueves viernes sábado
-    domingo enero febrero marzo abril mayo junio julio agosto septiembre octubre noviembre
-    diciembre hoje amanhã ontem noite segunda terça quarta quinta sexta sábado domingo janeiro
-    fevereiro março maio junho julho setembro outubro dezembro""".split()
-)
-
-ROLES = frozenset(
-    """cfo ceo cto coo cmo vp boss manager lead dentist doctor doc lawyer attorney accountant
-    landlord landlady colleague coworker co-worker friend buddy pal bestie sister brother sis bro
-    wife husband partner spouse assistant therapist coach teacher tutor neighbor neighbour intern
-    recruiter client customer contractor plumber electrician mechanic realtor agent trainer
-    nanny babysitter roommate flatmate kid cousin aunt auntie uncle mother father mom mum dad mommy
-    mummy daddy son daughter niece nephew grandma grandpa granny nana fiancé fiancée fiance
-    fiancee girlfriend boyfriend gf bf mentor supervisor director founder cofounder co-founder
-    investor advisor adviser vet physio physiotherapist hairdresser barber chef secretary pa
-    editor designer engineer developer nurse pharmacist optician surgeon professor prof team
-    everyone everybody all guys folks kids baby babe honey sweetie darling love dear team
-    kollege kollegin zahnarzt zahnärztin arzt ärztin mama papa oma opa schwester bruder frau
-    mann freund freundin nachbar nachbarin collègue patron médecin maman sœur frère ami amie
-    copain copine voisin jefe jefa colega médico mamá papá hermana hermano amigo amiga vecino
-    chefe mãe pai irmã irmão amiga vizinho""".split()
-)
-
+# The vocabulary lives in lang/data/names.toml, per language.
+TIME_WORDS = words("names", "time_words")
+ROLES = words("names", "roles")
 # Words that start or end a greeting, close a message, or address someone: never a name.
-SALUTATIONS = frozenset(
-    """hi hey hello hiya yo dear greetings thanks thank thx ty cheers best regards love xo xoxo
-    bye hallo hej liebe lieber moin servus danke grüße gruß lg vg mfg bonjour salut coucou cher
-    chère merci bises bisous cordialement amitiés hola querido querida estimado estimada gracias
-    saludos besos abrazos olá ola oi obrigado obrigada abraços beijos atenciosamente ciao
-    sincerely kind warm morning evening night all""".split()
-)
-
+SALUTATIONS = words("names", "salutations")
 # Never a name, whatever the case: pronouns, articles, prepositions, times, roles, greetings.
-HARD_NOT_NAMES = (
-    TIME_WORDS
-    | ROLES
-    | SALUTATIONS
-    | frozenset(
-        """the a an and or but of to in on at for with from by as is are was be my our your his
-        her their its this that these those there here what who whom which when where why how
-        not no yes der die das den dem des ein eine und oder mit von zu im am le la les un une
-        et ou de du des au aux avec el los las y o con del al lo um uma os as e com do da dos
-        das ao na no em para por""".split()
-    )
-)
-
+HARD_NOT_NAMES = TIME_WORDS | ROLES | SALUTATIONS | words("names", "function_words")
 # Words that are not names when written in lower case ("will", "may" can be names capitalised).
+# English stop words only: importing spaCy's French module alone takes five seconds, and
+# common words of the other languages are caught by their frequency instead.
 NOT_NAMES = (
-    HARD_NOT_NAMES
-    # English stop words only: importing spaCy's French module alone takes five seconds, and
-    # common words of the other languages are caught by their frequency instead.
-    | frozenset(w.casefold() for w in EN_STOP)
-    | frozenset(
-        """me you i we us him her them it ich du wir mich dich moi toi nous vous yo tú tu eu você
-        mum mom ok okay yes no yeah yep nope sure please lol haha omg btw fyi re fwd pls plz
-        guys y'all there here this that what call text email mail meet ping ask tell remind
-        invite message dm send see lunch dinner breakfast brunch coffee drinks meeting call
-        sync standup zoom teams slack whatsapp signal telegram imessage phone office home work
-        back soon again everyone someone anyone nobody q1 q2 q3 q4 ai ok""".split()
-    )
+    HARD_NOT_NAMES | frozenset(w.casefold() for w in EN_STOP) | words("names", "lower_not_names")
 )
-
 # Words that open the unit part of an address ("Apt. 4"): never the end of a name.
-UNIT_WORDS = frozenset({"apt", "apartment", "suite", "ste", "unit", "flat"})
-
+UNIT_WORDS = words("names", "unit_words")
 # Words that make a capitalised phrase an organisation or a venue, which stays visible.
-ORG_WORDS = frozenset(
-    """inc inc. corp corp. corporation co co. ltd ltd. llc llp plc gmbh ag sa sas sarl bv nv
-    group holdings company coffee cafe café bar restaurant bistro kitchen grill pizzeria bakery
-    hotel inn bank university college school academy institute hospital clinic labs lab
-    studio studios partners associates consulting systems technologies tech solutions
-    services foundation trust fund capital ventures media agency network airlines airport
-    station museum gallery theatre theater cinema church club gym center centre market store
-    shop mall park stadium arena orchestra band choir ensemble research investments consulting
-    transit movers analytics software insurance logistics realty properties pharma
-    pharmaceuticals motors industries enterprises apartments salon spa cinemas cineplex
-    dentistry dental pharmacy lofts residences plaza""".split()
-)
+ORG_WORDS = words("names", "org_words")
 
 
 @functools.cache

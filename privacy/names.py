@@ -17,6 +17,7 @@ from typing import Literal
 
 import regex
 
+from lang.data import regex_alternation
 from lang.thread import ThreadLine
 from privacy.context import (
     english_line,
@@ -52,31 +53,9 @@ Strength = Literal["strong", "weak", "free"]
 TOKEN = r"[^\W\d_]+(?:['’\-](?![sS]\b)[^\W\d_]+)*['’\-]?(?!\w)"
 _TOKEN_RE = re.compile(TOKEN)
 
-_STRONG_CUES = (
-    r"e-?mail(?:ed|ing)?(?:\s+to)?|mail\s+to|(?:write|wrote)\s+to|sen[dt]\s+(?:it\s+|this\s+)?to"
-    r"|talk(?:ed|ing)?\s+(?:to|with)|sp(?:eak|oke)\s+(?:to|with)|repl(?:y|ied)\s+to"
-    r"|forward(?:ed)?\s+(?:it\s+|this\s+)?to|text(?:ed|ing)?|txt|calls?\s+me|call(?:ed|ing)?"
-    r"|ring|rang|said|says|shouted\s+at|yelled\s+at|starring|featuring|feat\.|ft\."
-    r"|ping(?:ed)?|message[ds]?|dm|meet(?:ing)?(?:\s+up)?(?:\s+with)?|met(?:\s+with)?"
-    r"|invit(?:e|ed|ing)|cc|bcc|tell|told|ask(?:ed)?|remind(?:ed)?|introduced?|thanks?|thanked"
-    r"|thank\s+you|thx|ty|hey|hi|hello|hiya|yo|dear"
-    r"|bye|cheers|love|xoxo|xo|best|regards|sincerely|hallo|hej|liebe[rs]?|moin|servus|danke"
-    r"|grüße(?:\s+an)?|gruß|lg|vg|mfg|bonjour|salut|coucou|ch[eè]re?|merci|bises|bisous"
-    r"|cordialement|hola|querid[oa]|estimad[oa]|gracias|saludos|abrazos|olá|ola|oi|obrigad[oa]"
-    r"|abraços|beijos|atenciosamente|ciao|schreib|ruf|frag|sag|treffe|appelle|écris|1:1|1on1"
-    r"|rencontre|llama|escribe|pregunta|liga|ligar|pergunta|escreve|encontra|pick\s+up|loop\s+in"
-    r"|bring(?:e|s|ing)?|visit(?:ing)?|add|tag|join|congrats|congratulate|happy\s+birthday"
-    r"|levar|trazer|llevar|traer|invitar|convidar|einladen|inviter|avisa|avise|préviens"
-    r"|(?:my\s+|maiden\s+|full\s+)?name(?:\s+is)?|i'm|i\s+am|called|named|signed"
-    r"|je\s+m'appelle|ich\s+bin|ich\s+heiße|me\s+llamo|soy|me\s+chamo|sou"
-    r"|casa\s+de(?:\s+la)?|casa\s+del|casa\s+d[ao]|chez"  # "en casa de la Cata": someone's home
-)
-# "aniversário do Caio", "casa de la Cata": "of" + a name in Portuguese and colloquial Spanish
-# ("de" alone is too common before places: only with the article a name takes there).
-_WEAK_CUES = (
-    r"with|w/|mit|avec|con|com|from|von|for|für|pour|para|by|to|an|à|and|und|et|&"
-    r"|do|da|dos|das|de[ \t]+la|del"
-)
+# Words before a name, per language: lang/data/names.toml.
+_STRONG_CUES = regex_alternation("names", "strong_cues")
+_WEAK_CUES = regex_alternation("names", "weak_cues")
 # Portuguese and colloquial Spanish/German put an article before a name: "com a Ana".
 _ARTICLE = r"(?:(?:a|o|la|el|der|die|den|dem)[ \t]+(?=[^\W\d_]))?"
 _CUE_RE = re.compile(
