@@ -48,6 +48,7 @@ _OBJECT_WORDS = frozenset(
 _PARTICLES = frozenset("to up out off down over".split())
 _NEXT_RE = re.compile(r"[ \t]+([^\W\d_][\w'’]*)")
 _WORD_RE = re.compile(r"[^\W_][\w'’\-]*")
+_LIST_BEFORE_RE = re.compile(r"[\w'’][ \t]+(?:and|&|und|et|y|e)[ \t]+$")
 _LIST_AFTER_RE = re.compile(r"[ \t]*(?:,[ \t]*|[ \t]+(?:and|&|und|et|y|e)[ \t]+)[A-ZÀ-Þ]")
 # Job titles by their make: "Gynecologist", "Stylist", "Pediatrician", "Practitioner".
 _ROLE_ENDINGS = ("ologist", "ist", "ician", "iatrist", "itioner", "ographer")
@@ -153,7 +154,8 @@ def no_name_here(text: str, start: int, end: int) -> bool:
         return False
     first = words[0]
     # "Uh", "Yeah": a filler; "Dale and White were ..." is a list of people, which no filler is
-    if len(words) == 1 and is_interjection(first) and not _LIST_AFTER_RE.match(text, end):
+    listed = _LIST_AFTER_RE.match(text, end) or _LIST_BEFORE_RE.search(text, 0, start)
+    if len(words) == 1 and is_interjection(first) and not listed:
         return True
     if any(is_role_word(w) for w in (words[0], words[-1])):
         return True

@@ -30,7 +30,8 @@ ROLES = words("names", "roles")
 # Words that start or end a greeting, close a message, or address someone: never a name.
 SALUTATIONS = words("names", "salutations")
 # Never a name, whatever the case: pronouns, articles, prepositions, times, roles, greetings.
-HARD_NOT_NAMES = TIME_WORDS | ROLES | SALUTATIONS | words("names", "function_words")
+FUNCTION_WORDS = words("names", "function_words")
+HARD_NOT_NAMES = TIME_WORDS | ROLES | SALUTATIONS | FUNCTION_WORDS
 # Words that are not names when written in lower case ("will", "may" can be names capitalised).
 # English stop words only: importing spaCy's French module alone takes five seconds, and
 # common words of the other languages are caught by their frequency instead.

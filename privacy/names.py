@@ -393,7 +393,7 @@ def employer_before(text: str, start: int, word: str) -> bool:
 
 
 # Words that open place names ("San Jose", "Santa Rosa", "Fort Worth"), never a full name.
-_PLACE_OPENERS = frozenset(
+PLACE_OPENERS = frozenset(
     """san santa santo são sao los las new fort port mount mt saint lake north south east
     west upper lower palo""".split()
 )
@@ -410,7 +410,7 @@ def _not_capitalised_name(text: str, start: int, end: int, word: str) -> bool:
     """Capitalised words whose neighbours make them a place, a venue, a verb or a filler."""
     if _ARTICLE_BEFORE_RE.search(text, max(0, start - 5), start):
         return True
-    if word.casefold() in _PLACE_OPENERS and end > start + len(word):
+    if word.casefold() in PLACE_OPENERS and end > start + len(word):
         return True  # "San Jose", not "San Zhang": a place opener before another capital
     return no_name_here(text, start, end)
 

@@ -16,26 +16,35 @@ from collections.abc import Iterable, Sequence
 from dataclasses import asdict, dataclass, field
 
 from lang.thread import split_thread
-from privacy.context import SENDER_BEFORE_RE, english_line, is_brand_shaped, no_name_here
+from privacy.context import (
+    SENDER_BEFORE_RE,
+    english_line,
+    is_brand_shaped,
+    no_name_here,
+    sentence_start,
+)
 from privacy.detector import detector
 from privacy.engine import get_analyzer
 from privacy.entity_map import PLACEHOLDER_RE, EntityMap, normalize_value
 from privacy.errors import InputRefusedError
+from privacy.evidence import Candidate, Evidence, grouped, prior, threshold, weigh
 from privacy.lexicon import (
+    FUNCTION_WORDS,
     HARD_NOT_NAMES,
     NOT_NAMES,
     ORG_WORDS,
+    ROLES,
     SALUTATIONS,
     TIME_WORDS,
     UNIT_WORDS,
     foreign_word,
-    is_compound_brand,
     is_everyday_word,
     is_given_name,
     is_surname,
     zipf,
 )
 from privacy.names import (
+    PLACE_OPENERS,
     employer_before,
     find_names,
     firm_names,
@@ -66,13 +75,32 @@ _TIER = {"EMAIL": 0, "CARD": 0, "IBAN": 0}
 _PRIORITY = {"EMAIL": 0, "CARD": 1, "IBAN": 1, "SSN": 1, "IP": 1, "PHONE": 2, "ADDRESS": 3,
              "PERSON": 4}  # fmt: skip
 _WORD_RE = re.compile(r"[^\W_][\w'’\-]*")
-# The learned detector's word probability above which its span needs no guess checks.
-LEARNED_SURE = 0.95
-# ... and below which, for every word of a guess no name list knows, the guess is doubted.
-LEARNED_DOUBT = 0.05
-_WEAK_SOURCES = ("weak-cue", "list", "rare", "capitalised", "alone", "name-line", "learned")
 # Evidence no place or street overrides: a speaker label, "Dr. X", a name the session knows.
 _SURE_SOURCES = ("speaker", "titled", "known", "signature", "home")
+# Readers whose spans are people without weighing: the sure ones, "my cfo Karthik", and the
+# members of a named group ("the Nguyens: Anh, Bao and Chi").
+TRUSTED = (*_SURE_SOURCES, "role", "group")
+# Readers that guess from the words alone, with no rule about the words around them.
+GUESSES = frozenset({"spacy", "learned"})
+# Every weighed span goes here too when a caller sets a list (bench/privacy_evidence.py).
+EVIDENCE_LOG: list[tuple[str, Evidence]] | None = None
+# "Mei Tanaka from Fabrikam Labs": what follows a name and "of", "from" or "at" is where
+# they are from.
+_OWNER_OF_RE = re.compile(r"[A-ZÀ-Þ][\w'’\-]*[ \t]+[A-ZÀ-Þ][\w'’\-]*[ \t]+(?:of|from|at)[ \t]+$")
+_OPENER_BEFORE_RE = re.compile(
+    rf"\b(?:{'|'.join(sorted(PLACE_OPENERS, key=len, reverse=True))})[ \t]+$", re.IGNORECASE
+)
+_CAPITAL_NEXT_RE = re.compile(r"[ \t]+[A-ZÀ-Þ]")
+# "Museu do Prado", "Hotel Fasano", "Bank of X": a venue's word, then maybe "of", then the span.
+_VENUE_BEFORE_RE = re.compile(
+    r"([A-ZÀ-Þ][\w'’\-]*)[ \t]+(?:(?:of|the|de|del|do|da|du|des|de[ \t]+la)[ \t]+)?$"
+)
+# "no fan of X" says little; "the CEO of X" says X is a company.
+_OF_BEFORE_RE = re.compile(r"\bof[ \t]+$", re.IGNORECASE)
+_ROLE_OF_RE = re.compile(
+    rf"\b(?:{'|'.join(sorted(map(re.escape, ROLES), key=len, reverse=True))})[ \t]+of[ \t]+$",
+    re.IGNORECASE,
+)
 
 
 @dataclass(frozen=True)
@@ -162,24 +190,6 @@ def _chunks(text: str) -> Iterable[tuple[int, str]]:
 _AT_BEFORE_RE = re.compile(r"(?:\bat|@)[ \t]+$", re.IGNORECASE)
 
 
-def _doubted(
-    text: str, start: int, end: int, scored: dict[int, list[tuple[int, int, float]]]
-) -> bool:
-    """Counter-evidence for a guess: the detector gives every word of it less than
-    LEARNED_DOUBT and no name list knows any of them ("Wolters Kluwer", "Personal Info")."""
-    words = [
-        score
-        for offset, scores in scored.items()
-        for s, e, score in scores
-        if start <= offset + s and offset + e <= end
-    ]
-    if not words or max(words) >= LEARNED_DOUBT:
-        return False
-    return not any(
-        is_given_name(w) or is_surname(w) for w in _WORD_RE.findall(text[start:end].casefold())
-    )
-
-
 def _name_part(text: str, start: int, end: int) -> tuple[int, int]:
     """The name inside a span another reader found: no title before it ("Mr. Leiva"), no
     possessive after it ("Yefremova's"), and in a capitalised name no lower-case word after it
@@ -208,43 +218,89 @@ def _never_a_name(text: str, start: int, end: int) -> bool:
     )
 
 
-def _plausible_person(text: str, start: int, end: int) -> bool:
-    """spaCy's PERSON guesses minus its known slips: "Tomorrow", "Q3", "Blue Bottle Coffee"."""
+def _checks(
+    text: str, start: int, end: int, places: list[tuple[int, int]], *, guess: bool
+) -> dict[str, bool]:
+    """The facts the evidence table weighs for a span read as a person (evidence.toml).
+
+    The guess checks (what a name rule checks itself before it fires) count only for a span
+    that no rule proposed."""
     value = text[start:end]
-    words = [w.casefold() for w in _WORD_RE.findall(value)]
-    if _never_a_name(text, start, end):
-        return False
-    # spaCy's English model reads capitalised French, German, Spanish or Portuguese words
-    # ("Parfait", "Termin", "Claro") as people: words far more common abroad than in English
-    if (
-        all(foreign_word(w) for w in words)
-        and not english_line(text, start)
-        and (len(words) == 1 or not any(map(is_given_name, words)))
-    ):
-        return False
-    # "Personal Info", "Directed": everyday English words that no given name explains
-    if not any(map(is_given_name, words)) and all(zipf(w) >= 4.5 for w in words):
-        return False
-    # "añádelo", "actualiza mi calendario": guesses at lower-case words; in a longer guess a
-    # given name must be more than a word of another language ("mi" is Korean and Spanish)
-    given = [w for w in words if is_given_name(w) and (len(words) == 1 or not foreign_word(w))]
-    if value.islower() and not given:
-        return False
-    if no_name_here(text, start, end) or venue_follows(text, end):
-        return False  # "Nah.", "Mark the location", "Pruneyard Dine-In Cinemas"
-    if not is_given_name(words[0]) and _AT_BEFORE_RE.search(text, max(0, start - 6), start):
-        return False  # "meet at Dishoom", "dinner at Kin Khao": a venue
-    if len(words) == 1:
-        word = value.strip()
-        if is_compound_brand(word):
-            return False  # "Hellowallet", "Cityscan": two everyday words run together
-        if employer_before(text, start, word):
-            return False  # "I work for Thinknum"
-        if word.islower() and not is_given_name(word) and zipf(word) >= 3.0:
-            return False
-        if word.isupper() and len(word) <= 4:
-            return False
-    return True
+    words = [w.casefold() for w in _WORD_RE.findall(value)] or [value.casefold()]
+    one = len(words) == 1
+    # in a longer span a given name must be more than a word of another language ("mi" is a
+    # Korean name and Spanish for "my")
+    given = [is_given_name(w) and (one or not foreign_word(w)) for w in words]
+    first = value.split()[0] if value.split() else value
+    before = text[max(0, start - 30) : start]
+    bare_of = bool(_OF_BEFORE_RE.search(before)) and not _ROLE_OF_RE.search(before)
+    checks = {
+        "employer": employer_before(text, start, value) and not bare_of,
+        "of_before": bare_of,
+        "org_word": any(w in ORG_WORDS for w in words),
+        "venue_before": _venue_before(before),
+        "brand": one and is_brand_shaped(first),
+        # "San Jose", "Fort Collins": a place opener before or at the start of a name
+        "place_name": bool(_OPENER_BEFORE_RE.search(before))
+        or (words[0] in PLACE_OPENERS and bool(_CAPITAL_NEXT_RE.match(text, end)))
+        or (len(words) > 1 and words[0] in PLACE_OPENERS),
+        "owner_of": bool(_OWNER_OF_RE.search(before)),
+        "place_unnamed": not given[0] and any(s < end and start < e for s, e in places),
+        "given_name": any(given),
+        "surname": not any(given) and any(map(is_surname, words)),
+        "common_word": any(zipf(w) >= 4.0 for w in words),
+        "three_words": len(words) >= 3,
+        "sender": bool(SENDER_BEFORE_RE.search(text, max(0, start - 30), start))
+        and not is_brand_shaped(first),
+        "inside_place": any(
+            s <= start and end <= e and e - s > end - start
+            and not _affiliated(text, start, end, s, e)
+            for s, e in places
+        ),
+        "is_place": any(s < end and start < e for s, e in places) and not value.islower(),
+        "foreign_line": not english_line(text, start),
+        # how it is written: a capital inside a sentence says more than one opening it
+        "capital_inside": value[:1].isupper() and not value.isupper()
+        and not sentence_start(text, start),
+        "all_caps": value.isupper() and len(value) > 1,
+    }  # fmt: skip
+    if not guess:
+        return checks
+    return checks | {
+        "never": _never_a_name(text, start, end),
+        # outside English the detector's word is weak: a word no list knows needs a rule
+        "foreign_unlisted": checks["foreign_line"] and not any(given),
+        "foreign": all(map(foreign_word, words)) and checks["foreign_line"]
+        and (one or not any(given)),
+        "everyday": not any(given) and all(zipf(w) >= 4.5 for w in words),
+        "lower_unlisted": value.islower() and not any(given),
+        "not_here": no_name_here(text, start, end),
+        "venue_after": venue_follows(text, end),
+        "at_venue": not given[0] and bool(_AT_BEFORE_RE.search(text, max(0, start - 6), start)),
+        "common_lower": one and value.islower() and not given[0] and zipf(words[0]) >= 3.0,
+        "short_caps": one and value.isupper() and len(value) <= 4,
+    }  # fmt: skip
+
+
+def _venue_before(before: str) -> bool:
+    """Whether the text before a span ends in a venue's word: "Museu do", "Hotel", "Bank of"."""
+    match = _VENUE_BEFORE_RE.search(before)
+    return bool(match) and match.group(1).casefold() in ORG_WORDS
+
+
+def _between_function_words(text: str, start: int, end: int) -> list[tuple[int, int]]:
+    """A run of words cut at lower-case function words: "Yuito Hirai of Reed Elsevier" is
+    two candidates, each weighed on its own."""
+    pieces: list[tuple[int, int]] = []
+    run: list[re.Match[str]] = []
+    for word in [*_WORD_RE.finditer(text, start, end), None]:
+        if word is None or word.group() in FUNCTION_WORDS:
+            if run:
+                pieces.append((run[0].start(), run[-1].end()))
+            run = []
+        else:
+            run.append(word)
+    return pieces
 
 
 def _trim(text: str, start: int, end: int) -> tuple[int, int]:
@@ -324,6 +380,7 @@ class Redactor:
         fields = _Spans([(line.start, line.body_start) for line in lines
                          if line.kind == "header" and line.field != "wrote"])  # fmt: skip
         scored = self._scored(text)
+        candidates: list[Candidate] = []
         for offset, piece in _chunks(text):
             if not piece.strip():
                 continue
@@ -343,11 +400,7 @@ class Redactor:
                     if metadata.get("recognizer_name") == "TitledNameRecognizer":
                         found.append(_Found(start, end, "PERSON", "titled"))  # "Mr. Ramos"
                         continue
-                    if fields.overlaps(start, end):
-                        continue  # "Betreff:" is a header's name, not a person's
-                    if end > start and _plausible_person(text, start, end):
-                        if not _doubted(text, start, end, scored):
-                            found.append(_Found(start, end, "PERSON", "spacy"))
+                    candidates.append(Candidate(*_name_part(text, start, end), "spacy"))
                 elif kind in PLACEHOLDER_TYPES:
                     found.append(_Found(start, end, PLACEHOLDER_TYPES[kind], "presidio"))
         venues.sort()
@@ -361,41 +414,40 @@ class Redactor:
         for place in places:
             kept[place] = KeptSpan("LOCATION", text[place[0] : place[1]], *place)
         for hit in find_names(text, lines):
-            value = text[hit.start : hit.end]
-            # A rule's guess inside a longer company or place name ("Blue Bottle Coffee")
-            # stays visible; a one-word "company" is spaCy guessing at an unknown name.
-            near = places_near(hit.start, hit.end)
-            if hit.source not in ("speaker", "role", "signature", "home", "group") and any(
-                s <= hit.start
-                and hit.end <= e
-                and (e - s > hit.end - hit.start)
-                and not _affiliated(text, hit.start, hit.end, s, e)
-                for s, e in near
-            ):
-                continue
-            # weak evidence ("with X", a rare capitalised word) yields to spaCy's "company"
-            # unless the word is a known given name: "from Initech" stays visible
-            # "an email from Oluwaseun": a sender is a person unless made like a brand
-            sender = SENDER_BEFORE_RE.search(text, max(0, hit.start - 30), hit.start)
-            if sender and not is_brand_shaped(value.split()[0]):
+            if hit.source in TRUSTED:
                 found.append(_Found(hit.start, hit.end, "PERSON", hit.source))
-                continue
-            if hit.source in _WEAK_SOURCES and (
-                hit.source == "rare" or not is_given_name(value.split()[0])
-            ):
-                if any(s < hit.end and hit.start < e for s, e in near):
-                    continue
-            found.append(_Found(hit.start, hit.end, "PERSON", hit.source))
-        # The learned detector reads context no rule lists ("dinner with sam", "ravi: lunch
-        # thu?"): its spans are evidence like a rule's weak hit, held to the same checks.
-        for start, end, sure in self._learned(text, fields, scored):
-            # spaCy's company or place covering the span wins in written-out text ("Reed
-            # Elsevier", "Initech") unless the detector is sure of a listed name; in lower-case
-            # chat spaCy's guesses are no evidence.
-            covered = any(s <= start and end <= e for s, e in places_near(start, end))
-            if covered and not sure and not text[start:end].islower():
-                continue
-            found.append(_Found(start, end, "PERSON", "learned"))
+            else:
+                candidates.append(Candidate(hit.start, hit.end, hit.source))
+        floor = threshold("detector_floor")
+        for offset, piece in _chunks(text):
+            if piece.strip():
+                for span in detector().people(piece, threshold=floor, scores=scored[offset]):
+                    line = _one_line(text, offset + span.start, offset + span.end)
+                    for piece_start, piece_end in _between_function_words(text, *line):
+                        start, end = _name_part(text, *_trim(text, piece_start, piece_end))
+                        candidates.append(Candidate(start, end, "learned"))
+        # a chat export (two messages or more with their speakers) is full of people's names
+        thread = sum(1 for line in lines if line.kind == "message" and line.speaker) >= 2
+        words = [(offset + s, offset + e, p) for offset, scores in scored.items()
+                 for s, e, p in scores]  # fmt: skip
+        for start, end, sources in grouped(candidates):
+            if fields.overlaps(start, end):
+                continue  # "Betreff:" is a header's name, not a person's
+            # a name rule has read the words around its hit already; the checks below are
+            # for a guess alone (spaCy's, the detector's)
+            guess = sources <= GUESSES
+            checks = _checks(text, start, end, places_near(start, end), guess=guess)
+            checks["in_thread"] = thread
+            english = not checks["foreign_line"]
+            evidence = weigh(
+                start, end, sources, prior(text, start, end, words, english=english), checks
+            )
+            if EVIDENCE_LOG is not None:
+                EVIDENCE_LOG.append((text, evidence))
+            if evidence.person:
+                found.append(_Found(start, end, "PERSON", "+".join(sorted(sources))))
+            elif (street := street_end(text, start, end)) is not None:
+                found.append(_Found(start, street, "ADDRESS", "street"))  # "Marina Fort Street"
         found = _not_places(text, found, _Spans(places))
         people_spans = [(f.start, f.end) for f in _resolve(found, text) if f.type == "PERSON"]
         for hit in list_neighbours(text, people_spans):
@@ -426,39 +478,6 @@ class Redactor:
             for offset, piece in _chunks(text)
             if piece.strip()
         }
-
-    def _learned(
-        self, text: str, fields: _Spans, scored: dict[int, list[tuple[int, int, float]]]
-    ) -> list[tuple[int, int, bool]]:
-        """The detector's person spans, weighed: (start, end, sure).
-
-        Sure evidence (a word probability of LEARNED_SURE or more, with a word some name list
-        knows, in an English line or in a word no other language claims) outweighs the guess
-        checks a spaCy hit must pass ("drinks w/ olivia and ben"). Other spans pass those
-        checks like any guess, and one with no listed word ("Xignite") must be scored sure
-        too. What is never a name, and an employer ("I work for Wolters Kluwer"), veto both.
-        """
-        spans = []
-        for offset, piece in _chunks(text):
-            if not piece.strip():
-                continue
-            for span in detector().people(piece, scores=scored[offset]):
-                start, end = _trim(text, *_one_line(text, offset + span.start, offset + span.end))
-                start, end = _name_part(text, start, end)
-                if end <= start or fields.overlaps(start, end):
-                    continue
-                value = text[start:end]
-                if _never_a_name(text, start, end) or employer_before(text, start, value):
-                    continue
-                words = _WORD_RE.findall(value.casefold())
-                known = any(is_given_name(w) or is_surname(w) for w in words)
-                scored = span.score >= LEARNED_SURE
-                sure = (
-                    scored and known and (english_line(text, start) or not foreign_word(words[0]))
-                )
-                if sure or ((known or scored) and _plausible_person(text, start, end)):
-                    spans.append((start, end, sure))
-        return spans
 
     def _known(self, text: str) -> list[_Found]:
         """Every occurrence of a value the session or the contacts already know, in any case."""
