@@ -729,6 +729,19 @@ def firm_names(text: str) -> list[tuple[int, int]]:
     return firms
 
 
+# The name element of tickets and boarding passes (IATA): SURNAME/GIVEN NAMES TITLE, in capitals.
+_TICKET_NAME_RE = re.compile(
+    r"(?<![\w/])(?P<name>[A-Z][A-Z'\-]+/[A-Z][A-Z'\-]*(?:[ \t]+[A-Z][A-Z'\-]*){0,3}?)"
+    r"[ \t]+(?:MR|MRS|MS|MISS|MSTR|DR|PROF|MX)\b"
+)
+
+
+def _ticket_names(text: str) -> Iterator[NameHit]:
+    """ "NGUYEN/VAN AN MR", "OKAFOR/CHIDI MRS": a passenger's whole name, title after."""
+    for match in _TICKET_NAME_RE.finditer(text):
+        yield NameHit(match.start("name"), match.end("name"), "ticket")
+
+
 def find_names(text: str, lines: list[ThreadLine]) -> list[NameHit]:
     """Every name the contextual rules find in `text` (lines come from `split_thread`)."""
     hits = [
@@ -742,5 +755,6 @@ def find_names(text: str, lines: list[ThreadLine]) -> list[NameHit]:
         *_subject_names(text),
         *_full_names(text),
         *_group_names(text),
+        *_ticket_names(text),
     ]
     return sorted(hits, key=lambda hit: (hit.start, -hit.end))

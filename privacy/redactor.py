@@ -78,8 +78,8 @@ _WORD_RE = re.compile(r"[^\W_][\w'’\-]*")
 # Evidence no place or street overrides: a speaker label, "Dr. X", a name the session knows.
 _SURE_SOURCES = ("speaker", "titled", "known", "signature", "home")
 # Readers whose spans are people without weighing: the sure ones, "my cfo Karthik", and the
-# members of a named group ("the Nguyens: Anh, Bao and Chi").
-TRUSTED = (*_SURE_SOURCES, "role", "group")
+# members of a named group ("the Nguyens: Anh, Bao and Chi"), a ticket's "NGUYEN/VAN AN MR".
+TRUSTED = (*_SURE_SOURCES, "role", "group", "ticket")
 # Readers that guess from the words alone, with no rule about the words around them.
 GUESSES = frozenset({"spacy", "learned"})
 # Every weighed span goes here too when a caller sets a list (bench/privacy_evidence.py).

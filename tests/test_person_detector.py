@@ -48,6 +48,11 @@ def test_word_scores_separate_a_name_from_the_words_around_it() -> None:
         ("ask priya lakshmi about the venue", ["priya lakshmi"]),
         ("meet juan carlos at the gate", ["juan carlos"]),
         ("the Okonkwos are coming over saturday", ["Okonkwos"]),
+        ("dinner with the okafors on sunday", ["okafors"]),
+        ("lunch with ji-woo tomorrow", ["ji-woo"]),
+        # a ticket's name element: SURNAME/GIVEN NAMES TITLE
+        ("PASSENGER: NGUYEN/VAN AN MR", ["NGUYEN", "VAN AN"]),
+        ("NAME: OKAFOR/CHIDI MRS  SEAT 14C", ["OKAFOR", "CHIDI"]),
     ],
 )
 def test_names_people_type_are_redacted(text: str, hidden: list[str]) -> None:
@@ -67,6 +72,10 @@ def test_names_people_type_are_redacted(text: str, hidden: list[str]) -> None:
         ("I'll book it through OpenTable", ["OpenTable"]),
         # spaCy reads the chain as a person; the detector's word scores doubt it
         ("Chipotle or Sweetgreen for lunch?", ["Chipotle", "Sweetgreen"]),
+        # a route is no ticket name: no title follows it
+        ("FLIGHT SFO/LAX DEPARTS 9:05", ["SFO/LAX"]),
+        ("vamos ao Museu do Prado amanhã", ["Museu do Prado"]),
+        ("early dinner at Magnolia Bakery then home", ["Magnolia Bakery"]),
     ],
 )
 def test_venues_firms_and_services_stay_visible(text: str, visible: list[str]) -> None:

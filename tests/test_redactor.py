@@ -134,8 +134,13 @@ def test_must_stay_visible(text: str, visible: list[str]) -> None:
         ("I'm at 12 Elm St, Priya", ["12 Elm St", "Priya"], []),
         ("12 Elm St room for everyone", ["12 Elm St"], ["room for everyone"]),
         ("early shows on Marina Fort Street were great", ["Marina Fort Street"], []),
+        # Bangalore's numbered mains and crosses; the locality and the town stay visible
+        ("my address is 7, 3rd Main, Koramangala 4th Block, Bangalore", ["7, 3rd Main"],
+         ["Koramangala 4th Block", "Bangalore"]),
+        ("flat 42 11th Cross Road, Indiranagar", ["flat 42 11th Cross Road"], ["Indiranagar"]),
         # no-match rows
         ("see you at 3, Springfield, room 4021", [], ["3", "Springfield", "4021"]),
+        ("the 3rd Main event starts at 7", [], ["3rd Main"]),
         ("Flying to Lisbon on Friday", [], ["Lisbon", "Friday"]),
     ],
 )  # fmt: skip

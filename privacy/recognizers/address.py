@@ -108,6 +108,13 @@ class StreetAddressRecognizer(PatternRecognizer):
             rf"\s+{_SUFFIX_CAPITALISED}(?:,?\s+{_UNIT}\b)?",
             0.5,
         ),
+        # Bangalore-style numbered mains and crosses: "7, 3rd Main", "42 11th Cross Road"
+        Pattern(
+            "number numbered main or cross",
+            rf"\b\d{{1,5}}[a-z]?(?:[-/]\d{{1,4}})?,?[ \t]+{_ORDINAL}[ \t]+(?-i:Main|Cross)\b"
+            rf"(?:[ \t]+(?:Road|Rd)\b\.?)?",
+            0.6,
+        ),
         Pattern("post box", rf"\b{_POSTBOX}", 0.6),
         Pattern(
             "street corner",
