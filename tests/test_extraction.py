@@ -146,10 +146,28 @@ def test_a_label_names_the_event_the_time_came_with() -> None:
         ("What should I call it?", ""),
         ("I called the dentist yesterday", ""),
         ("add this to my calendar", ""),
+        ("Can you add it to my calendar as well?", ""),
+        ("Put it on the calendar as usual.", ""),
     ],
 )  # fmt: skip
 def test_the_users_own_name_for_an_event(sentence: str, title: str) -> None:
     assert named_title(sentence, [])[0] == title
+
+
+@pytest.mark.parametrize(
+    ("sentence", "title"),
+    [
+        ("Label it Team retro on my schedule.", "Team retro"),
+        ("the event name is Dentist appointment", "Dentist appointment"),
+        # "name" as a noun in a clause that goes on names nothing
+        ("I need a name and time and the address is right.", ""),
+        ("Label if Food at 16:45 on my schedule.", ""),
+    ],
+)  # fmt: skip
+def test_a_label_names_an_activity_only_when_it_gives_one(sentence: str, title: str) -> None:
+    from agent.extraction.title import activity_title
+
+    assert activity_title(sentence) == title
 
 
 def test_a_name_beats_an_activity_word_said_earlier() -> None:

@@ -53,7 +53,7 @@ _ADD_RE = re.compile(
 _STOP = frozenset(
     """a an the my our your their his her its this that these those to for of and or but with
     at on in by from let's lets let us we i you have grab do did does say said get go some
-    quick any another
+    quick any another if unless because whether than as
     about maybe how what can could shall should would will is are be it re fwd also just
     still then so ok okay sure yes no hey hi hello please thanks thank up out was were has had
     event events
@@ -105,9 +105,11 @@ def activity_title(text: str) -> str:
         if match and text.rstrip().endswith("?"):
             continue  # "what is the name of the event?" asks for a title, it gives none
         if match:
-            title = match.group("title").strip()
+            title = _NAME_LEAD_RE.sub("", match.group("title").strip())
             if lang.states_date(title):
                 continue  # "the date for the event is Tuesday": a day, not a name
+            if not title or title.split()[0].casefold() in _STOP:
+                continue  # "I need a name and time": a clause goes on, no name is given
             if (ACTIVITY_RE.search(title) and not re.match(r"events?\b", title, re.I)) or (
                 pattern is LABEL_RE
             ):
@@ -188,7 +190,9 @@ _NAME_ASK_RE = re.compile(
 )
 _NOT_A_NAME = frozenset(
     "it this that these those them something anything everything all both one ça ca lo esto eso"
-    " isso das es event".split()
+    " isso das es event"
+    # what follows "as" when it is no name: "add it to my calendar as well", "as usual"
+    " well usual planned agreed discussed always before soon needed normal".split()
 )
 
 
