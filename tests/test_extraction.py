@@ -402,3 +402,19 @@ def test_a_start_moved_by_an_amount_is_asked_about_not_created() -> None:
     [event] = [e for e in link("add this", thread) if e.schedulable]
     mentions = TimeParser(tz=TZ, now=NOW).parse_input("add this", thread)
     assert not check_start(event.start, all_day=False, mentions=mentions, tz=TZ, now=NOW).allowed
+
+
+@pytest.mark.parametrize(
+    ("thread", "title"),
+    [
+        # the message that gives the time names the event in its next clause
+        ("Me: Do I have any free time on Friday?\nAgent: You are free after 2.\n"
+         "Me: At 3, please. It's a Hairdresser appointment.", "Hairdresser appointment"),
+        # another speaker's next words name nothing
+        ("Me: Do I have any free time on Friday?\nAgent: You are free after 2.\n"
+         "Me: At 3, please.\nAgent: Noted. Lunch is on me next time.", "Meeting"),
+    ],
+)  # fmt: skip
+def test_the_turn_that_times_an_event_names_it(thread: str, title: str) -> None:
+    [event] = link("add the event we agreed on to my calendar", thread)
+    assert event.title == title

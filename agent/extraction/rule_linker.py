@@ -119,11 +119,13 @@ class RuleLinker:
     def __init__(self, tz: str, now: datetime) -> None:
         self.zone = ZoneInfo(tz)
         self.now = now
+        self._segments: list[Segment] = []
 
     def link(
         self, request: str, thread: str, found: list[Candidate], *, intent: str = "schedule"
     ) -> list[ProposedEvent]:
         segments = split_segments(request, thread)
+        self._segments = segments
         speakers = [
             s.speaker
             for s in segments
@@ -140,6 +142,13 @@ class RuleLinker:
                     if before.get(id(event)) != _state(event):
                         event.said = index
         return self._finish(events, request, thread, speakers, intent)
+
+    def _same_turn(self, event: ProposedEvent, segment: Segment, index: int) -> bool:
+        """Whether the clause just before `segment`, in the same message, touched `event`."""
+        if index == 0 or event.said != index - 1:
+            return False
+        previous = self._segments[index - 1]
+        return previous.source == segment.source and previous.speaker == segment.speaker
 
     def _read(
         self,
@@ -222,6 +231,16 @@ class RuleLinker:
         if not clocks and not dates and self._shifted(text, own, segment.start, events):
             return last_day
         if not clocks:
+            if (
+                activity
+                and not (dates or vague)
+                and current is not None
+                and not current.activity
+                and current.start is not None
+                and self._same_turn(current, segment, index)
+            ):  # "At 3, please. It's a Hairdresser appointment.": the turn that timed it names it
+                current.title = current.activity = activity
+                return last_day
             self._dates_and_vague(events, segment, activity, dates, vague, target, intent)
             return last_day
         options = self._options(text, own, clocks, segment.start)
