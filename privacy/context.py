@@ -154,7 +154,9 @@ def no_name_here(text: str, start: int, end: int) -> bool:
         return False
     first = words[0]
     # "Uh", "Yeah": a filler; "Dale and White were ..." is a list of people, which no filler is
-    listed = _LIST_AFTER_RE.match(text, end) or _LIST_BEFORE_RE.search(text, 0, start)
+    listed = _LIST_AFTER_RE.match(text, end) or _LIST_BEFORE_RE.search(
+        text, max(0, start - 12), start
+    )  # a window: searching the whole text before every word made long pastes quadratic
     if len(words) == 1 and is_interjection(first) and not listed:
         return True
     if any(is_role_word(w) for w in (words[0], words[-1])):

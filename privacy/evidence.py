@@ -12,13 +12,10 @@ from __future__ import annotations
 
 import functools
 import math
-import re
 import tomllib
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from importlib import resources
-
-_WORD_RE = re.compile(r"[^\W_][\w'’\-]*")
 
 
 @functools.cache

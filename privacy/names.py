@@ -17,7 +17,7 @@ from typing import Literal
 
 import regex
 
-from lang.data import regex_alternation
+from lang.data import regex_alternation, words
 from lang.thread import ThreadLine
 from privacy.context import (
     english_line,
@@ -393,10 +393,7 @@ def employer_before(text: str, start: int, word: str) -> bool:
 
 
 # Words that open place names ("San Jose", "Santa Rosa", "Fort Worth"), never a full name.
-PLACE_OPENERS = frozenset(
-    """san santa santo são sao los las new fort port mount mt saint lake north south east
-    west upper lower palo""".split()
-)
+PLACE_OPENERS = words("places", "place_openers")
 # A capitalised article opens a venue's name inside other text: "El Mansour", "La Taberna".
 _ARTICLE_BEFORE_RE = re.compile(r"\b(?:El|La|Le|Los|Las|Les|Il|Lo|Der|Die|Das)[ \t]+$")
 # "Priya's place", "at Tom's house": a possessive before a home is a person's.

@@ -15,6 +15,7 @@ import unicodedata
 from collections.abc import Iterable, Sequence
 from dataclasses import asdict, dataclass, field
 
+from lang.data import alternation
 from lang.thread import split_thread
 from privacy.context import (
     SENDER_BEFORE_RE,
@@ -82,13 +83,13 @@ _SURE_SOURCES = ("speaker", "titled", "known", "signature", "home")
 TRUSTED = (*_SURE_SOURCES, "role", "group", "ticket")
 # Readers that guess from the words alone, with no rule about the words around them.
 GUESSES = frozenset({"spacy", "learned"})
-# Every weighed span goes here too when a caller sets a list (bench/privacy_evidence.py).
+# Every weighed span goes here too when a caller sets a list (training/evidence_weights.py).
 EVIDENCE_LOG: list[tuple[str, Evidence]] | None = None
 # "Mei Tanaka from Fabrikam Labs": what follows a name and "of", "from" or "at" is where
 # they are from.
 _OWNER_OF_RE = re.compile(r"[A-ZÀ-Þ][\w'’\-]*[ \t]+[A-ZÀ-Þ][\w'’\-]*[ \t]+(?:of|from|at)[ \t]+$")
 _OPENER_BEFORE_RE = re.compile(
-    rf"\b(?:{'|'.join(sorted(PLACE_OPENERS, key=len, reverse=True))})[ \t]+$", re.IGNORECASE
+    rf"\b(?:{alternation('places', 'place_openers')})[ \t]+$", re.IGNORECASE
 )
 _CAPITAL_NEXT_RE = re.compile(r"[ \t]+[A-ZÀ-Þ]")
 # "Museu do Prado", "Hotel Fasano", "Bank of X": a venue's word, then maybe "of", then the span.
@@ -219,7 +220,7 @@ def _never_a_name(text: str, start: int, end: int) -> bool:
 
 
 def _checks(
-    text: str, start: int, end: int, places: list[tuple[int, int]], *, guess: bool
+    text: str, start: int, end: int, places: list[tuple[int, int]], *, guess: bool, thread: bool
 ) -> dict[str, bool]:
     """The facts the evidence table weighs for a span read as a person (evidence.toml).
 
@@ -234,6 +235,7 @@ def _checks(
     first = value.split()[0] if value.split() else value
     before = text[max(0, start - 30) : start]
     bare_of = bool(_OF_BEFORE_RE.search(before)) and not _ROLE_OF_RE.search(before)
+    touches_place = any(s < end and start < e for s, e in places)
     checks = {
         "employer": employer_before(text, start, value) and not bare_of,
         "of_before": bare_of,
@@ -245,7 +247,7 @@ def _checks(
         or (words[0] in PLACE_OPENERS and bool(_CAPITAL_NEXT_RE.match(text, end)))
         or (len(words) > 1 and words[0] in PLACE_OPENERS),
         "owner_of": bool(_OWNER_OF_RE.search(before)),
-        "place_unnamed": not given[0] and any(s < end and start < e for s, e in places),
+        "place_unnamed": not given[0] and touches_place,
         "given_name": any(given),
         "surname": not any(given) and any(map(is_surname, words)),
         "common_word": any(zipf(w) >= 4.0 for w in words),
@@ -257,12 +259,13 @@ def _checks(
             and not _affiliated(text, start, end, s, e)
             for s, e in places
         ),
-        "is_place": any(s < end and start < e for s, e in places) and not value.islower(),
+        "is_place": touches_place and not value.islower(),
         "foreign_line": not english_line(text, start),
         # how it is written: a capital inside a sentence says more than one opening it
         "capital_inside": value[:1].isupper() and not value.isupper()
         and not sentence_start(text, start),
         "all_caps": value.isupper() and len(value) > 1,
+        "in_thread": thread,  # a chat export is full of people's names
     }  # fmt: skip
     if not guess:
         return checks
@@ -426,21 +429,24 @@ class Redactor:
                     for piece_start, piece_end in _between_function_words(text, *line):
                         start, end = _name_part(text, *_trim(text, piece_start, piece_end))
                         candidates.append(Candidate(start, end, "learned"))
-        # a chat export (two messages or more with their speakers) is full of people's names
+        # a chat export: two messages or more with their speakers
         thread = sum(1 for line in lines if line.kind == "message" and line.speaker) >= 2
-        words = [(offset + s, offset + e, p) for offset, scores in scored.items()
-                 for s, e, p in scores]  # fmt: skip
+        words = sorted((offset + s, offset + e, p) for offset, scores in scored.items()
+                       for s, e, p in scores)  # fmt: skip
+        word_starts = [s for s, _, _ in words]
         for start, end, sources in grouped(candidates):
             if fields.overlaps(start, end):
                 continue  # "Betreff:" is a header's name, not a person's
             # a name rule has read the words around its hit already; the checks below are
             # for a guess alone (spaCy's, the detector's)
             guess = sources <= GUESSES
-            checks = _checks(text, start, end, places_near(start, end), guess=guess)
-            checks["in_thread"] = thread
+            checks = _checks(text, start, end, places_near(start, end), guess=guess, thread=thread)
+            # the detector's scores inside the span, found by bisection (a long paste has many)
+            inside = words[bisect.bisect_left(word_starts, start) : bisect.bisect_left(
+                word_starts, end)]  # fmt: skip
             english = not checks["foreign_line"]
             evidence = weigh(
-                start, end, sources, prior(text, start, end, words, english=english), checks
+                start, end, sources, prior(text, start, end, inside, english=english), checks
             )
             if EVIDENCE_LOG is not None:
                 EVIDENCE_LOG.append((text, evidence))

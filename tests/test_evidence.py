@@ -26,7 +26,7 @@ def test_every_reader_and_check_has_a_weight() -> None:
     assert readers, "the name rules' readers were not found"
     for reader in readers | GUESSES:
         assert reader in TRUSTED or reader in table["sources"], reader
-    checks = _checks("lunch with Priya at 3", 11, 16, [], guess=True)
+    checks = _checks("lunch with Priya at 3", 11, 16, [], guess=True, thread=False)
     assert set(checks) <= set(table["checks"])
 
 
@@ -88,13 +88,13 @@ def test_the_prior_is_the_detectors_log_odds_clipped_and_scaled() -> None:
 )
 def test_checks(text: str, span: str, check: str, holds: bool) -> None:
     start = text.index(span)
-    checks = _checks(text, start, start + len(span), [], guess=True)
+    checks = _checks(text, start, start + len(span), [], guess=True, thread=False)
     assert checks[check] is holds, (text, check, checks)
 
 
 def test_a_name_rules_hit_is_not_held_to_the_guess_checks() -> None:
     """ "ask Will" is a rule's hit: "will" being a stop word is a guess check only."""
-    checks = _checks("can you ask Will about it?", 12, 16, [], guess=False)
+    checks = _checks("can you ask Will about it?", 12, 16, [], guess=False, thread=False)
     assert "never" not in checks and "not_here" not in checks
 
 

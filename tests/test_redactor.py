@@ -511,3 +511,12 @@ def test_surname_alone_links_to_known_full_name() -> None:
         "Ashworth & Partners"
         in redactor.redact("Philippa Ashworth\nAshworth & Partners\n2 Pemberton Close").text
     )
+
+
+def test_a_paste_longer_than_one_chunk_is_redacted_in_every_chunk() -> None:
+    """Scores are kept per chunk; a second chunk once crashed the detector's reading."""
+    line = "Me: lunch with Priya Raman at Blue Bottle on friday\nAgent: ask sam and olivia too\n"
+    text = line * 600  # about 48,000 characters: three chunks
+    result = Redactor().redact(text)
+    assert "Priya" not in result.text and "olivia" not in result.text
+    assert result.text.count("Blue Bottle") == 600

@@ -109,6 +109,19 @@ def _said_after(candidate_id: str, event: ProposedEvent) -> bool:
     return all(int(candidate_id[1:]) > int(g[1:]) for g in event.grounds)
 
 
+def _same_turn(
+    event: ProposedEvent, previous: Segment | None, segment: Segment, index: int
+) -> bool:
+    """Whether `previous`, the clause just before `segment` in the same message, touched
+    `event`."""
+    return (
+        previous is not None
+        and event.said == index - 1
+        and previous.source == segment.source
+        and previous.speaker == segment.speaker
+    )
+
+
 def _at(day: date, clock: time, zone: ZoneInfo) -> datetime:
     return datetime.combine(day, clock).replace(tzinfo=zone)
 
@@ -119,13 +132,11 @@ class RuleLinker:
     def __init__(self, tz: str, now: datetime) -> None:
         self.zone = ZoneInfo(tz)
         self.now = now
-        self._segments: list[Segment] = []
 
     def link(
         self, request: str, thread: str, found: list[Candidate], *, intent: str = "schedule"
     ) -> list[ProposedEvent]:
         segments = split_segments(request, thread)
-        self._segments = segments
         speakers = [
             s.speaker
             for s in segments
@@ -136,19 +147,13 @@ class RuleLinker:
         for index, segment in enumerate(segments):
             before = {id(e): _state(e) for e in events}
             try:
-                last_day = self._read(segment, index, found, events, last_day, intent)
+                previous = segments[index - 1] if index else None
+                last_day = self._read(segment, index, found, events, last_day, intent, previous)
             finally:  # the event a message touched is the one the next "call it X" names
                 for event in events:
                     if before.get(id(event)) != _state(event):
                         event.said = index
         return self._finish(events, request, thread, speakers, intent)
-
-    def _same_turn(self, event: ProposedEvent, segment: Segment, index: int) -> bool:
-        """Whether the clause just before `segment`, in the same message, touched `event`."""
-        if index == 0 or event.said != index - 1:
-            return False
-        previous = self._segments[index - 1]
-        return previous.source == segment.source and previous.speaker == segment.speaker
 
     def _read(
         self,
@@ -158,8 +163,10 @@ class RuleLinker:
         events: list[ProposedEvent],
         last_day: tuple[date, str] | None,
         intent: str,
+        previous: Segment | None = None,
     ) -> tuple[date, str] | None:
-        """Read one message: create, move, name or cancel events; returns the last day said."""
+        """Read one message: create, move, name or cancel events; returns the last day said.
+        `previous` is the clause read just before this one."""
         # A street number read as a year ("on March 7th in 620") is no date.
         own = [
             c
@@ -237,7 +244,7 @@ class RuleLinker:
                 and current is not None
                 and not current.activity
                 and current.start is not None
-                and self._same_turn(current, segment, index)
+                and _same_turn(current, previous, segment, index)
             ):  # "At 3, please. It's a Hairdresser appointment.": the turn that timed it names it
                 current.title = current.activity = activity
                 return last_day
