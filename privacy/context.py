@@ -16,9 +16,9 @@ import re
 import string
 
 from lang.data import words
+from lang.frequency import WORD_CACHE_SIZE
 from privacy.lexicon import (
     ROLES,
-    WORD_CACHE_SIZE,
     foreign_word,
     is_compound_brand,
     is_given_name,

@@ -15,14 +15,12 @@ import logging
 from pathlib import Path
 
 from spacy.lang.en.stop_words import STOP_WORDS as EN_STOP
-from wordfreq import zipf_frequency
 
 from lang.data import words
+from lang.frequency import LANGUAGES, zipf
 from privacy.errors import PrivacyError
 
 logger = logging.getLogger(__name__)
-
-LANGUAGES = ("en", "de", "fr", "es", "pt")
 
 # The vocabulary lives in lang/data/names.toml, per language.
 TIME_WORDS = words("names", "time_words")
@@ -81,21 +79,6 @@ def surnames() -> frozenset[str]:
 def is_surname(word: str) -> bool:
     """A known surname (case-insensitive)."""
     return word.casefold() in surnames()
-
-
-# wordfreq's "small" lists hold the words of Zipf 3.0 and above: 3 MB a language where "best"
-# takes 30 to 80 MB. English keeps its full list (thresholds down to 1.5 read it); the other
-# languages only decide "common there" (3.0 and up), and a rarer foreign word reads as unknown,
-# which errs towards redacting.
-_WORDLISTS = {"en": "best"}
-# Per-word caches hold what users typed: bounded, so a server that reads for months stays flat.
-WORD_CACHE_SIZE = 1 << 16
-
-
-@functools.lru_cache(maxsize=WORD_CACHE_SIZE)
-def zipf(word: str, language: str = "en") -> float:
-    """How common a word is (Zipf scale: 7 for "the", about 3 for a rare word, 0 unknown)."""
-    return zipf_frequency(word, language, wordlist=_WORDLISTS.get(language, "small"))
 
 
 def max_zipf(word: str) -> float:

@@ -244,9 +244,9 @@ def split_sentences(text: str) -> list[str]:
 
 def _is_content(word: str) -> bool:
     """Not one of English's most frequent (function) words: wordfreq Zipf below 6."""
-    from wordfreq import zipf_frequency
+    from lang.frequency import zipf
 
-    return len(word) > 2 and zipf_frequency(word, "en") < 6.0
+    return len(word) > 2 and zipf(word) < 6.0
 
 
 def summarize(text: str, count: int) -> list[str]:

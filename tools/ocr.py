@@ -185,11 +185,11 @@ _KNOWN_ZIPF = 1.5  # a run at least this frequent is a real word
 
 
 def _split_run(match: re.Match[str]) -> str:
-    from wordfreq import zipf_frequency
+    from lang.frequency import zipf
 
     word = match.group(0)
     lower = word.lower()
-    if zipf_frequency(lower, "en") >= _KNOWN_ZIPF:
+    if zipf(lower) >= _KNOWN_ZIPF:
         return word
     best: list[tuple[float, list[str]] | None] = [(0.0, [])] + [None] * len(lower)
     for end in range(1, len(lower) + 1):
@@ -197,7 +197,7 @@ def _split_run(match: re.Match[str]) -> str:
             if best[start] is None:
                 continue
             piece = lower[start:end]
-            score = zipf_frequency(piece, "en")
+            score = zipf(piece)
             if score < _PIECE_ZIPF.get(len(piece), 3.0):
                 continue
             total = best[start][0] + score - 6.0  # type: ignore[index]  # fewer pieces win

@@ -12,9 +12,9 @@ import re
 from pathlib import Path
 
 from lang import data
+from lang.frequency import zipf
 from lang.once import once
 
-LANGUAGES = ("en", "de", "fr", "es", "pt")
 DEFAULT_LANGUAGE = "en"  # parsed alongside any detected language, and preferred on a tie
 
 # Duckling's English locales; other countries get the US or the day-first British reading.
@@ -132,13 +132,12 @@ def fix_typing_slips(text: str) -> str:
     A weekday one edit away, that is no word of its own (a "sundae" stays), becomes the day's
     three-letter form padded with spaces, so every offset into `text` still holds.
     """
-    from wordfreq import zipf_frequency
 
     def weekday(match: re.Match[str]) -> str:
         word = match.group(0)
         folded = word.casefold()
         for day in _WEEKDAYS:
-            if _one_edit(folded, day) and zipf_frequency(folded, "en") < 2.0:
+            if _one_edit(folded, day) and zipf(folded) < 2.0:
                 return (word[0] + day[1:3]).ljust(len(word))
         return word
 

@@ -37,6 +37,7 @@ from typing import Any, Literal
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from lang import data
+from lang.frequency import LANGUAGES
 from lang.once import once
 from tools.calendar import lang
 from tools.calendar.ranges import join_ranges
@@ -275,8 +276,8 @@ class TimeParser:
         where detection is least sure ("Pilates lundi 19h et mardi 19h ?" reads as English,
         "Fine, I can do that." as German, whose "Do" is Thursday).
         """
-        if language is not None and language not in lang.LANGUAGES:
-            raise TimeParseError(f"Language {language!r} is not one of {', '.join(lang.LANGUAGES)}")
+        if language is not None and language not in LANGUAGES:
+            raise TimeParseError(f"Language {language!r} is not one of {', '.join(LANGUAGES)}")
         if not text.strip():
             return []
         ref = (sent_at or self.now).astimezone(self.zone)
@@ -347,7 +348,7 @@ class TimeParser:
         # another grammar's reading wins only where it covers more of the stamp than English.
         entities: list[dict[str, Any]] = []
         cover = 0
-        for code in lang.LANGUAGES:
+        for code in LANGUAGES:
             found = [
                 e
                 for e in self._engine.parse(
