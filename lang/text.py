@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import re
 
+from lang import data
+
 # C0 controls except tab, newline and carriage return; DEL; UTF-16 surrogates (in a Python str
 # a surrogate is always a lone one: a valid pair is already one code point).
 _UNWANTED = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f\ud800-\udfff]")
@@ -23,3 +25,21 @@ def clean_text(text: str) -> str:
 def clean_bytes(data: bytes) -> bytes:
     """The same for an uploaded file's bytes: ASCII controls never occur inside UTF-8 letters."""
     return data.translate(None, _UNWANTED_BYTES)
+
+
+# A sentence ends at ".", "!", "?" or ";" before a space; not after a number's dot ("am 3. Juli")
+# nor after an abbreviation ("Dr. Ruiz"), whose words live in lang/data/labels.toml.
+_SENTENCE_END_RE = re.compile(r"(?<=[.!?;])(?<!\d\.)\s+")
+_LAST_WORD_RE = re.compile(r"(?<![\w.])([^\W\d_][\w.]*)\.$")
+ABBREVIATIONS = data.words("labels", "abbreviations")
+
+
+def sentence_breaks(text: str) -> list[re.Match[str]]:
+    """The runs of space between the sentences of `text`, in order."""
+    breaks = []
+    for match in _SENTENCE_END_RE.finditer(text):
+        word = _LAST_WORD_RE.search(text, max(0, match.start() - 12), match.start())
+        if word is not None and word.group(1).casefold() in ABBREVIATIONS:
+            continue
+        breaks.append(match)
+    return breaks

@@ -418,3 +418,96 @@ def test_a_start_moved_by_an_amount_is_asked_about_not_created() -> None:
 def test_the_turn_that_times_an_event_names_it(thread: str, title: str) -> None:
     [event] = link("add the event we agreed on to my calendar", thread)
     assert event.title == title
+
+
+@pytest.mark.parametrize(
+    ("asked", "reply", "name"),
+    [
+        ("What name should I use for the event?", "Doctor visit, please.", "Doctor visit"),
+        ("Can I have a name for the event?", "ENT Specialist.", "ENT Specialist"),
+        ("What should I call it?", "Sure, the Budget review", "Budget review"),
+        ("Wie soll der Termin heißen?", "Zahnarzt", "Zahnarzt"),
+        ("¿Qué nombre le pongo?", "Cena con amigos", "Cena con amigos"),
+        # must not fire: no name was asked, the answer is no name, or it names a person
+        ("What time should I add?", "Doctor visit, please.", ""),
+        ("What name should I use for the event", "Doctor visit", ""),  # no question asked
+        ("What name should I use for the event?", "I don't know yet.", ""),
+        ("What name should I use for the event?", "Why do you ask?", ""),
+        ("What name should I use for the event?", "Dr. <PERSON_1>", ""),
+        ("What name should I use for the event?", "Yes, thanks.", ""),
+        ("What name should I use for the event?",
+         "Something long that goes on and on about the plan", ""),
+    ],
+)  # fmt: skip
+def test_an_answer_to_a_name_question_names_the_event(asked: str, reply: str, name: str) -> None:
+    from agent.extraction.title import answered_name
+
+    assert answered_name(reply, asked) == name
+
+
+@pytest.mark.parametrize(
+    ("sentence", "title"),
+    [
+        ("There's an ophthalmologist in San Carlos called <PERSON_1>, MD.", ""),
+        ("The dentist is called Dr. <PERSON_1>.", ""),
+        ("The event is called <PERSON_1>'s farewell.", "<PERSON_1>'s farewell"),
+        # a contact detail ends a name; "the following:" points at what comes after it
+        ("If you want to call them you can at <PHONE_1>.", ""),
+        ("Call it Dinner at <ADDRESS_1> please", "Dinner"),
+        ("Add the following to my calendar: property visit appointment at 2:30.", ""),
+    ],
+)  # fmt: skip
+def test_a_person_is_no_event_name(sentence: str, title: str) -> None:
+    assert named_title(sentence, [])[0] == title
+
+
+@pytest.mark.parametrize(
+    ("text", "last_words"),
+    [
+        ("You want to visit Dr. <PERSON_1> at 3 pm? Yes.", ["pm?"]),
+        ("Sra. Gómez viene hoy. Vale.", ["hoy."]),
+        ("Approx. 2 hours, e.g. a long lunch. Ok", ["lunch."]),
+        # a full stop that does end the sentence: "No.", "etc.", a weekday, a street
+        ("No. Let's do 6.", ["No."]),
+        ("Bring cake, plates etc. Then we eat.", ["etc."]),
+        ("Lunch on Sat. Dinner on Sun.", ["Sat."]),
+        ("I live on Main St. See you at 5.", ["St."]),
+    ],
+)  # fmt: skip
+def test_sentences_end_where_no_abbreviation_goes_on(text: str, last_words: list[str]) -> None:
+    from lang.text import sentence_breaks
+
+    assert [text[: m.start()].split()[-1] for m in sentence_breaks(text)] == last_words
+
+
+@pytest.mark.parametrize(
+    ("thread", "start", "title"),
+    [
+        # the agent's counter-offer, accepted, wins over the first request
+        ("Me: I'd like a visit quarter past 3 in the afternoon on March 1st.\n"
+         "Agent: You want to visit Dr. <PERSON_1>, MD at 3:15 pm on March 1st?\n"
+         "Me: That is correct.\n"
+         "Agent: I couldn't book that time. Want to instead see Dr. <PERSON_1>, MD at 3:30 pm on "
+         "March 1st?\nMe: Yeah, that'd be fine.\nAgent: What name should I use for the event?\n"
+         "Me: Doctor visit, please.", "2027-03-01T15:30:00+01:00", "Doctor visit"),
+        # a new day for the plan, then its time restated beside that day
+        ("Me: I would like to book an appointment at 2 pm on the 14th of March.\n"
+         "Agent: Please confirm the stylist at 2 pm on March 14th.\n"
+         "Me: No, I'd like to visit the 10th of March.\nAgent: Please confirm on March 10th.\n"
+         "Me: Yes.\nMe: Please confirm a stylist visit for March 10th at <ADDRESS_1> for 2 pm.\n"
+         "Agent: Yes, that is great.", "2027-03-10T14:00:00+01:00", None),
+        # the time said again last is the one agreed
+        ("Me: Can you book me an appt on the 10th of March at 10:30 in the morning?\n"
+         "Agent: Appointment for 10:30 am on March 10th. Is that correct?\nMe: Yes.\n"
+         "Agent: What time should I add?\nMe: Quarter past 10 in the morning.\n"
+         "Agent: I have the appointment at 10:30 am on March 10th. Is that correct?\nMe: Yes.",
+         "2027-03-10T10:30:00+01:00", None),
+    ],
+)  # fmt: skip
+def test_the_last_agreed_start_of_a_booking_dialogue_wins(
+    thread: str, start: str, title: str | None
+) -> None:
+    events = [e for e in link("add the event we agreed on to my calendar", thread) if e.schedulable]
+    assert [e.start.isoformat() for e in events] == [start]
+    if title is not None:
+        assert events[0].title.startswith(title)

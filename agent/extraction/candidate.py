@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from datetime import date, datetime
 from typing import Any, Literal
 
+from lang.text import sentence_breaks
 from lang.thread import messages, split_thread
 from tools.calendar.times import TimeMention
 
@@ -80,7 +81,6 @@ class Segment:
     context: str = ""  # its message and the message before: what the sentence answers
 
 
-_SENTENCE_RE = re.compile(r"(?<=[.!?;])(?<!\d\.)\s+")  # not after "3." in "am 3. Juli"
 # "lunch friday 12:30 and drinks at 6", "market sat 9am, then brunch sunday 11:30": a joiner
 # between two parts that each hold a number starts a new clause (a new event may start there).
 _JOINER_RE = re.compile(
@@ -94,7 +94,7 @@ def _clauses(text: str) -> list[tuple[int, int, int, int]]:
     between timed parts."""
     spans: list[tuple[int, int, int, int]] = []
     position = 0
-    for piece in [*_SENTENCE_RE.finditer(text), None]:
+    for piece in [*sentence_breaks(text), None]:
         end = piece.start() if piece else len(text)
         cut = position
         for joiner in _JOINER_RE.finditer(text, position, end):

@@ -42,6 +42,7 @@ from agent.extraction.title import (
     ACTIVITY_RE,
     LABEL_RE,
     activity_title,
+    answered_name,
     meal_in,
     named_title,
     people_in,
@@ -178,6 +179,9 @@ class RuleLinker:
         self._decline(text, own, segment.start, events)
         spans = [(c.mention.start - segment.start, c.mention.end - segment.start) for c in own]
         name, anaphoric = named_title(text, spans)
+        if not name and not own:  # "What name should I use?" - "Doctor visit, please."
+            name = answered_name(text, segment.context.rpartition("\n")[0])
+            anaphoric = bool(name)
         activity = name or activity_title(text)
         if intent == "remind" and segment.source == "request":
             activity = reminder_title(text) or activity
@@ -254,8 +258,10 @@ class RuleLinker:
         chosen = _plainest(clocks, text, segment.start) if not options else clocks[0]
         mention = chosen.mention
         own_day = lang.states_date(mention.text)
-        echo = self._echo(events, mention) if not own_day and not moving else None
+        # A bare time said again is an echo; with a day of the clause's own it may move the day.
+        echo = self._echo(events, mention) if not (own_day or dates or moving) else None
         if echo is not None:  # "9:30 is tight but fine": the agreed time, said again
+            echo.said = index  # and so the event spoken of last
             return last_day
         if target is not None and not activity and not moving and target.start is not None:
             if (
@@ -288,6 +294,7 @@ class RuleLinker:
             return last_day
         same = next((e for e in events if e.start == start and not e.cancelled), None)
         if same is not None:  # the same time restated with a name: one event, best title
+            same.said = index
             if activity and (not same.activity or same.start is None or name) and not same.named:
                 same.title, same.activity, same.named = activity, activity, bool(name)
             return last_day

@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import re
 
+from lang import data
+from lang.text import ABBREVIATIONS
 from privacy.entity_map import PLACEHOLDER_RE
 from tools.calendar import lang
 from tools.calendar.times import TimeMention
@@ -135,7 +137,8 @@ _NAME_BEFORE_RE = re.compile(
     # "call it X", "title it as X", "label this event X", "name the event X"
     rf"\b(?:call|name|title|label|rename|retitle)\s+{_IT}\s*,?\s+(?:as\s+)?(?:the\s+name\s+)?"
     # "under the name X", "give it the title X", "add the label X", "with the title as X"
-    rf"|\b(?:under|with|by|in|give\s+{_IT}|add|use|using|put|make|set|change)\s+(?:the|a|an)\s+"
+    rf"|\b(?:under|with|by|in|give\s+{_IT}|add|use|using|put|make|set|change|have|having)\s+"
+    r"(?:the|a|an)\s+"
     rf"(?:event(?:'s)?\s+)?{_NAME_WORD}(?:\s+(?:of|for)\s+(?:the|this|that)\s+event)?\s+"
     r"(?:to\s+|as\s+|of\s+)?(?:be\s+)?"
     # "the event title should be X", "title is X", "the event's name is X"
@@ -191,6 +194,8 @@ _NAME_ASK_RE = re.compile(
 _NOT_A_NAME = frozenset(
     "it this that these those them something anything everything all both one ça ca lo esto eso"
     " isso das es event"
+    # a pronoun opens a clause, not a name ("call them you can at ..."); "the following:" points on
+    " you i we he she they following below"
     # what follows "as" when it is no name: "add it to my calendar as well", "as usual"
     " well usual planned agreed discussed always before soon needed normal".split()
 )
@@ -202,6 +207,16 @@ _NAME_LEAD_RE = re.compile(
     r"^(?:as\s+)?(?:(?:a|an|the|that|this|le|la|les|un|une|el|los|las|un|una|o|os|um|uma|der|die"
     r"|das|den|ein|eine)\s+(?=\S))?"
 )
+
+
+_CONTACT_RE = re.compile(r"<(?!PERSON_)[A-Z][A-Z_]*_\d+>")
+
+
+def _names_a_person(title: str) -> bool:
+    """Nothing but placeholders, forms of address and numbers: "a doctor called Dr. <PERSON_1>"
+    names a person, not the event."""
+    rest = re.findall(r"[^\W\d_][\w.]*", PLACEHOLDER_RE.sub(" ", title))
+    return all(w.rstrip(".").casefold() in ABBREVIATIONS for w in rest)
 
 
 def named_title(text: str, times: list[tuple[int, int]]) -> tuple[str, bool]:
@@ -226,17 +241,48 @@ def named_title(text: str, times: list[tuple[int, int]]) -> tuple[str, bool]:
         if _NAME_ASK_RE.search(text[max(0, begin - 60) : begin].split(".")[-1]):
             continue  # "what should I call it?" asks for a name
         title = text[begin:end].strip(" \"'“”‘’,:")
-        title = _NAME_TRIM_RE.sub("", title)
+        contact = _CONTACT_RE.search(title)  # a phone number, an e-mail or a street: not what
+        title = _NAME_TRIM_RE.sub("", title[: contact.start()].rstrip() if contact else title)
         title = _NAME_LEAD_RE.sub("", title)
         words = title.lower().split()
         if not words or words[0] in _NOT_A_NAME:
             continue
         if all(w in _STOP or w in _GENERIC for w in words):
             continue
-        if not re.search(r"[^\W\d_]", title) or len(title) > 60:
+        if _names_a_person(title) or len(title) > 60:
             continue
         return title[:1].upper() + title[1:], anaphoric
     return "", False
+
+
+# A question asking what to call the event (lang/data/acts.toml), and the words around an answer
+# that are not part of the name ("Sure. Doctor visit, please.").
+ASK_NAME_RE = data.phrase_pattern("acts", "ask_name")
+_COURTESY = data.words("names", "salutations") | data.words("names", "lower_not_names")
+_ANSWER_WORD_RE = re.compile(r"[\w'’<>.&-]+")
+
+
+def answered_name(text: str, asked: str) -> str:
+    """The name a reply gives when the message before it asked for one ("What name should I
+    use for the event?" - "Doctor visit, please."); "" for any other reply.
+
+    Only a short phrase counts: a sentence ("I don't know yet"), a question or a person is no
+    name.
+    """
+    if "?" not in asked or not ASK_NAME_RE.search(asked) or "?" in text:
+        return ""
+    words = _ANSWER_WORD_RE.findall(text)
+    while words and words[0].casefold().strip(".") in _COURTESY:
+        words.pop(0)
+    while words and words[-1].casefold().strip(".") in _COURTESY:
+        words.pop()
+    title = _NAME_LEAD_RE.sub("", " ".join(words).strip(" ."))
+    lowered = title.casefold().split()
+    if not lowered or len(lowered) > 6 or lowered[0] in _STOP or lowered[0] in _NOT_A_NAME:
+        return ""
+    if all(w in _STOP or w in _GENERIC for w in lowered) or _names_a_person(title):
+        return ""
+    return title[:1].upper() + title[1:]
 
 
 _REQUEST_TITLE_RE = re.compile(
