@@ -435,6 +435,7 @@ def test_the_turn_that_times_an_event_names_it(thread: str, title: str) -> None:
         ("What name should I use for the event?", "Why do you ask?", ""),
         ("What name should I use for the event?", "Dr. <PERSON_1>", ""),
         ("What name should I use for the event?", "Yes, thanks.", ""),
+        ("What do you want to name the event?", "Name the event <PERSON_1>.", ""),
         ("What name should I use for the event?",
          "Something long that goes on and on about the plan", ""),
     ],

@@ -271,6 +271,8 @@ def answered_name(text: str, asked: str) -> str:
     """
     if "?" not in asked or not ASK_NAME_RE.search(asked) or "?" in text:
         return ""
+    if _NAME_BEFORE_RE.search(text) or _NAME_AFTER_RE.search(text):
+        return ""  # "Name the event <PERSON_1>": named_title read it, and found no name
     words = _ANSWER_WORD_RE.findall(text)
     while words and words[0].casefold().strip(".") in _COURTESY:
         words.pop(0)
