@@ -137,6 +137,8 @@ def test_a_label_names_the_event_the_time_came_with() -> None:
         ("and you can log it under Football Game: Usc Vs Utah.", "Football Game: Usc Vs Utah"),
         ("the event title should be Appointment", "Appointment"),
         ("Put Bedtime as the event title.", "Bedtime"),
+        ("Please add that ot my calendar and put out of office for the event title for 11:00.",
+         "Out of office"),
         ("so make a Reservation at Lulu's Kitchen as a title for the event.",
          "Reservation at Lulu's Kitchen"),
         ("Can you add this to my calendar as new house?", "New house"),
@@ -512,3 +514,17 @@ def test_the_last_agreed_start_of_a_booking_dialogue_wins(
     assert [e.start.isoformat() for e in events] == [start]
     if title is not None:
         assert events[0].title.startswith(title)
+
+
+def test_a_confirmation_names_an_event_that_has_no_name_yet() -> None:
+    """The agent's read-back names an unnamed event; a named one keeps its own name."""
+    thread = (
+        "Agent: You are free tomorrow from 11 am until 6:30 pm.\nAgent: When is the event?\n"
+        "Me: Time: tomorrow 11:15.\nAgent: Please confirm: Dentist appointment tomorrow for "
+        "11:15 am\nMe: Yes thank you"
+    )
+    [event] = [e for e in link("add the event we agreed on", thread) if e.schedulable]
+    assert event.title.startswith("Dentist")
+    named = "Me: Lunch tomorrow at 1?\nAgent: Please confirm: reservation tomorrow at 1 pm\nMe: Yes"
+    [event] = [e for e in link("add the event we agreed on", named) if e.schedulable]
+    assert event.title.startswith("Lunch")

@@ -30,15 +30,26 @@ def test_cases_are_deterministic_and_split_by_template() -> None:
 
 
 def test_a_gold_title_with_a_name_gets_the_turns_placeholder() -> None:
-    from bench.pairs import render_pairs
+    from agent.model import GenerationOptions, Message
+    from bench.pairs import TeacherModel
     from bench.train import sgd_cases
+    from privacy import EntityMap
 
     # SGD names events after people ("Erica Fernandez concert"); the teacher screens its title
-    cases = [c for c in sgd_cases("train", 400) if "Erica" in c["answer"]["events"][0]["title"]]
-    pairs = [p for p in render_pairs(cases[:2]) if p["purpose"] == "link"]
-    assert pairs
-    for pair in pairs:
-        assert "Erica" not in pair["response"] and "<PERSON_" in pair["response"]
+    [case] = [c for c in sgd_cases("train", 400) if "Erica" in c["answer"]["events"][0]["title"]]
+    entity_map = EntityMap()
+    placeholder = entity_map.placeholder_for("PERSON", "Erica Fernandez")
+    teacher = TeacherModel()
+    teacher.begin(case, entity_map)
+    prompt = "T1: 'at 18:30' in: ...\n1. Concert (suggested time T1)"
+    answer = "".join(
+        piece
+        for piece in teacher.generate(
+            [Message("user", prompt)], options=GenerationOptions(schema_name="link")
+        )
+        if isinstance(piece, str)
+    )
+    assert "Erica" not in answer and placeholder in answer
 
 
 def test_a_case_has_the_bench_shape_and_a_gold_answer() -> None:

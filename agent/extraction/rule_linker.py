@@ -203,12 +203,8 @@ class RuleLinker:
             and (confirming or (activity and target is current))
         ):  # "Please confirm: the dentist at 3 pm on March 14th", "the appointment is at 4"
             target, moving = current, moving or confirming
-            if (
-                activity
-                and not name
-                and (current.activity or not GENERIC_EVENT_RE.fullmatch(activity))
-            ):
-                activity = current.activity  # its own name stays; "appointment" adds nothing
+            if activity and not name and current.activity:
+                activity = current.activity  # its own name stays; an unnamed one takes this
         if moving and not activity:
             target = _current(events, timed=True) or target
         elif (

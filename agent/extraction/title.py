@@ -156,10 +156,12 @@ _NAME_BEFORE_RE = re.compile(
     re.IGNORECASE,
 )
 # "put X as the event title", "use X as the title", "Put X for the title", "add X to title"
+_NAME_VERB = r"(?:put|use|add|make|set|have|give|keep|save|mark|schedule\s+(?:it|this)\s+as)"
 _NAME_AFTER_RE = re.compile(
-    r"\b(?:put|use|add|make|set|have|give|keep|save|mark|schedule\s+(?:it|this)\s+as)\s+(?:down\s+)?"
-    rf"(?P<title>[^.!?;\n]{{2,60}}?)\s+(?:as|for|to)\s+(?:the\s+|a\s+|an\s+)?(?:event\s+)?"
-    rf"{_NAME_WORD}\b",
+    rf"\b{_NAME_VERB}\s+(?:down\s+)?"
+    # the name starts after the last such verb: "add that to my calendar and put X as the title"
+    rf"(?P<title>(?:(?!\b{_NAME_VERB}\b)[^.!?;\n]){{2,60}}?)\s+(?:as|for|to)\s+"
+    rf"(?:the\s+|a\s+|an\s+)?(?:event\s+)?{_NAME_WORD}\b",
     re.IGNORECASE,
 )
 # "add Apartment viewing to my calendar": what is between the verb and the calendar
