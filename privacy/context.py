@@ -62,14 +62,29 @@ def sentence_start(text: str, position: int) -> bool:
     return index < 0 or text[index] in SENTENCE_END
 
 
-def english_line(text: str, position: int) -> bool:
-    """Whether the line around `position` is English: there "Ramos" is a surname, not branches."""
+def _line_words(text: str, position: int) -> list[str]:
     line_start = text.rfind("\n", 0, position) + 1
     line_end = text.find("\n", position)
     found = _WORD_RE.finditer(text, line_start, line_end if line_end >= 0 else len(text))
-    words = [w.group().casefold() for w in itertools.islice(found, 40)]
+    return [w.group().casefold() for w in itertools.islice(found, 40)]
+
+
+def english_line(text: str, position: int) -> bool:
+    """Whether the line around `position` is mostly everyday English, where the detector (which
+    learned English) can be trusted and "Ramos" is a surname, not branches."""
+    words = _line_words(text, position)
     english = sum(1 for w in words if zipf(w) >= 3.0 and not foreign_word(w))
     return bool(words) and english / len(words) >= 0.6
+
+
+def foreign_line(text: str, position: int) -> bool:
+    """Whether the line around `position` shows another language: more of its everyday words
+    than English ones. Words common nowhere (names, slang, handles: "Fuck Canelo") speak for
+    neither, so a short noisy English line is not taken for a foreign one."""
+    words = _line_words(text, position)
+    foreign = sum(1 for w in words if foreign_word(w))
+    english = sum(1 for w in words if zipf(w) >= 3.0) - foreign
+    return foreign > 0 and foreign >= english
 
 
 def is_interjection(word: str) -> bool:

@@ -20,6 +20,7 @@ from lang.thread import split_thread
 from privacy.context import (
     SENDER_BEFORE_RE,
     english_line,
+    foreign_line,
     is_brand_shaped,
     no_name_here,
     sentence_start,
@@ -260,7 +261,7 @@ def _checks(
             for s, e in places
         ),
         "is_place": touches_place and not value.islower(),
-        "foreign_line": not english_line(text, start),
+        "foreign_line": foreign_line(text, start),
         # how it is written: a capital inside a sentence says more than one opening it
         "capital_inside": value[:1].isupper() and not value.isupper()
         and not sentence_start(text, start),
@@ -444,7 +445,7 @@ class Redactor:
             # the detector's scores inside the span, found by bisection (a long paste has many)
             inside = words[bisect.bisect_left(word_starts, start) : bisect.bisect_left(
                 word_starts, end)]  # fmt: skip
-            english = not checks["foreign_line"]
+            english = english_line(text, start)  # the detector learned English
             evidence = weigh(
                 start, end, sources, prior(text, start, end, inside, english=english), checks
             )

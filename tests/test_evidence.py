@@ -119,3 +119,31 @@ def test_fitting_pulls_weights_from_their_priors_towards_the_data() -> None:
     priors = priors_of(table.read_text(encoding="utf-8"))
     assert set(fitted) == set(priors)
     assert any(abs(fitted[k] - priors[k]) > 0.05 for k in fitted)  # the data moved some
+
+
+@pytest.mark.parametrize(
+    ("line", "foreign"),
+    [
+        # another language shows itself in its everyday words
+        ("Vamos a cenar con Ana el viernes", True),
+        ("Treffen wir uns am Freitag mit Jonas", True),
+        ("Oi Ana, tudo bem?", True),
+        ("On se voit demain avec Luc ?", True),
+        # must not fire: names, slang and handles are common nowhere and speak for no language
+        ("Fuck Canelo", False),
+        ("Muselk is the best : D Sexy junkrat", False),
+        ("Jonas 18h", False),
+        ("dinner with sam tmrw", False),
+        ("Where is Vinkare and Herbalisti # torillatavat", False),
+    ],
+)  # fmt: skip
+def test_a_line_is_foreign_only_when_its_words_say_so(line: str, foreign: bool) -> None:
+    from privacy.context import foreign_line
+
+    assert foreign_line(line, 0) is foreign
+
+
+def test_a_noisy_english_line_keeps_its_people() -> None:
+    """Unknown words once made a line "foreign", and a foreign line without a known given name
+    hid no one: "Fuck Canelo" kept Canelo visible."""
+    assert "Canelo" not in Redactor().redact("Fuck Canelo").text
