@@ -175,6 +175,31 @@ def _extend(text: str, start: int, end: int, first: str) -> int:
     return end
 
 
+# A surname typed in lower case after a capitalised name is rare in every language Veil reads
+# ("Kylie minogue", "Mauro renallo"); an everyday or chat word there ("tmrw", "lol") is not one.
+LOWER_SURNAME_ZIPF = 3.0
+
+
+def lower_surname_end(text: str, end: int, first: str) -> int:
+    """The end of a capitalised name grown over one lower-case surname after it, else `end`."""
+    match = _NEXT_WORD_RE.match(text, end)
+    if match is None or not first[:1].isupper():
+        return end
+    word = match.group(1)
+    low = word.casefold()
+    if (
+        not word.isalpha()
+        or not word.islower()
+        or len(word) < 3
+        or low in NOT_NAMES
+        or low in HARD_NOT_NAMES
+        or is_interjection(low)
+        or max_zipf(low) >= LOWER_SURNAME_ZIPF
+    ):
+        return end
+    return match.end(1)
+
+
 def _list_items(text: str, end: int, first: str, source: str) -> Iterator[NameHit]:
     """Names that follow a found name in a list: ", paty and bebel" (as sure as the first)."""
     while True:

@@ -51,6 +51,7 @@ from privacy.names import (
     find_names,
     firm_names,
     list_neighbours,
+    lower_surname_end,
     venue_follows,
 )
 from privacy.phone import DEFAULT_REGIONS, phone_key
@@ -452,6 +453,7 @@ class Redactor:
             if EVIDENCE_LOG is not None:
                 EVIDENCE_LOG.append((text, evidence))
             if evidence.person:
+                end = lower_surname_end(text, end, text[start:end])  # "Kylie minogue"
                 found.append(_Found(start, end, "PERSON", "+".join(sorted(sources))))
             elif (street := street_end(text, start, end)) is not None:
                 found.append(_Found(start, street, "ADDRESS", "street"))  # "Marina Fort Street"

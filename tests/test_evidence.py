@@ -147,3 +147,24 @@ def test_a_noisy_english_line_keeps_its_people() -> None:
     """Unknown words once made a line "foreign", and a foreign line without a known given name
     hid no one: "Fuck Canelo" kept Canelo visible."""
     assert "Canelo" not in Redactor().redact("Fuck Canelo").text
+
+
+@pytest.mark.parametrize(
+    ("text", "hidden", "visible"),
+    [
+        # a surname typed in lower case after a capitalised name goes with it
+        ("I'm getting a garbage, Kylie minogue feel", ["Kylie", "minogue"], ["garbage", "feel"]),
+        ("is that Mauro renallo ?", ["Mauro", "renallo"], []),
+        # must not fire: a time word, chat slang, an everyday word, a lower-case name
+        ("dinner with Sam tmrw at 7", ["Sam"], ["tmrw"]),
+        ("Sam lol", ["Sam"], ["lol"]),
+        ("call Priya later today", ["Priya"], ["later"]),
+        ("Ana gonna be late", ["Ana"], ["gonna"]),
+    ],
+)  # fmt: skip
+def test_a_lower_case_surname_goes_with_its_name(
+    text: str, hidden: list[str], visible: list[str]
+) -> None:
+    redacted = Redactor().redact(text).text
+    assert all(h not in redacted for h in hidden)
+    assert all(v in redacted for v in visible)
