@@ -20,6 +20,7 @@ from lang.frequency import WORD_CACHE_SIZE
 from privacy.lexicon import (
     ROLES,
     foreign_word,
+    is_common_word,
     is_compound_brand,
     is_given_name,
     zipf,
@@ -192,7 +193,7 @@ def no_name_here(text: str, start: int, end: int) -> bool:
     if low in _MODALS and nxt.islower() and not nxt.endswith(("s", "ed")):
         return True
     # "Mark the location", "Input it": an everyday verb before its object opens an order
-    if zipf(low) >= 3.5 and nxt.islower() and nxt in _OBJECT_WORDS:
+    if is_common_word(low) and nxt.islower() and nxt in _OBJECT_WORDS:
         return True
     # "Rose to the occasion", "Drew up a plan": a verb, its particle, then its object
     return (

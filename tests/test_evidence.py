@@ -168,3 +168,18 @@ def test_a_lower_case_surname_goes_with_its_name(
     redacted = Redactor().redact(text).text
     assert all(h not in redacted for h in hidden)
     assert all(v in redacted for v in visible)
+
+
+@pytest.mark.parametrize(
+    ("text", "name", "hidden"),
+    [
+        # an everyday verb before its object opens an order; a rarer name does not
+        ("Mark the location as SFO", "Mark", False),
+        ("Check this out", "Check", False),
+        ("Katy that's me in your video!", "Katy", True),
+    ],
+)  # fmt: skip
+def test_only_an_everyday_word_reads_as_a_verb_before_its_object(
+    text: str, name: str, hidden: bool
+) -> None:
+    assert (name not in Redactor().redact(text).text) is hidden
