@@ -259,6 +259,7 @@ def _checks(
         "inside_place": any(
             s <= start and end <= e and e - s > end - start
             and not _affiliated(text, start, end, s, e)
+            and _names_more(text, start, end, s, e)
             for s, e in places
         ),
         "is_place": touches_place and not value.islower(),
@@ -624,6 +625,19 @@ def _one_line(text: str, start: int, end: int) -> tuple[int, int]:
 # "Yuito Hirai of Reed Elsevier", "Pave's Irena Bílá": spaCy's one company span holds a person.
 _OF_AFTER_RE = re.compile(r"[ \t]+(?:of|from|at)[ \t]+\S")
 _OWNER_BEFORE_RE = re.compile(r"['’]s[ \t]+$")
+
+
+_PLACE_WORD_RE = re.compile(r"[^\W\d_][\w'’-]*")
+
+
+def _names_more(text: str, start: int, end: int, span_start: int, span_end: int) -> bool:
+    """Whether spaCy's longer company or place adds a name of its own around the candidate:
+    "Bank of America" does; "Luda , Jason & Michelle" (a list), "kapil ' s expression" and
+    "Jason '" (what spaCy makes of noisy text) add no capitalised word, or hold a list."""
+    if "," in text[span_start:span_end]:
+        return False
+    around = text[span_start:start] + " " + text[end:span_end]
+    return any(w[0].isupper() for w in _PLACE_WORD_RE.findall(around))
 
 
 def _affiliated(text: str, start: int, end: int, span_start: int, span_end: int) -> bool:

@@ -183,3 +183,24 @@ def test_only_an_everyday_word_reads_as_a_verb_before_its_object(
     text: str, name: str, hidden: bool
 ) -> None:
     assert (name not in Redactor().redact(text).text) is hidden
+
+
+@pytest.mark.parametrize(
+    ("text", "start_of", "place", "inside"),
+    [
+        # a longer company or place that names something of its own
+        ("I bank at Bank of America now", "America", "Bank of America", True),
+        ("dinner at Kokkari Estiatorio tonight", "Kokkari", "Kokkari Estiatorio", True),
+        # what spaCy makes of noisy text: a list, a possessive phrase, a stray quote
+        ("keep Vin , Luda , Jason & Michelle", "Jason", "Luda , Jason & Michelle", False),
+        ("kapil ' s expression at 10", "kapil", "kapil ' s expression", False),
+        ("Jason ' s so rude", "Jason", "Jason '", False),
+    ],
+)  # fmt: skip
+def test_inside_a_place_only_when_the_place_names_more(
+    text: str, start_of: str, place: str, inside: bool
+) -> None:
+    start = text.index(start_of)
+    span = (text.index(place), text.index(place) + len(place))
+    checks = _checks(text, start, start + len(start_of), [span], guess=True, thread=False)
+    assert checks["inside_place"] is inside
