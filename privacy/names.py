@@ -21,6 +21,7 @@ from lang.data import regex_alternation, words
 from lang.thread import ThreadLine
 from privacy.context import (
     english_line,
+    foreign_line,
     has_brand_ending,
     is_brand_shaped,
     is_interjection,
@@ -232,6 +233,8 @@ def _cue_names(text: str) -> Iterator[NameHit]:
         strength: Strength = "strong" if match.group("strong") else "weak"
         if name.islower() and _SELF_CUE_RE.fullmatch(match.group("strong") or ""):
             strength = "weak"  # "I am fine", "I'm kinda bored": a state, not "i'm priya"
+        if (match.group("strong") or "").casefold() == "im" and foreign_line(text, position):
+            continue  # chat's "im ryan" is "I'm"; German "im Sommer" is "in the"
         weak = match.group("weak")
         if weak and weak[0].isupper() and not sentence_start(text, match.start("weak")):
             continue  # "Standard And Poors": a capitalised "And" is inside a title
@@ -259,7 +262,7 @@ def _cue_names(text: str) -> Iterator[NameHit]:
                 yield NameHit(before.start(1), before.end(1), "list")
 
 
-_SELF_CUE_RE = re.compile(r"i'm|i\s+am|ich\s+bin|soy|sou", re.IGNORECASE)
+_SELF_CUE_RE = re.compile(r"i'?m|i\s+am|ich\s+bin|soy|sou", re.IGNORECASE)
 # "the call", "our weekly call", "a quick text": the cue word is a noun there, not a verb.
 _DETERMINER_BEFORE_RE = re.compile(
     r"\b(?:the|a|an|this|that|our|your|my|their|his|her|its)[ \t]+(?:[a-z][\w\-]*[ \t]+)?$",

@@ -204,3 +204,22 @@ def test_inside_a_place_only_when_the_place_names_more(
     span = (text.index(place), text.index(place) + len(place))
     checks = _checks(text, start, start + len(start_of), [span], guess=True, thread=False)
     assert checks["inside_place"] is inside
+
+
+@pytest.mark.parametrize(
+    ("text", "name", "hidden"),
+    [
+        # chat's "im" is "I'm"
+        ("Im Priya, nice to meet you", "Priya", True),
+        ("so im thandiwe and you", "thandiwe", True),
+        # must not fire: German "im" is "in the"; a state is no name
+        ("Treffen im Sommer am Montag", "Sommer", False),
+        ("Wir treffen uns im Rosengarten", "Rosengarten", False),
+        ("im fine thanks", "fine", False),
+        ("im at home", "home", False),
+    ],
+)  # fmt: skip
+def test_im_without_its_apostrophe_is_a_self_introduction(
+    text: str, name: str, hidden: bool
+) -> None:
+    assert (name not in Redactor().redact(text).text) is hidden

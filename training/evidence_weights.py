@@ -39,7 +39,7 @@ STRENGTH = 1.0  # how hard the priors pull, against the sets' weighted examples
 # How many examples each set counts as, whatever its size: Veil's own examples are few and
 # written here, so they count half.
 SET_WEIGHT = {"wnut17_dev": 1000.0, "presidio_research": 1000.0, "chat": 1000.0, "examples": 500.0}
-THRESHOLDS = (0.0, -0.2, -0.4, -0.6, -0.8, -1.0, -1.2)
+THRESHOLDS = tuple(round(-0.1 * step, 1) for step in range(15))  # 0.0 down to -1.4
 MIN_OTHERS_VISIBLE = 0.85
 MAX_PLAIN_REDACTED = 0.03
 
