@@ -528,3 +528,22 @@ def test_a_confirmation_names_an_event_that_has_no_name_yet() -> None:
     named = "Me: Lunch tomorrow at 1?\nAgent: Please confirm: reservation tomorrow at 1 pm\nMe: Yes"
     [event] = [e for e in link("add the event we agreed on", named) if e.schedulable]
     assert event.title.startswith("Lunch")
+
+
+@pytest.mark.parametrize(
+    ("thread", "all_day"),
+    [
+        ("<PERSON_1>: Konferenz vom 14.–16. Mai 2027", ("2027-05-14", "2027-05-17")),
+        ("<PERSON_1>: we're in Lisbon Dec 20 - Dec 27", ("2026-12-20", "2026-12-28")),
+        # must not fire: one day with no all-day word is a plan to ask about
+        ("<PERSON_1>: Konferenz am 16. Mai 2027", None),
+        ("<PERSON_1>: dinner friday?", None),
+    ],
+)  # fmt: skip
+def test_a_range_of_whole_days_is_all_day(thread: str, all_day: tuple[str, str] | None) -> None:
+    [event] = link("add this", thread)
+    if all_day is None:
+        assert not event.all_day and event.start is None
+    else:
+        assert event.all_day
+        assert (event.start.date().isoformat(), event.end.date().isoformat()) == all_day

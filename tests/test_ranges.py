@@ -7,7 +7,7 @@ interval, unchanged).
 
 from __future__ import annotations
 
-from datetime import datetime
+from datetime import datetime, timedelta
 from zoneinfo import ZoneInfo
 
 import pytest
@@ -60,3 +60,34 @@ def test_a_range_in_a_thread_message_spans_its_lines(parser: TimeParser) -> None
         ("interval", "06:50", "09:05")
     ]
     assert thread[clocks[0].start : clocks[0].end] == clocks[0].text
+
+
+@pytest.mark.parametrize(
+    ("text", "first", "last"),
+    [
+        # the month and year said once, at the end, hold for the first day too
+        ("Konferenz vom 14.–16. Mai 2027", "2027-05-14", "2027-05-16"),
+        ("Konferenz vom 14. bis 16. Mai 2027", "2027-05-14", "2027-05-16"),
+        ("offsite 14–16 September", "2027-09-14", "2027-09-16"),
+        ("Sep 14-16, 2027", "2027-09-14", "2027-09-16"),
+    ],
+)  # fmt: skip
+def test_a_range_of_days_names_its_month_once(
+    parser: TimeParser, text: str, first: str, last: str
+) -> None:
+    [mention] = parser.parse(text)
+    assert mention.kind == "interval" and mention.all_day
+    assert mention.value.date().isoformat() == first
+    assert (mention.end_value.date() - timedelta(days=1)).isoformat() == last
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "dinner 16 September at 8",  # one day and a time
+        "version 2.1 - 16 May",  # a number with a dot is no first day
+        "order #4 – 16 May delivery",  # a numbered thing is no first day
+    ],
+)
+def test_what_is_no_range_of_days(parser: TimeParser, text: str) -> None:
+    assert not any(m.kind == "interval" and m.all_day for m in parser.parse(text))

@@ -519,7 +519,13 @@ class RuleLinker:
                 return
             if target.start is not None:
                 return
-        all_day = bool(day_candidate) and not vague and bool(ALL_DAY_RE.search(text))
+        # an all-day word ("offsite", "Urlaub"), or a range of whole days ("14.–16. Mai"):
+        # no meal or meeting lasts for days
+        all_day = (
+            day_candidate is not None
+            and not vague
+            and (bool(ALL_DAY_RE.search(text)) or _days_long(day_candidate.mention) >= 2)
+        )
         said_at = (dates or vague)[-1].mention
         event = ProposedEvent(
             title=activity
@@ -586,6 +592,13 @@ class RuleLinker:
                 event.title = f"{event.title} with {' and '.join(event.attendees[:2])}"
             kept.append(event)
         return kept[:MAX_EVENTS]
+
+
+def _days_long(mention: TimeMention) -> int:
+    """How many whole days an all-day range covers (0 for anything else)."""
+    if not mention.all_day or mention.value is None or mention.end_value is None:
+        return 0
+    return (mention.end_value.date() - mention.value.date()).days
 
 
 def _merged(events: list[ProposedEvent]) -> list[ProposedEvent]:

@@ -35,7 +35,7 @@ _MERIDIEM_RE = re.compile(r"\d\s*[ap]\.?\s?m\b|\b[ap]\.?m\b", re.IGNORECASE)
 
 def join_ranges(text: str, mentions: Sequence[TimeMention]) -> list[TimeMention]:
     """`mentions` (offsets into `text`, sorted or not) with each start-and-end pair joined."""
-    ordered = sorted(mentions, key=lambda m: m.start)
+    ordered = sorted(_day_ranges(text, mentions), key=lambda m: m.start)
     joined: list[TimeMention] = []
     index = 0
     while index < len(ordered):
@@ -78,4 +78,62 @@ def _range(text: str, first: TimeMention, second: TimeMention) -> TimeMention:
         end=second.end,
         kind="interval",
         end_value=end,
+    )
+
+
+# "14.–16. Mai 2027", "14–16 September": a first day, a connector, then a date that names the
+# month (and year) for both. Duckling reads the date alone, or the first day in the wrong month.
+_FIRST_DAY_RE = re.compile(rf"(?<![\d.#№])(?P<day>\d{{1,2}})\.?[ \t]*(?:{_CONNECTOR})[ \t]*$", re.I)
+_DAY_FIRST_RE = re.compile(r"\s*(?P<day>\d{1,2})(?!\d)")
+# Duckling's own interval over such a range ("vom 14. bis 16. Mai 2027") with its start outside
+# the end's month: the first day belongs to the end's month.
+_DAY_PAIR_RE = re.compile(
+    rf"\D{{0,6}}?(?P<first>\d{{1,2}})\.?[ \t]*(?:{_CONNECTOR})[ \t]*(?P<last>\d{{1,2}})(?!\d)", re.I
+)
+
+
+def _day_ranges(text: str, mentions: Sequence[TimeMention]) -> list[TimeMention]:
+    """All-day ranges whose month and year are said once, at their end, read as one range;
+    a mention of the first day alone (Duckling's "14." as this month's 14th) is dropped."""
+    out = list(mentions)
+    for index, mention in enumerate(out):
+        joined = _day_range(text, mention)
+        if joined is not None:
+            out[index] = joined
+    spans = [(m.start, m.end) for m in out if m.kind == "interval" and m.all_day]
+    return [
+        m for m in out
+        if not any(s <= m.start and m.end <= e and (m.start, m.end) != (s, e) for s, e in spans)
+    ]  # fmt: skip
+
+
+def _day_range(text: str, mention: TimeMention) -> TimeMention | None:
+    if not mention.all_day or mention.value is None:
+        return None
+    if mention.kind == "interval" and mention.end_value is not None:
+        pair = _DAY_PAIR_RE.match(mention.text)
+        last = mention.end_value - timedelta(days=1)
+        if pair is None or int(pair.group("last")) != last.day:
+            return None
+        first = int(pair.group("first"))
+        start = mention.value
+        if (start.year, start.month) == (last.year, last.month) or not 1 <= first < last.day:
+            return None
+        return replace(mention, value=last.replace(day=first))
+    if mention.kind != "date":
+        return None
+    own = _DAY_FIRST_RE.match(mention.text)
+    before = _FIRST_DAY_RE.search(text, max(0, mention.start - 16), mention.start)
+    if own is None or before is None or int(own.group("day")) != mention.value.day:
+        return None
+    first = int(before.group("day"))
+    if not 1 <= first < mention.value.day:
+        return None
+    return replace(
+        mention,
+        text=text[before.start() : mention.end],
+        start=before.start(),
+        kind="interval",
+        value=mention.value.replace(day=first),
+        end_value=mention.value + timedelta(days=1),
     )
