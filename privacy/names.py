@@ -17,7 +17,7 @@ from typing import Literal
 
 import regex
 
-from lang.data import regex_alternation, words
+from lang.data import alternation, regex_alternation, words
 from lang.thread import ThreadLine
 from privacy.context import (
     english_line,
@@ -78,6 +78,9 @@ _ROLE_AFTER_RE = re.compile(
     rf"(?<![\w<])(?P<name>{TOKEN})[ \t]*,?[ \t]+(?:who[ \t]+is[ \t]+|who's[ \t]+|is[ \t]+)?"
     rf"(?:{_POSSESSIVE})[ \t]+(?:new[ \t]+|old[ \t]+)?(?:{_ROLE_WORDS})\b",
     re.IGNORECASE,
+)
+_FAMILY_TITLE_RE = re.compile(
+    rf"(?<![\w<])(?:{alternation('names', 'family_titles')})[ \t]+(?P<name>{TOKEN})", re.IGNORECASE
 )
 _ROLE_BEFORE_RE = re.compile(
     rf"\b(?:{_POSSESSIVE})[ \t]+(?:{_ROLE_WORDS}),?[ \t]+(?P<name>{TOKEN})", re.IGNORECASE
@@ -287,6 +290,14 @@ def _role_names(text: str) -> Iterator[NameHit]:
                 continue  # "Dudek of Lexisnexis is the CEO": the company, not the person
             if is_name_word(match.group("name"), "strong"):
                 yield NameHit(match.start("name"), match.end("name"), "role")
+    for match in _FAMILY_TITLE_RE.finditer(text):  # "Grandma Rose's", "Tía Carmen"
+        name = match.group("name")
+        if not name[0].isupper() or not is_name_word(name, "strong"):
+            continue
+        end = _extend(text, match.start("name"), match.end("name"), name)
+        if employer_before(text, match.start(), match.group(0)) or venue_follows(text, end):
+            continue  # "I work for Aunt Bertha Inc": a firm named like a relative
+        yield NameHit(match.start("name"), end, "role")
 
 
 def _signature_names(text: str, lines: list[ThreadLine]) -> Iterator[NameHit]:
@@ -761,10 +772,21 @@ _TICKET_NAME_RE = re.compile(
 )
 
 
+# Without a title the slash pair must read as names itself: "SMITH/JOHN", not "AC/DC" or "TCP/IP".
+_UNTITLED_TICKET_RE = re.compile(
+    r"(?<![\w/])(?P<surname>[A-Z][A-Z'\-]+)/(?P<given>[A-Z][A-Z'\-]+)(?![\w/])"
+)
+
+
 def _ticket_names(text: str) -> Iterator[NameHit]:
-    """ "NGUYEN/VAN AN MR", "OKAFOR/CHIDI MRS": a passenger's whole name, title after."""
+    """ "NGUYEN/VAN AN MR", "OKAFOR/CHIDI MRS": a passenger's whole name, title after;
+    "SMITH/JOHN" with no title when a surname and a given name make it up."""
     for match in _TICKET_NAME_RE.finditer(text):
         yield NameHit(match.start("name"), match.end("name"), "ticket")
+    for match in _UNTITLED_TICKET_RE.finditer(text):
+        surname, given = match.group("surname"), match.group("given")
+        if is_given_name(given) and (is_surname(surname) or max_zipf(surname.casefold()) < 3.0):
+            yield NameHit(match.start(), match.end(), "ticket")
 
 
 def find_names(text: str, lines: list[ThreadLine]) -> list[NameHit]:

@@ -223,3 +223,39 @@ def test_im_without_its_apostrophe_is_a_self_introduction(
     text: str, name: str, hidden: bool
 ) -> None:
     assert (name not in Redactor().redact(text).text) is hidden
+
+
+@pytest.mark.parametrize(
+    ("text", "name", "hidden"),
+    [
+        # a family word stands as a title before a name, in five languages
+        ("see you at Grandma Rose's on sunday", "Rose", True),
+        ("bei Oma Gisela am Sonntag", "Gisela", True),
+        ("almoço com a vovó Lurdes", "Lurdes", True),
+        # must not fire: a family word with no name, a day, a pronoun
+        ("my aunt is visiting", "visiting", False),
+        ("Grandma Day at school", "Day", False),
+        ("Cousin It", "It", False),
+        ("I work for Aunt Bertha Inc", "Bertha", False),
+    ],
+)  # fmt: skip
+def test_a_family_word_is_a_title_before_a_name(text: str, name: str, hidden: bool) -> None:
+    assert (name not in Redactor().redact(text).text) is hidden
+
+
+@pytest.mark.parametrize(
+    ("text", "pair", "hidden"),
+    [
+        # a passenger's SURNAME/GIVEN, with or without the title after it
+        ("DEPARTURE 06:50 PASSENGER NAME: SMITH/JOHN", "SMITH/JOHN", True),
+        ("OKAFOR/CHIDI MRS seat 14C", "OKAFOR/CHIDI", True),
+        # must not fire: a slash pair that is no name
+        ("play AC/DC at 8", "AC/DC", False),
+        ("TCP/IP setup at 10", "TCP/IP", False),
+        ("MON/TUE only", "MON/TUE", False),
+    ],
+)  # fmt: skip
+def test_a_ticket_name_needs_no_title_when_it_reads_as_names(
+    text: str, pair: str, hidden: bool
+) -> None:
+    assert (pair not in Redactor().redact(text).text) is hidden
