@@ -86,6 +86,16 @@ def max_zipf(word: str) -> float:
     return max(zipf(word, lang) for lang in LANGUAGES)
 
 
+# Below the floor of wordfreq's small lists in all five languages: a word common nowhere, as a
+# surname or a handle is ("minogue", "renallo") and "tmrw" or "lol" are not.
+RARE_ZIPF = 3.0
+
+
+def is_rare_everywhere(word: str) -> bool:
+    """A word no language Veil reads uses every day (case-insensitive)."""
+    return max_zipf(word.casefold()) < RARE_ZIPF
+
+
 def is_given_name(word: str) -> bool:
     """A known given name of some country (case-insensitive)."""
     return word.casefold() in given_names()

@@ -42,6 +42,7 @@ from privacy.lexicon import (
     foreign_word,
     is_compound_brand,
     is_given_name,
+    is_rare_everywhere,
     is_surname,
     max_zipf,
     zipf,
@@ -179,13 +180,9 @@ def _extend(text: str, start: int, end: int, first: str) -> int:
     return end
 
 
-# A surname typed in lower case after a capitalised name is rare in every language Veil reads
-# ("Kylie minogue", "Mauro renallo"); an everyday or chat word there ("tmrw", "lol") is not one.
-LOWER_SURNAME_ZIPF = 3.0
-
-
 def lower_surname_end(text: str, end: int, first: str) -> int:
-    """The end of a capitalised name grown over one lower-case surname after it, else `end`."""
+    """The end of a capitalised name grown over one lower-case surname after it, else `end`:
+    "Kylie minogue"; an everyday, chat or time word there ("tmrw", "lol") is no surname."""
     match = _NEXT_WORD_RE.match(text, end)
     if match is None or not first[:1].isupper():
         return end
@@ -195,10 +192,9 @@ def lower_surname_end(text: str, end: int, first: str) -> int:
         not word.isalpha()
         or not word.islower()
         or len(word) < 3
-        or low in NOT_NAMES
-        or low in HARD_NOT_NAMES
+        or low in NOT_NAMES  # holds the time words, roles and greetings too
         or is_interjection(low)
-        or max_zipf(low) >= LOWER_SURNAME_ZIPF
+        or not is_rare_everywhere(low)
     ):
         return end
     return match.end(1)
@@ -785,7 +781,7 @@ def _ticket_names(text: str) -> Iterator[NameHit]:
         yield NameHit(match.start("name"), match.end("name"), "ticket")
     for match in _UNTITLED_TICKET_RE.finditer(text):
         surname, given = match.group("surname"), match.group("given")
-        if is_given_name(given) and (is_surname(surname) or max_zipf(surname.casefold()) < 3.0):
+        if is_given_name(given) and (is_surname(surname) or is_rare_everywhere(surname)):
             yield NameHit(match.start(), match.end(), "ticket")
 
 
