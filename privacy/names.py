@@ -83,6 +83,12 @@ _ROLE_AFTER_RE = re.compile(
 _FAMILY_TITLE_RE = re.compile(
     rf"(?<![\w<])(?:{alternation('names', 'family_titles')})[ \t]+(?P<name>{TOKEN})", re.IGNORECASE
 )
+# "Sharma ji", "Tanaka-san": one word, then an honorific said after a name
+_HONORIFIC_AFTER_RE = re.compile(
+    rf"(?<![\w<'’\-])(?P<name>[^\W\d_]+)(?:[ \t]+|-)(?:{alternation('names', 'honorifics_after')})"
+    r"(?![\w'’\-])",
+    re.IGNORECASE,
+)
 _ROLE_BEFORE_RE = re.compile(
     rf"\b(?:{_POSSESSIVE})[ \t]+(?:{_ROLE_WORDS}),?[ \t]+(?P<name>{TOKEN})", re.IGNORECASE
 )
@@ -294,6 +300,9 @@ def _role_names(text: str) -> Iterator[NameHit]:
         if employer_before(text, match.start(), match.group(0)) or venue_follows(text, end):
             continue  # "I work for Aunt Bertha Inc": a firm named like a relative
         yield NameHit(match.start("name"), end, "role")
+    for match in _HONORIFIC_AFTER_RE.finditer(text):  # "mehmood sahab", "Tanaka-san"
+        if is_name_word(match.group("name"), "strong"):
+            yield NameHit(match.start("name"), match.end("name"), "role")
 
 
 def _signature_names(text: str, lines: list[ThreadLine]) -> Iterator[NameHit]:

@@ -42,6 +42,7 @@ from privacy.lexicon import (
     foreign_word,
     is_everyday_word,
     is_given_name,
+    is_rare_everywhere,
     is_surname,
     zipf,
 )
@@ -521,7 +522,7 @@ class Redactor:
         # Two alternations (any case; as written) instead of one regex per value: a session
         # may know thousands of names.
         kinds: dict[str, str] = {}
-        loose, strict = [], []
+        loose, strict, owning = [], [], []
         for value in sorted(values, key=len, reverse=True):
             if len(value) < 2 or PLACEHOLDER_RE.fullmatch(value):
                 continue
@@ -530,11 +531,15 @@ class Redactor:
                 strict += [re.escape(f) for f in sorted({value, value.capitalize(), value.upper()})]
             else:
                 loose.append(r"\s+".join(re.escape(word) for word in value.split()))
+                if values[value] == "PERSON" and is_rare_everywhere(value.split()[-1] + "s"):
+                    owning.append(loose[-1])  # "Floyds bags": chat drops the apostrophe
+        ends = {"loose": r"(?![\w@])", "strict": r"(?![\w@])", "owning": r"(?=s(?![\w@'’]))"}
         patterns = [
-            (re.compile(r"(?<![\w@<])(?:" + "|".join(parts) + r")(?![\w@])", flags), kinds)
-            for parts, flags in ((loose, re.IGNORECASE), (strict, 0))
+            (re.compile(r"(?<![\w@<])(?:" + "|".join(parts) + ")" + ends[name], flags), kinds)
+            for name, parts, flags in (("loose", loose, re.IGNORECASE), ("strict", strict, 0),
+                                       ("owning", owning, re.IGNORECASE))
             if parts
-        ]
+        ]  # fmt: skip
         self._known_cache = (size, patterns)
         return patterns
 

@@ -259,3 +259,40 @@ def test_a_ticket_name_needs_no_title_when_it_reads_as_names(
     text: str, pair: str, hidden: bool
 ) -> None:
     assert (pair not in Redactor().redact(text).text) is hidden
+
+
+@pytest.mark.parametrize(
+    ("text", "name", "hidden"),
+    [
+        # an honorific said after a name: Hindi and Urdu, Japanese, Korean
+        ("mehmood sahab never said a bad word", "mehmood", True),
+        ("I met Sharma ji yesterday", "Sharma", True),
+        ("lunch with Tanaka-san on friday", "Tanaka", True),
+        ("Minji ssi will join", "Minji", True),
+        # must not fire: a yes, a pronoun, a word, a place that starts with San
+        ("ok ji, see you at 5", "ok", False),
+        ("ok bhai see you", "ok", False),
+        ("flying to san diego on monday", "diego", False),
+        ("the ji spot is closed", "the", False),
+    ],
+)  # fmt: skip
+def test_an_honorific_after_a_word_makes_it_a_name(text: str, name: str, hidden: bool) -> None:
+    assert (name not in Redactor().redact(text).text) is hidden
+
+
+@pytest.mark.parametrize(
+    ("text", "word", "hidden"),
+    [
+        # a known name with its possessive "s" and no apostrophe is the same person
+        ("dana should carry Floyds bags, Floyd can't", "Floyds", True),
+        ("Priya said yes. Priyas car is outside", "Priyas", True),
+        # must not fire: the plural of a name that is an everyday word in some language
+        ("Mark said the marks are in", "marks", False),
+        ("Jean bought new jeans", "jeans", False),
+        ("Dan said dans is French", "dans", False),
+    ],
+)  # fmt: skip
+def test_a_known_name_with_a_possessive_s_is_the_same_person(
+    text: str, word: str, hidden: bool
+) -> None:
+    assert (word not in Redactor().redact(text).text) is hidden
