@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import gc
 import importlib.abc
 import json
 import logging
@@ -328,6 +329,19 @@ def main(argv: list[str] | None = None) -> int:
     return code or 0
 
 
+def tune_collector() -> None:
+    """Collect young objects 14 times less often than Python's default (every 700 new ones).
+
+    Starting Veil builds about a million objects that live as long as the process (modules,
+    spaCy's vocabulary, word lists); the default threshold walks them again and again while
+    they load: 0.3 s of a cold `ask` on 2 cores. Cycles are still collected, later.
+    """
+    gc.set_threshold(10_000, 10, 10)
+
+
 if __name__ == "__main__":
     keep_training_libraries_out()  # the program only: tests that call main() may train too
-    sys.exit(main())
+    tune_collector()
+    code = main()
+    gc.freeze()  # the process ends: its last collections need not walk every object again
+    sys.exit(code)

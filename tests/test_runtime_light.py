@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 import hashlib
 import json
 import subprocess
@@ -142,3 +143,52 @@ def test_the_program_itself_loads_no_training_library() -> None:
     assert "<PERSON_1>" in redacted
     assert loaded == "[]"
     assert nlp == "True"
+
+
+# A fresh interpreter: Presidio imported through Veil's privacy package, then checked.
+PRESIDIO_SCRIPT = """
+import json, sys
+import privacy
+from privacy.presidio_import import _DeferPatternChecks
+import presidio_analyzer
+from presidio_analyzer import Pattern
+from presidio_analyzer.predefined_recognizers import UrlRecognizer
+from presidio_analyzer.nlp_engine import NlpArtifacts
+try:
+    Pattern("broken", "(", 0.5)
+    checked = False
+except ValueError:
+    checked = True
+found = UrlRecognizer().analyze("see www.example.com today", ["URL"], NlpArtifacts(
+    entities=[], tokens=[], tokens_indices=[], lemmas=[], nlp_engine=None, language="en"))
+print(json.dumps({
+    "finder_left": any(isinstance(f, _DeferPatternChecks) for f in sys.meta_path),
+    "checked_after": checked,
+    "url": [(r.start, r.end) for r in found],
+}))
+"""
+
+
+def test_presidio_imports_with_its_checks_deferred_and_then_restored() -> None:
+    done = subprocess.run(
+        [sys.executable, "-c", PRESIDIO_SCRIPT],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=True,
+    )
+    result = json.loads(done.stdout.strip().splitlines()[-1])
+    assert result["finder_left"] is False  # the finder removes itself once Presidio is in
+    assert result["checked_after"] is True  # patterns made later are checked as before
+    assert result["url"] == [[4, 19]]  # a predefined pattern still compiles when it runs
+
+
+def test_the_collector_is_tuned_only_for_young_objects() -> None:
+    before = gc.get_threshold()
+    try:
+        run.tune_collector()
+        young, *older = gc.get_threshold()
+        assert young >= 10 * 700 and older == [10, 10]
+    finally:
+        gc.set_threshold(*before)
