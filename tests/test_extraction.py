@@ -172,6 +172,35 @@ def test_a_label_names_an_activity_only_when_it_gives_one(sentence: str, title: 
     assert activity_title(sentence) == title
 
 
+@pytest.mark.parametrize(
+    ("sentence", "title"),
+    [
+        # a generic activity is named by what it is for, in five languages
+        ("Schedule a meeting on Saturday at 9:00 am to discuss new phone contracts.",
+         "Meeting to discuss new phone contracts"),
+        ("make an appointment for nails on Thursday at 4pm", "Appointment for nails"),
+        ("set up a call tomorrow at 10 about the Q3 budget", "Call about the Q3 budget"),
+        ("Termin am Montag um 10 zur Besprechung der Zahlen", "Termin zur Besprechung der Zahlen"),
+        ("reunión el lunes a las 10 para revisar el presupuesto",
+         "Reunión para revisar el presupuesto"),
+        # must not fire: how long, how many, for whom, where to, a day, another clause, and an
+        # activity that names itself
+        ("meeting with sam for an hour on friday at 3", "Meeting"),
+        ("call for 30 minutes tomorrow at 9", "Call"),
+        ("book a reservation for two on friday at 7pm", "Reservation"),
+        ("meeting at 3 on friday for <PERSON_1>", "Meeting"),
+        ("meeting on friday at 3 to the office", "Meeting"),
+        ("move the meeting to friday at 3", "Meeting"),
+        ("meeting at 3. For the record, I am late", "Meeting"),
+        ("lunch on friday at 1 to celebrate", "Lunch"),
+    ],
+)  # fmt: skip
+def test_a_generic_activity_carries_its_purpose(sentence: str, title: str) -> None:
+    from agent.extraction.title import activity_title
+
+    assert activity_title(sentence) == title
+
+
 def test_a_name_beats_an_activity_word_said_earlier() -> None:
     thread = (
         "Me: I want to do some more planning on friday at 9:45 pm.\n"

@@ -101,8 +101,76 @@ def _title_words(text: str, at: int) -> str:
     return phrase[:1].upper() + phrase[1:]
 
 
+# A generic activity ("meeting", "call") is named by what it is for: "a meeting on Saturday at
+# 9 am to discuss new phone contracts" is "Meeting to discuss new phone contracts". Between the
+# activity and the opener only time words may stand; the purpose ends at a time or a clause.
+_GENERIC_ACTIVITY = data.words("labels", "generic_activities")
+_OPENER = data.words("labels", "purpose_openers")
+_NOT_PURPOSE = data.words("labels", "not_a_purpose")
+_FUNCTION_WORDS = data.words("names", "function_words")
+_WORD_RE = re.compile(r"<[A-Z_]+_\d+>|[\w'’:.-]*\w")
+_CLOCK_WORD_RE = re.compile(
+    r"\d{1,2}(?:[:.h]\d{2})?(?:[ap]\.?m\.?|h)?|[ap]\.?m\.?|noon|midnight|o'clock", re.IGNORECASE
+)
+_PURPOSE_END_RE = re.compile(
+    r"[.,!?;:()\n]|\s(?:at|on|in|with|from|by|next|this|tomorrow|today|tonight|and|but|so|if"
+    r"|please|um|mit|con|com|avec)\s",
+    re.IGNORECASE,
+)
+_PURPOSE_WORDS = 6
+
+
+def _timeish(word: str) -> bool:
+    return (
+        word.casefold() in _STOP or lang.states_date(word) or bool(_CLOCK_WORD_RE.fullmatch(word))
+    )
+
+
+def purpose_of(text: str, end: int) -> str:
+    """What a generic activity ending at `end` is for ("to discuss new phone contracts",
+    "for nails"), or "" when the words after it say no purpose."""
+    for word in list(_WORD_RE.finditer(text, end))[:10]:
+        low = word.group().casefold()
+        if low in _OPENER:
+            break
+        if not _timeish(word.group()):
+            return ""
+    else:
+        return ""
+    if re.search(r"[.!?;\n]", text[end : word.start()]):
+        return ""  # the purpose is in the activity's own clause
+    rest = text[word.end() :]
+    stop = _PURPOSE_END_RE.search(rest)
+    phrase = rest[: stop.start() if stop else len(rest)].split()[:_PURPOSE_WORDS]
+    for cut, said in enumerate(phrase):  # "para revisar el presupuesto el lunes": to the day
+        if cut and (lang.states_date(said) or _CLOCK_WORD_RE.fullmatch(said)):
+            phrase = phrase[:cut]
+            break
+    content = [w for w in phrase if w.casefold() not in _FUNCTION_WORDS]
+    if not content or content[0].startswith("<") or lang.states_date(content[0]):
+        return ""  # "for <PERSON_1>", "to Friday": a person or a day, not a purpose
+    if content[0].casefold() in _NOT_PURPOSE or content[0][0].isdigit():
+        return ""  # "for an hour", "for two", "for 30 minutes"
+    if low == "to" and phrase[0].casefold() in _FUNCTION_WORDS:
+        return ""  # "to the office": a place; "to discuss" opens a purpose
+    while phrase and phrase[-1].casefold() in _STOP:
+        phrase.pop()
+    return f"{word.group()} {' '.join(phrase)}" if phrase else ""
+
+
 def activity_title(text: str) -> str:
-    """The title the segment gives its activity, or "" when it names none."""
+    """The title the segment gives its activity, or "" when it names none; a generic activity
+    carries its purpose ("Meeting to discuss new phone contracts")."""
+    title = _activity_title(text)
+    if title and title.split()[-1].casefold() in _GENERIC_ACTIVITY:
+        for match in re.finditer(rf"\b{re.escape(title.split()[-1])}\b", text, re.IGNORECASE):
+            purpose = purpose_of(text, match.end())
+            if purpose:
+                return f"{title} {purpose}"
+    return title
+
+
+def _activity_title(text: str) -> str:
     for pattern in (LABEL_RE, _ADD_RE):
         match = pattern.search(text)
         if match and text.rstrip().endswith("?"):
