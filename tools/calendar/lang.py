@@ -64,18 +64,39 @@ def _detector():  # -> lingua.LanguageDetector
     )
 
 
+@functools.cache
+def _day_names() -> dict[str, frozenset[str]]:
+    """Each language's day and month names that are no English word ("lundi", "Montag";
+    not "mars", "april" or the abbreviations "mon", "sam", "set")."""
+    return {
+        code: frozenset(
+            w for w in data.words("labels", "calendar_words", code) if len(w) >= 4 and zipf(w) < 3.0
+        )
+        for code in data.table("labels")["calendar_words"]
+        if code != DEFAULT_LANGUAGE
+    }
+
+
+def named_languages(text: str) -> list[str]:
+    """The languages whose day or month names `text` uses."""
+    words = set(re.findall(r"[^\W\d_]+(?:'[^\W\d_]+)?", text.casefold()))
+    return [code for code, names in _day_names().items() if words & names]
+
+
 def detect_languages(text: str, default: str = DEFAULT_LANGUAGE) -> list[str]:
     """Languages to parse `text` with, the likelier first; `default` is always among them.
 
     Short chat lines ("à 14h", "tmrw at 3") are often too short for lingua to be sure;
-    parsing with two grammars and keeping the better-covered result beats a wrong guess.
+    parsing with two grammars and keeping the better-covered result beats a wrong guess. A day
+    or month name says its language whatever lingua guessed ("réunion lundi à 10h pour le
+    budget" reads as English to its trigrams): that grammar is tried too.
     """
     if not re.search(r"[^\W\d_]", text):
         return [default]
     values = _detector().compute_language_confidence_values(text)
     best = values[0].language.iso_code_639_1.name.lower()
     order = [best, default] if values[0].value >= 0.6 else [default, best]
-    return list(dict.fromkeys(order))
+    return list(dict.fromkeys([*order, *named_languages(text)]))
 
 
 # --- OCR slips: "Ipm", "l0am", "1O:30" -> digits, keeping every offset unchanged -------------
