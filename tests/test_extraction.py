@@ -576,3 +576,39 @@ def test_a_range_of_whole_days_is_all_day(thread: str, all_day: tuple[str, str] 
     else:
         assert event.all_day
         assert (event.start.date().isoformat(), event.end.date().isoformat()) == all_day
+
+
+@pytest.mark.parametrize(
+    ("request_text", "title"),
+    [
+        # a request verb asks for the event; it names no part of it
+        ("Add date night for next friday at 7", "Date night"),
+        ("Set up a vacation at Bahamas next Friday at 2PM.", "Vacation Bahamas"),
+        ("create work meeting on monday at 5", "Work meeting"),
+        ("trage Zahnarzt am Montag um 10 ein", "Zahnarzt"),
+        # must not fire: nouns that are also verbs, and words that only follow a verb
+        ("book club thursday at 7pm", "Book club"),
+        ("farmers market sat 9am", "Farmers market"),
+        ("plan review on monday at 10", "Plan review"),
+    ],
+)  # fmt: skip
+def test_request_verbs_name_no_event(request_text: str, title: str) -> None:
+    from agent.extraction.title import words_around
+
+    mention = next(m for m in TimeParser(tz="Europe/Berlin", now=NOW).parse(request_text))
+    assert words_around(request_text, mention.start, mention.end) == title
+
+
+@pytest.mark.parametrize(
+    ("request_text", "title"),
+    [
+        # a meal is a time and an activity: the name it is given names the event
+        ("Set an event at 5 on Saturday called dinner.", "Dinner"),
+        ("add lunch on monday at 1, call it brunch", "Brunch"),
+        # must not fire: a time of day after a name ends the name
+        ("call it Dentist tonight at 7", "Dentist"),
+    ],
+)  # fmt: skip
+def test_a_meal_word_given_as_a_name_names_the_event(request_text: str, title: str) -> None:
+    [event] = link(request_text)
+    assert event.title == title

@@ -177,7 +177,15 @@ class RuleLinker:
         ]
         text = segment.text
         self._decline(text, own, segment.start, events)
-        spans = [(c.mention.start - segment.start, c.mention.end - segment.start) for c in own]
+        # a meal is a time and an activity: "called dinner" names the event
+        spans = [
+            (c.mention.start - segment.start, c.mention.end - segment.start)
+            for c in own
+            if c.mention.kind != "vague"
+            or not ACTIVITY_RE.fullmatch(
+                text[c.mention.start - segment.start : c.mention.end - segment.start]
+            )
+        ]
         name, anaphoric = named_title(text, spans)
         if not name and not own:  # "What name should I use?" - "Doctor visit, please."
             name = answered_name(text, segment.context.rpartition("\n")[0])

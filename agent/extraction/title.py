@@ -85,6 +85,17 @@ _NOT_PLACE_RE = re.compile(
 )
 
 
+_REQUEST_VERB = data.words("labels", "request_verbs")
+_SET_UP_RE = re.compile(r"\bset\s+up\b", re.IGNORECASE)
+
+
+def _named_words(words: list[str]) -> list[str]:
+    """`words` without the request verbs that lead them ("Add date night" -> "date night")."""
+    while words and words[0].casefold() in _REQUEST_VERB:
+        words = words[1:]
+    return words
+
+
 def _title_words(text: str, at: int) -> str:
     """The activity noun at `at` with up to two modifiers before it ("Dentist appointment")."""
     match = ACTIVITY_RE.match(text, at)
@@ -97,7 +108,7 @@ def _title_words(text: str, at: int) -> str:
         if word.lower() in _STOP or lang.states_date(word) or word[:1].isdigit():
             break
         modifiers.insert(0, word)
-    phrase = " ".join([*modifiers, match.group(0)])
+    phrase = " ".join([*_named_words(modifiers), match.group(0)])
     return phrase[:1].upper() + phrase[1:]
 
 
@@ -400,14 +411,15 @@ def _words_before(text: str, at: int) -> str:
         w
         # "5-a-side", "3-on-3": a number joined to words is one word
         for w in re.findall(
-            r"<[A-Z_]+_\d+>|\d+(?:-\w+)*-[^\W\d_][\w'’-]*|[^\W\d_][\w'’-]*", text[:at]
+            r"<[A-Z_]+_\d+>|\d+(?:-\w+)*-[^\W\d_][\w'’-]*|[^\W\d_][\w'’-]*",
+            _SET_UP_RE.sub("setup", text[:at]),
         )
         if w.lower() not in _STOP
         and not lang.states_date(w)
         and len(w) > 2
         and not w.startswith("<")
     ][-3:]
-    phrase = " ".join(words)
+    phrase = " ".join(_named_words(words))
     return phrase[:1].upper() + phrase[1:]
 
 
