@@ -612,3 +612,22 @@ def test_request_verbs_name_no_event(request_text: str, title: str) -> None:
 def test_a_meal_word_given_as_a_name_names_the_event(request_text: str, title: str) -> None:
     [event] = link(request_text)
     assert event.title == title
+
+
+@pytest.mark.parametrize(
+    ("thread", "expected"),
+    [
+        # a read-back of the event being set up, with another day: the event moves there
+        ("Me: book the dentist on November 25th at 11:15\n"
+         "Agent: Date of the event: November 26th at 11:15 am.\nMe: Yes, that's right.",
+         ["2026-11-26T11:15:00+01:00"]),
+        # must not fire: another activity with its own day is its own event; a read-back with
+        # nothing before it is the event itself
+        ("Me: dentist on November 25th at 11:15\nMe: the plumber comes November 26th at 8am",
+         ["2026-11-25T11:15:00+01:00", "2026-11-26T08:00:00+01:00"]),
+        ("Agent: Date of the event: November 26th at 11:15 am.\nMe: Yes.",
+         ["2026-11-26T11:15:00+01:00"]),
+    ],
+)  # fmt: skip
+def test_a_read_back_of_the_event_restates_it(thread: str, expected: list[str]) -> None:
+    assert starts(link("add all of it", thread)) == expected

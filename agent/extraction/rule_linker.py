@@ -203,7 +203,12 @@ class RuleLinker:
         moving = bool(RESCHEDULE_RE.search(text))
         target = self._target(events, activity, text)
         current = _current(events)
-        confirming = bool(clocks) and bool(CONFIRM_RE.search(segment.sentence or text))
+        # "Please confirm: ...", "Date of the event: March 12th at 11:15 am": the event being
+        # set up, said again with its day and time
+        confirming = bool(clocks) and bool(
+            CONFIRM_RE.search(segment.sentence or text)
+            or RESTATED_DAY_RE.search(segment.sentence or text)
+        )
         if (
             current is not None
             and current.start is not None
