@@ -272,7 +272,7 @@ class Executor:
         if undecided:
             return f"Which time should I use for {undecided[0].title}?"
         blocked = [o for o in state.outcomes if o.status == "blocked"]
-        open_events = [o.event for o in state.outcomes if o.event.start is None]
+        open_events = [o.event for o in state.outcomes if o.event.start is None or o.event.pending]
         slots = ", ".join(_when(s["start"]) for s in state.slots[:3])
         what = open_events[0].title if open_events else blocked[0].event.title if blocked else ""
         if not what and not state.outcomes:

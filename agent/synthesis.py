@@ -118,6 +118,12 @@ def facts(
                 f"Several times were offered for {event.title} and none was picked, "
                 "so nothing is scheduled yet."
             )
+        elif event.pending and event.start is not None:
+            when = _span(event.start.isoformat(), _iso(event.end), event.all_day)
+            lines.append(
+                f"{event.title} was proposed for {when} ({tz}), but the thread leaves it open, "
+                "so nothing is scheduled yet."
+            )
         elif event.start is None:
             said = f" ({event.vague})" if event.vague else ""
             lines.append(

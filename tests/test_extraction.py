@@ -631,3 +631,25 @@ def test_a_meal_word_given_as_a_name_names_the_event(request_text: str, title: s
 )  # fmt: skip
 def test_a_read_back_of_the_event_restates_it(thread: str, expected: list[str]) -> None:
     assert starts(link("add all of it", thread)) == expected
+
+
+@pytest.mark.parametrize(
+    ("thread", "expected"),
+    [
+        # a reply that puts the plan off leaves it proposed, not agreed, in five languages
+        ("<PERSON_1>: lunch thursday at 1?\nMe: let me check and get back to you", []),
+        ("<PERSON_1>: call monday at 3?\nMe: 3 is hard, how about 4:30?\n"
+         "<PERSON_1>: I'll let you know tomorrow", []),
+        ("<PERSON_1>: Essen am Freitag um 20 Uhr?\nIch: ich schau mal und melde mich", []),
+        ("<PERSON_1>: on dîne vendredi à 20h ?\nMoi : je regarde et je te redis", []),
+        ("<PERSON_1>: ¿comemos el jueves a la 1?\nYo: déjame ver", []),
+        # must not fire: settled afterwards, by a time said again or by a yes; a plain yes
+        ("<PERSON_1>: lunch thursday at 1?\nMe: let me check\nMe: 1 works",
+         ["2026-11-26T13:00:00+01:00"]),
+        ("<PERSON_1>: lunch thursday at 1?\nMe: let me check\nMe: ok, that works",
+         ["2026-11-26T13:00:00+01:00"]),
+        ("<PERSON_1>: lunch thursday at 1?\nMe: sure, see you then", ["2026-11-26T13:00:00+01:00"]),
+    ],
+)  # fmt: skip
+def test_a_reply_that_puts_the_plan_off_leaves_it_open(thread: str, expected: list[str]) -> None:
+    assert starts(link("add the event we agreed on", thread)) == expected

@@ -45,10 +45,14 @@ class ProposedEvent:
     named: bool = False  # the title is the user's own name for it ("call it Out of office")
     said: int = -1  # the last message that created or changed it
     dated: bool = True  # False: a clock time said with no day yet ("book it for 12:30")
+    pending: bool = False  # a reply put it off ("let me check and get back to you")
 
     @property
     def schedulable(self) -> bool:
-        return self.start is not None and not self.cancelled and not self.undecided
+        return (
+            self.start is not None and not self.cancelled and not self.undecided
+            and not self.pending
+        )  # fmt: skip
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -64,6 +68,7 @@ class ProposedEvent:
             "within": [self.within[0].isoformat(), self.within[1]] if self.within else None,
             "meal": self.meal,
             "undecided": list(self.undecided),
+            "pending": self.pending,
             "grounds": list(self.grounds),
         }
 

@@ -18,6 +18,7 @@ RESCHEDULE_RE = re.compile(
 # The plan is off; a reply that turns it down with no time of its own (lang/data/acts.toml).
 CANCEL_RE = data.phrase_pattern("acts", "cancel")
 DECLINE_RE = data.phrase_pattern("acts", "decline")
+DEFER_RE = data.phrase_pattern("acts", "defer")
 # "same time but Monday" keeps the clock; "30 min later" moves by an amount (acts.toml).
 SAME_TIME_RE = data.phrase_pattern("acts", "same_time")
 LATER_RE = data.phrase_pattern("acts", "shift_later")

@@ -23,6 +23,7 @@ from agent.extraction.cue import (
     DECIDE_RE,
     DECLINE_AFTER_RE,
     DECLINE_RE,
+    DEFER_RE,
     DEFINITE_RE,
     EARLIER_RE,
     FROM_TO_RE,
@@ -235,6 +236,16 @@ class RuleLinker:
             if called_off is not None:
                 called_off.cancelled = True
             return last_day  # a plan called off in the same breath is no event either
+        deferred = bool(DEFER_RE.search(text))
+        if deferred and not clocks:  # "I'll let you know tomorrow": a day, but no new time
+            # "let me check and get back to you": the plan on the table is proposed, not agreed
+            put_off = target or _current(events)
+            if put_off is not None and put_off.start is not None:
+                put_off.pending = True
+            return last_day
+        settled = current if current is not None and current.pending else None
+        if settled is not None and segment.source != "request" and DECIDE_RE.search(text):
+            settled.pending = False  # "ok, that works": settled after all
         if DECLINE_RE.search(text) and not (clocks or dates or vague):
             # "That doesn't work anymore": the plan on the table (a quoted original too) is off;
             # with a time or day of its own the same words are a counter, read below.
@@ -271,6 +282,7 @@ class RuleLinker:
         echo = self._echo(events, mention) if not (own_day or dates or moving) else None
         if echo is not None:  # "9:30 is tight but fine": the agreed time, said again
             echo.said = index  # and so the event spoken of last
+            echo.pending = deferred
             return last_day
         if target is not None and not activity and not moving and target.start is not None:
             if (
@@ -294,6 +306,7 @@ class RuleLinker:
         if target is not None and not (fresh and target.activity != activity):
             target.start, target.end, target.grounds = start, end, grounds
             target.all_day, target.vague, target.cancelled = False, None, False
+            target.pending = deferred  # "4:30 could work, let me check": still not agreed
             target.dated = dated
             target.undecided = [c.id for c in options]
             if activity and (not target.activity or (name and not target.named)):
@@ -323,6 +336,7 @@ class RuleLinker:
                 activity=activity,
                 named=bool(name),
                 dated=dated,
+                pending=deferred,
             )
         )
         return last_day
@@ -380,7 +394,7 @@ class RuleLinker:
         """A live event already at this clock time, which a bare time just repeats."""
         wall = mention.value.astimezone(self.zone)
         for event in events:
-            if event.schedulable and not event.all_day:
+            if (event.schedulable or event.pending) and not event.all_day:
                 start = event.start.astimezone(self.zone)
                 if (start.hour, start.minute) == (wall.hour, wall.minute):
                     return event
