@@ -70,7 +70,13 @@ def test_an_open_reading_says_what_to_choose(parser: TimeParser) -> None:
         ("wednsday at 2", "wed      at 2"),
         ("at 7|30 pm", "at 7:30 pm"),
         ("at 7;15 pm", "at 7:15 pm"),
+        # chat spellings of a day word
+        ("gym 2moro @ 5?", "gym tmr   @ 5?"),
+        ("call mum TOMOZ 7pm", "call mum tmr   7pm"),
+        ("lunch tmw at 1", "lunch tmr at 1"),
         # must not fire
+        ("tmw3 at 4", "tmw3 at 4"),
+        ("Tomozaki at 4", "Tomozaki at 4"),
         ("a sundae on Sunday", "a sundae on Sunday"),
         ("Mondays are hard", "Mondays are hard"),
         ("Fridays at 3", "Fridays at 3"),

@@ -147,12 +147,30 @@ def _one_edit(word: str, target: str) -> bool:
     return any(long_[:i] + long_[i + 1 :] == short for i in range(len(long_)))
 
 
+_CHAT_SPELLINGS = {
+    spelling: canonical
+    for canonical, spellings in data.table("times")["chat_spellings"].items()
+    for spelling in spellings.split()
+}
+_CHAT_SPELLING_RE = re.compile(
+    r"(?<![\w'’])(?:"
+    + "|".join(sorted(map(re.escape, _CHAT_SPELLINGS), key=len, reverse=True))
+    + r")(?![\w'’])",
+    re.IGNORECASE,
+)
+
+
 def fix_typing_slips(text: str) -> str:
-    """Misspelt weekdays ("modnay", "Thurday") and missed colons ("7;15 pm"), in place.
+    """Misspelt weekdays ("modnay", "Thurday"), chat spellings ("2moro") and missed colons
+    ("7;15 pm"), in place.
 
     A weekday one edit away, that is no word of its own (a "sundae" stays), becomes the day's
-    three-letter form padded with spaces, so every offset into `text` still holds.
+    three-letter form padded with spaces, so every offset into `text` still holds; a chat
+    spelling becomes the form Duckling reads (times.toml [chat_spellings]), padded the same way.
     """
+    text = _CHAT_SPELLING_RE.sub(
+        lambda m: _CHAT_SPELLINGS[m.group(0).casefold()].ljust(len(m.group(0))), text
+    )
 
     def weekday(match: re.Match[str]) -> str:
         word = match.group(0)
