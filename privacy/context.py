@@ -23,6 +23,7 @@ from privacy.lexicon import (
     is_common_word,
     is_compound_brand,
     is_given_name,
+    is_surname,
     zipf,
 )
 
@@ -114,7 +115,8 @@ def is_typo(word: str) -> bool:
     """A long rare word one keystroke from a common one: "assitance", "availble", "Dentisry".
 
     Names this long are rarely one letter from an everyday word; misspelt words after "for",
-    "an" or "I'm" would otherwise read as rare names.
+    "an" or "I'm" would otherwise read as rare names. One keystroke from a name ("draymond",
+    "vitoria", "hendersons") is a name's variant, not a slip.
     """
     low = word.casefold()
     if len(low) < 7 or not low.isalpha() or zipf(low) >= 3.0 or is_given_name(low):
@@ -122,7 +124,9 @@ def is_typo(word: str) -> bool:
     edits = {low[:i] + low[i + 1 :] for i in range(len(low))}
     edits |= {low[:i] + low[i + 1] + low[i] + low[i + 2 :] for i in range(len(low) - 1)}
     edits |= {low[:i] + ch + low[i:] for i in range(len(low) + 1) for ch in string.ascii_lowercase}
-    return any(zipf(edit) >= 3.5 for edit in edits)
+    return any(
+        zipf(edit) >= 3.5 and not is_given_name(edit) and not is_surname(edit) for edit in edits
+    )
 
 
 # How invented company names end: "Initech", "Microsoft", "Spotify", "Dropbox", "Globex".

@@ -95,7 +95,8 @@ def prior(
     down in a line of another language (it learned from English text)."""
     detector = weights()["detector"]
     best = max(
-        (p for s, e, p in scores if start <= s and e <= end and text[s:e][:1].isalnum()),
+        # a word that starts in the span: "Emma's" and "Thandiwe." carry the name's score
+        (p for s, e, p in scores if start <= s < end and text[s:e][:1].isalnum()),
         default=None,
     )
     if best is None:

@@ -22,6 +22,7 @@ from privacy.context import (
     english_line,
     foreign_line,
     is_brand_shaped,
+    is_typo,
     no_name_here,
     sentence_start,
 )
@@ -286,6 +287,7 @@ def _checks(
         "at_venue": not given[0] and bool(_AT_BEFORE_RE.search(text, max(0, start - 6), start)),
         "common_lower": one and value.islower() and not given[0] and zipf(words[0]) >= 3.0,
         "short_caps": one and value.isupper() and len(value) <= 4,
+        "typo": one and value.islower() and is_typo(value),
     }  # fmt: skip
 
 

@@ -296,3 +296,21 @@ def test_a_known_name_with_a_possessive_s_is_the_same_person(
     text: str, word: str, hidden: bool
 ) -> None:
     assert (word not in Redactor().redact(text).text) is hidden
+
+
+@pytest.mark.parametrize(
+    ("text", "word", "hidden"),
+    [
+        # the detector's word may carry a possessive or a full stop: its score still counts
+        ("Emma's flight lands at 5.", "Emma", True),
+        ("We borrowed Chidi's car for the Costco run.", "Chidi", True),
+        ("The spare keys are with Thandiwe.", "Thandiwe", True),
+        # must not fire: a misspelt word at a sentence end, a company before a possessive
+        ("Thank you for assitance. That is all.", "assitance", False),
+        ("We borrowed Chidi's car for the Costco run.", "Costco", False),
+    ],
+)  # fmt: skip
+def test_a_name_with_its_punctuation_keeps_the_detectors_evidence(
+    text: str, word: str, hidden: bool
+) -> None:
+    assert (word not in Redactor().redact(text).text) is hidden
