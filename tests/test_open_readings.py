@@ -35,9 +35,16 @@ GATE_ROWS = [
     ("basketball game friday at 7", _at(2026, 12, 4, 7), False),
     ("sync thursday at 9:30", _at(2026, 12, 3, 9, 30), False),
     ("Book dinner tomorrow for 1 hour at 5pm.", _at(2026, 12, 2, 17), False),
+    # a party or drinks at 10 or 11 may be morning or night
+    ("drinks friday at 11", _at(2026, 12, 4, 23), False),
+    ("drinks friday at 11", _at(2026, 12, 4, 11), False),
+    ("party friday at 10", _at(2026, 12, 4, 22), False),
     # must not fire: the words pick one start
     ("create meeting on monday at 8pm", _at(2026, 12, 7, 20), True),
     ("dinner friday at 8", _at(2026, 12, 4, 20), True),
+    ("dinner friday at 10", _at(2026, 12, 4, 22), True),
+    ("party friday at 8", _at(2026, 12, 4, 20), True),
+    ("party tonight at 10", _at(2026, 12, 2, 22), True),
     ("breakfast friday at 8", _at(2026, 12, 4, 8), True),
     ("standup thursday at 09:30", _at(2026, 12, 3, 9, 30), True),
     ("call on monday at 3", _at(2026, 12, 7, 15), True),

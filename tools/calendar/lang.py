@@ -263,6 +263,15 @@ EVENING_RE = re.compile(
     r"|abendessen|soir|soirée|dîner|diner|noche|cena|noite|jantar)\b",
     re.IGNORECASE,
 )
+# Evening words that hold even for 10 and 11 ("dinner at 10"); "party" and "drinks" do not
+# ("Christmas party: Friday 18 December, 10:00–11:30" is a morning at school), so there the
+# hour is left open and the gate asks.
+LATE_EVENING_RE = re.compile(
+    r"\b(?:evening|tonight|night|dinner|supper|abends?|heute\s+abend|nachts?|abendessen|soir"
+    r"|soirée|dîner|diner|noche|cena|noite|jantar)\b",
+    re.IGNORECASE,
+)
+LATE_MORNING_HOURS = frozenset({10, 11})
 MORNING_RE = re.compile(
     r"\b(?:morning|breakfast|morgens|vormittags?|frühstück|matin|petit[- ]déjeuner"
     r"|desayuno|manhã|café\s+da\s+manhã)\b",

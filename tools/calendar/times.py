@@ -597,7 +597,12 @@ class TimeParser:
         if not twin and (_MERIDIEM_RE.search(span) or first.hour > 12 or first.hour == 0):
             return starts[0]  # "at 5pm", "17:00": the words chose
         hour = first.hour % 12 or 12
-        if lang.EVENING_RE.search(context) and 5 <= hour <= 11:
+        late = hour in lang.LATE_MORNING_HOURS
+        if (
+            lang.EVENING_RE.search(context)
+            and 5 <= hour <= 11
+            and (not late or lang.LATE_EVENING_RE.search(context))
+        ):
             pm = True
         elif lang.MORNING_RE.search(context):
             pm = hour == 12
@@ -620,12 +625,21 @@ class TimeParser:
         """
         others: list[datetime] = []
         local = chosen.astimezone(self.zone)
+        hour = local.hour % 12
+        evening = lang.EVENING_RE.search(context)
         if (
             lang.states_clock_time(span)
             and not _MERIDIEM_RE.search(span)
-            and local.hour % 12 in lang.OPEN_MERIDIEM_HOURS
-            and not lang.EVENING_RE.search(context)
             and not lang.MORNING_RE.search(context)
+            and (
+                (hour in lang.OPEN_MERIDIEM_HOURS and not evening)
+                # "party at 10": a party may be at ten in the morning or at night
+                or (
+                    hour in lang.LATE_MORNING_HOURS
+                    and evening
+                    and not lang.LATE_EVENING_RE.search(context)
+                )
+            )
         ):
             twin = [s for s in starts if s != chosen and abs(s - chosen) == timedelta(hours=12)]
             others.append(twin[0] if twin else chosen + timedelta(hours=12 if local.hour < 12
