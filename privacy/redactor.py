@@ -15,6 +15,7 @@ import unicodedata
 from collections.abc import Iterable, Sequence
 from dataclasses import asdict, dataclass, field
 
+from lang import data
 from lang.data import alternation
 from lang.thread import split_thread
 from privacy.context import (
@@ -45,6 +46,7 @@ from privacy.lexicon import (
     is_given_name,
     is_rare_everywhere,
     is_surname,
+    max_zipf,
     zipf,
 )
 from privacy.names import (
@@ -231,11 +233,19 @@ def _checks(
     The guess checks (what a name rule checks itself before it fires) count only for a span
     that no rule proposed."""
     value = text[start:end]
-    words = [w.casefold() for w in _WORD_RE.findall(value)] or [value.casefold()]
+    written = _WORD_RE.findall(value) or [value]
+    words = [w.casefold() for w in written]
     one = len(words) == 1
     # in a longer span a given name must be more than a word of another language ("mi" is a
     # Korean name and Spanish for "my")
     given = [is_given_name(w) and (one or not foreign_word(w)) for w in words]
+    # ... but written as a name, a listed given name is one: "Fernanda Oliveira", "Jürgen
+    # Müller" are common in their languages' text because they are names (a surname alone is
+    # not: German writes "Rosengarten", a surname and a noun, with a capital too)
+    titled = [w[:1].isupper() and not w.isupper() and len(w) > 2 for w in written]
+    named = [
+        g or (cap and is_given_name(w)) for w, g, cap in zip(words, given, titled, strict=True)
+    ]
     first = value.split()[0] if value.split() else value
     before = text[max(0, start - 30) : start]
     bare_of = bool(_OF_BEFORE_RE.search(before)) and not _ROLE_OF_RE.search(before)
@@ -277,9 +287,9 @@ def _checks(
     return checks | {
         "never": _never_a_name(text, start, end),
         # outside English the detector's word is weak: a word no list knows needs a rule
-        "foreign_unlisted": checks["foreign_line"] and not any(given),
+        "foreign_unlisted": checks["foreign_line"] and not any(named),
         "foreign": all(map(foreign_word, words)) and checks["foreign_line"]
-        and (one or not any(given)),
+        and (one or not any(named)),
         "everyday": not any(given) and all(zipf(w) >= 4.5 for w in words),
         "lower_unlisted": value.islower() and not any(given),
         "not_here": no_name_here(text, start, end),
@@ -312,11 +322,26 @@ def _between_function_words(text: str, start: int, end: int) -> list[tuple[int, 
     return pieces
 
 
+_PARTICLES = data.words("labels", "name_particles")
+
+
+def _everyday_lower(word: str) -> bool:
+    """An everyday lower-case word of some language, no name particle and no given name."""
+    low = word.casefold()
+    given = is_given_name(low) and len(low) > 2  # "je" is a Korean name and French for "I"
+    return word.islower() and low not in _PARTICLES and not given and max_zipf(low) >= 4.0
+
+
 def _trim(text: str, start: int, end: int) -> tuple[int, int]:
-    """Drop greetings and punctuation spaCy glued to a name: "Hey Priya," -> "Priya"."""
+    """Drop greetings and punctuation spaCy glued to a name: "Hey Priya," -> "Priya"; and
+    everyday lower-case words before a capitalised name: "je suis Étienne" -> "Étienne"
+    ("trump", "black adam" typed in lower case stay whole)."""
     words = list(_WORD_RE.finditer(text, start, end))
     while words and words[0].group().casefold() in SALUTATIONS | HARD_NOT_NAMES:
         words.pop(0)
+    capital = next((i for i, w in enumerate(words) if w.group()[:1].isupper()), 0)
+    if all(_everyday_lower(w.group()) for w in words[:capital]):
+        words = words[capital:]
     while words and words[-1].group().casefold() in SALUTATIONS | HARD_NOT_NAMES | UNIT_WORDS:
         words.pop()  # "Barbara Yudina Apt. 675": the unit belongs to the address after
     return (words[0].start(), words[-1].end()) if words else (start, start)

@@ -314,3 +314,23 @@ def test_a_name_with_its_punctuation_keeps_the_detectors_evidence(
     text: str, word: str, hidden: bool
 ) -> None:
     assert (word not in Redactor().redact(text).text) is hidden
+
+
+@pytest.mark.parametrize(
+    ("text", "name", "hidden"),
+    [
+        # a listed name written as one is a name, however common it is in its language's text
+        ("Atenciosamente,\nFernanda Oliveira", "Oliveira", True),
+        ("Hallo, hier ist Jürgen Müller", "Müller", True),
+        ("Oi, aqui é a Ana Beatriz.", "Beatriz", True),
+        ("Liebe Grüße\nKatharina Weiß\nDeutsche Bahn AG", "Katharina", True),
+        ("Bonjour, je suis Étienne Lefèvre", "Lefèvre", True),
+        # must not fire: words of that language, a company, a city
+        ("Bonjour, je suis Étienne Lefèvre", "je suis", False),
+        ("Liebe Grüße\nKatharina Weiß\nDeutsche Bahn AG", "Deutsche Bahn", False),
+        ("Hier ist Berlin, wir treffen uns um 10", "Berlin", False),
+        ("je suis fatigué ce soir", "fatigué", False),
+    ],
+)  # fmt: skip
+def test_names_in_lines_of_other_languages(text: str, name: str, hidden: bool) -> None:
+    assert (name not in Redactor().redact(text).text) is hidden
