@@ -78,6 +78,8 @@ def test_a_day_name_adds_its_language_to_the_request(
         ("réunion lundi à 10h", ["fr"]),
         ("aujourd'hui à 15h", ["fr"]),
         ("Reunião segunda às 10h", ["pt"]),
+        ("Cinema domingo às 18h?", ["es", "pt"]),
+        ("Réunion mardi à 18h", ["fr"]),
         # must not fire: English words, and abbreviations that are English words
         ("lunch with sam on mon at 1", []),
         ("set up a call in april", []),

@@ -66,11 +66,11 @@ def _detector():  # -> lingua.LanguageDetector
 
 @functools.cache
 def _day_names() -> dict[str, frozenset[str]]:
-    """Each language's day and month names that are no English word ("lundi", "Montag";
-    not "mars", "april" or the abbreviations "mon", "sam", "set")."""
+    """Each language's day and month names that are no everyday English word ("lundi",
+    "domingo", "Montag"; not "mars", "april" or the abbreviations "mon", "sam", "set")."""
     return {
         code: frozenset(
-            w for w in data.words("labels", "calendar_words", code) if len(w) >= 4 and zipf(w) < 3.0
+            w for w in data.words("labels", "calendar_words", code) if len(w) >= 4 and zipf(w) < 3.5
         )
         for code in data.table("labels")["calendar_words"]
         if code != DEFAULT_LANGUAGE
