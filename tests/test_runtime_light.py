@@ -38,16 +38,21 @@ print(json.dumps({"loaded": loaded, "events": [e.status for e in bundle.events],
 """
 
 
-def test_a_turn_and_recall_load_no_training_library() -> None:
+def _run_script(script: str) -> dict:
+    """Run `script` in a fresh interpreter; its last line of output is a JSON object."""
     done = subprocess.run(
-        [sys.executable, "-c", TURN_SCRIPT],
+        [sys.executable, "-c", script],
         cwd=ROOT,
         capture_output=True,
         text=True,
         timeout=300,
         check=True,
     )
-    result = json.loads(done.stdout.strip().splitlines()[-1])
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+def test_a_turn_and_recall_load_no_training_library() -> None:
+    result = _run_script(TURN_SCRIPT)
     assert result["loaded"] == []
     # spaCy and Presidio still work without them: the person is found, the event created.
     assert result["events"] == ["created"]
@@ -170,15 +175,7 @@ print(json.dumps({
 
 
 def test_presidio_imports_with_its_checks_deferred_and_then_restored() -> None:
-    done = subprocess.run(
-        [sys.executable, "-c", PRESIDIO_SCRIPT],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        timeout=300,
-        check=True,
-    )
-    result = json.loads(done.stdout.strip().splitlines()[-1])
+    result = _run_script(PRESIDIO_SCRIPT)
     assert result["finder_left"] is False  # the finder removes itself once Presidio is in
     assert result["checked_after"] is True  # patterns made later are checked as before
     assert result["url"] == [[4, 19]]  # a predefined pattern still compiles when it runs
