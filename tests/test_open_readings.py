@@ -137,3 +137,25 @@ def test_an_open_day_leaves_the_clock_a_proposal(
 ) -> None:
     mentions = parser.parse_input(text)
     assert check_start(start, all_day=False, mentions=mentions, tz=TZ).allowed is allowed
+
+
+@pytest.mark.parametrize(
+    ("text", "said"),
+    [
+        # a time is a time: "with Dr Smith" and "via zoom" name no street
+        ("dentist at 3:30 with Dr Smith", ["at 3:30"]),
+        ("call friday at 5 via zoom", ["friday at 5"]),
+        ("appointment on Wed 2 Dec at 08:50 with Dr Khan", ["on Wed 2 Dec at 08:50"]),
+        # a message's own stamp is no time of an event
+        ("Reply C to confirm. Sent 12/1 at 7:00 PM", []),
+        ("Posted on Monday at 9:14", []),
+        # must not fire: a house number before its street; "sent" that is no stamp's label
+        ("meet at 8 Main St", []),
+        ("the invite was sent for friday at 3", ["friday at 3"]),
+        ("call at 3, sent from my iPhone", ["at 3"]),
+    ],
+)
+def test_what_duckling_reads_as_a_time_and_is_not(
+    parser: TimeParser, text: str, said: list[str]
+) -> None:
+    assert [text[m.start : m.end] for m in parser.parse(text)] == said

@@ -239,10 +239,13 @@ COUNT_AFTER_RE = re.compile(
 # "John 3:16", "Psalm 23:4": a bare h:mm (12-hour shaped) right after a capitalised word
 # that is not a time or scheduling word is a citation; "Lunch 12:30", "Put 16:15" are times.
 # A number that starts a street address: "at 1 East 161 Street", "at 27 Via Tortona".
+# The street after a house number Duckling read as a time: "at 1 East 161 Street", "at 8 Main
+# St". The name's words are capitalised as written ("at 3:30 with Dr Smith" is a time), and
+# "via" is left out ("at 5 via zoom").
 STREET_AFTER_RE = re.compile(
-    r"(?:\s+[A-Z][\w.'’-]*){0,3}\s+(?:st|street|ave|avenue|rd|road|blvd|boulevard|way|drive|dr"
-    r"|lane|ln|place|pl|court|ct|square|sq|highway|hwy|straße|strasse|str|rue|calle|avenida|rua"
-    r"|via)\b\.?|\s+(?:east|west|north|south|via|rue|calle|rua)\s+[A-Z0-9]",
+    r"(?:\s+(?-i:[A-Z])[\w.'’-]*){0,3}\s+(?:st|street|ave|avenue|rd|road|blvd|boulevard|way"
+    r"|drive|dr|lane|ln|place|pl|court|ct|square|sq|highway|hwy|straße|strasse|str|rue|calle"
+    r"|avenida|rua)\b\.?|\s+(?:east|west|north|south|rue|calle|rua)\s+(?-i:[A-Z0-9])",
     re.IGNORECASE,
 )
 CITATION_BEFORE_RE = re.compile(r"\b[A-Z][a-z]{2,}\.?\s+$")
@@ -261,6 +264,13 @@ TIME_WORD_RE = re.compile(
 EVENING_RE = re.compile(
     r"\b(?:evening|tonight|night|dinner|supper|drinks|party|abends?|heute\s+abend|nachts?"
     r"|abendessen|soir|soirée|dîner|diner|noche|cena|noite|jantar)\b",
+    re.IGNORECASE,
+)
+# A message's own stamp written inline ("Sent 25/11 at 19:00", "last updated: Mon 9:14"): the
+# label right before a time, with nothing but a colon or "on"/"at" between (times.toml).
+STAMP_BEFORE_RE = re.compile(
+    rf"(?<![^\W\d_])(?:last\s+)?(?:{data.alternation('times', 'stamp_labels')})[ \t]*:?[ \t]*"
+    r"(?:(?:on|at|le|am|el|em|um|à|a\s+las)[ \t]+)?$",
     re.IGNORECASE,
 )
 # Evening words that hold even for 10 and 11 ("dinner at 10"); "party" and "drinks" do not

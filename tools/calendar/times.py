@@ -561,7 +561,8 @@ class TimeParser:
 
     def _is_not_a_time(self, clean: str, start: int, end: int) -> bool:
         """Counts ("at 5 people"), house numbers ("at 1 East 161 Street"), "in 1" (a minute
-        from now, Duckling says) and citations ("John 3:16") that Duckling reads as times."""
+        from now, Duckling says), citations ("John 3:16") and a message's own stamp ("Sent 25/11
+        at 19:00") that Duckling reads as times."""
         span = clean[start:end].strip()
         if lang.BARE_HOUR_RE.fullmatch(span) and (
             lang.COUNT_AFTER_RE.match(clean, end) or lang.STREET_AFTER_RE.match(clean, end)
@@ -572,6 +573,8 @@ class TimeParser:
         if re.search(r"\d$", span) and lang.STREET_AFTER_RE.match(clean, end):
             return True  # "at 1 East 161" + " Street": an address Duckling read as a time
         before = clean[:start]
+        if lang.STAMP_BEFORE_RE.search(before[-40:]):
+            return True  # "Sent 25/11 at 19:00": when the message was sent
         return bool(
             lang.CITED_HM_RE.fullmatch(span)
             and lang.CITATION_BEFORE_RE.search(before)
