@@ -38,6 +38,8 @@ NOT_NAMES = (
 )
 # Words that open the unit part of an address ("Apt. 4"): never the end of a name.
 UNIT_WORDS = words("names", "unit_words")
+# Lower-case words that may sit inside a name: "María de la Cruz", "Ludwig van Beethoven".
+NAME_PARTICLES = words("labels", "name_particles")
 # Words that make a capitalised phrase an organisation or a venue, which stays visible.
 ORG_WORDS = words("names", "org_words")
 

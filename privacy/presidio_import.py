@@ -13,7 +13,7 @@ from __future__ import annotations
 import importlib.abc
 import importlib.machinery
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from types import ModuleType
 from typing import Any
 
@@ -37,24 +37,19 @@ class _DeferPatternChecks(importlib.abc.MetaPathFinder):
         if spec is None or spec.loader is None or not hasattr(spec.loader, "exec_module"):
             return None  # installed some other way: the normal import, checks and all
         run = spec.loader.exec_module
-        after = self._skip_checks if name == PATTERN_MODULE else None
-        spec.loader.exec_module = self._wrapped(run, after)  # type: ignore[method-assign]
-        return spec
 
-    def _wrapped(
-        self, run: Callable[[ModuleType], None], after: Callable[[ModuleType], None] | None
-    ) -> Callable[[ModuleType], None]:
         def exec_module(module: ModuleType) -> None:
-            if after is not None:
+            if name == PATTERN_MODULE:
                 run(module)
-                after(module)
+                self._skip_checks(module)
                 return
             try:  # the package: its import defines every predefined recognizer
                 run(module)
             finally:
                 self._restore()
 
-        return exec_module
+        spec.loader.exec_module = exec_module  # type: ignore[method-assign]
+        return spec
 
     def _skip_checks(self, module: ModuleType) -> None:
         pattern = getattr(module, "Pattern", None)

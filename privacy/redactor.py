@@ -15,7 +15,6 @@ import unicodedata
 from collections.abc import Iterable, Sequence
 from dataclasses import asdict, dataclass, field
 
-from lang import data
 from lang.data import alternation
 from lang.thread import split_thread
 from privacy.context import (
@@ -35,6 +34,7 @@ from privacy.evidence import Candidate, Evidence, grouped, prior, threshold, wei
 from privacy.lexicon import (
     FUNCTION_WORDS,
     HARD_NOT_NAMES,
+    NAME_PARTICLES,
     NOT_NAMES,
     ORG_WORDS,
     ROLES,
@@ -322,14 +322,11 @@ def _between_function_words(text: str, start: int, end: int) -> list[tuple[int, 
     return pieces
 
 
-_PARTICLES = data.words("labels", "name_particles")
-
-
 def _everyday_lower(word: str) -> bool:
     """An everyday lower-case word of some language, no name particle and no given name."""
     low = word.casefold()
     given = is_given_name(low) and len(low) > 2  # "je" is a Korean name and French for "I"
-    return word.islower() and low not in _PARTICLES and not given and max_zipf(low) >= 4.0
+    return word.islower() and low not in NAME_PARTICLES and not given and max_zipf(low) >= 4.0
 
 
 def _trim(text: str, start: int, end: int) -> tuple[int, int]:
@@ -560,11 +557,11 @@ class Redactor:
                 loose.append(r"\s+".join(re.escape(word) for word in value.split()))
                 if values[value] == "PERSON" and is_rare_everywhere(value.split()[-1] + "s"):
                     owning.append(loose[-1])  # "Floyds bags": chat drops the apostrophe
-        ends = {"loose": r"(?![\w@])", "strict": r"(?![\w@])", "owning": r"(?=s(?![\w@'’]))"}
+        alone, owner = r"(?![\w@])", r"(?=s(?![\w@'’]))"  # "Floyd", and "Floyd" in "Floyds"
         patterns = [
-            (re.compile(r"(?<![\w@<])(?:" + "|".join(parts) + ")" + ends[name], flags), kinds)
-            for name, parts, flags in (("loose", loose, re.IGNORECASE), ("strict", strict, 0),
-                                       ("owning", owning, re.IGNORECASE))
+            (re.compile(r"(?<![\w@<])(?:" + "|".join(parts) + ")" + end, flags), kinds)
+            for parts, flags, end in ((loose, re.IGNORECASE, alone), (strict, 0, alone),
+                                      (owning, re.IGNORECASE, owner))
             if parts
         ]  # fmt: skip
         self._known_cache = (size, patterns)

@@ -153,6 +153,7 @@ def test_an_open_day_leaves_the_clock_a_proposal(
         ("meet at 8 Main St", []),
         ("the invite was sent for friday at 3", ["friday at 3"]),
         ("call at 3, sent from my iPhone", ["at 3"]),
+        ("your parcel will be delivered on Friday at 8am", ["on Friday at 8am"]),
     ],
 )
 def test_what_duckling_reads_as_a_time_and_is_not(

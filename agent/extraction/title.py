@@ -124,9 +124,7 @@ _CLOCK_WORD_RE = re.compile(
     r"\d{1,2}(?:[:.h]\d{2})?(?:[ap]\.?m\.?|h)?|[ap]\.?m\.?|noon|midnight|o'clock", re.IGNORECASE
 )
 _PURPOSE_END_RE = re.compile(
-    r"[.,!?;:()\n]|\s(?:at|on|in|with|from|by|next|this|tomorrow|today|tonight|and|but|so|if"
-    r"|please|um|mit|con|com|avec)\s",
-    re.IGNORECASE,
+    rf"[.,!?;:()\n]|\s(?:{data.alternation('labels', 'purpose_ends')})\s", re.IGNORECASE
 )
 _PURPOSE_WORDS = 6
 

@@ -236,9 +236,6 @@ COUNT_AFTER_RE = re.compile(
     r"|personnes|invités|personas|invitados|pessoas|convidados)\b",
     re.IGNORECASE,
 )
-# "John 3:16", "Psalm 23:4": a bare h:mm (12-hour shaped) right after a capitalised word
-# that is not a time or scheduling word is a citation; "Lunch 12:30", "Put 16:15" are times.
-# A number that starts a street address: "at 1 East 161 Street", "at 27 Via Tortona".
 # The street after a house number Duckling read as a time: "at 1 East 161 Street", "at 8 Main
 # St". The name's words are capitalised as written ("at 3:30 with Dr Smith" is a time), and
 # "via" is left out ("at 5 via zoom").
@@ -248,6 +245,8 @@ STREET_AFTER_RE = re.compile(
     r"|avenida|rua)\b\.?|\s+(?:east|west|north|south|rue|calle|rua)\s+(?-i:[A-Z0-9])",
     re.IGNORECASE,
 )
+# "John 3:16", "Psalm 23:4": a bare h:mm (12-hour shaped) right after a capitalised word
+# that is not a time or scheduling word is a citation; "Lunch 12:30", "Put 16:15" are times.
 CITATION_BEFORE_RE = re.compile(r"\b[A-Z][a-z]{2,}\.?\s+$")
 CITED_HM_RE = re.compile(r"(?:[1-9]|1[0-2]):\d{2}")
 BARE_HOUR_RE = re.compile(r"(?:at|@|um|à|a\s+las?|às)?\s*\d{1,2}", re.IGNORECASE)
@@ -261,11 +260,25 @@ TIME_WORD_RE = re.compile(
 )
 
 # --- Bare-hour context: evening words move 5..11 to pm, morning words keep them am ----------
-EVENING_RE = re.compile(
-    r"\b(?:evening|tonight|night|dinner|supper|drinks|party|abends?|heute\s+abend|nachts?"
-    r"|abendessen|soir|soirée|dîner|diner|noche|cena|noite|jantar)\b",
-    re.IGNORECASE,
+# Evening words that hold even for 10 and 11 ("dinner at 10"); "party" and "drinks" hold only
+# up to 9 ("Christmas party: Friday 18 December, 10:00–11:30" is a morning at school), so there
+# a 10 or 11 is left open and the gate asks.
+_LATE_EVENING_WORDS = (
+    r"evening|tonight|night|dinner|supper|abends?|heute\s+abend|nachts?|abendessen|soir|soirée"
+    r"|dîner|diner|noche|cena|noite|jantar"
 )
+LATE_EVENING_RE = re.compile(rf"\b(?:{_LATE_EVENING_WORDS})\b", re.IGNORECASE)
+EVENING_RE = re.compile(rf"\b(?:{_LATE_EVENING_WORDS}|drinks|party)\b", re.IGNORECASE)
+LATE_MORNING_HOURS = frozenset({10, 11})
+
+
+def evening_holds(hour: int, context: str) -> bool:
+    """Whether the words around a bare `hour` (1..12) put it in the evening."""
+    if not 5 <= hour <= 11 or not EVENING_RE.search(context):
+        return False
+    return hour not in LATE_MORNING_HOURS or bool(LATE_EVENING_RE.search(context))
+
+
 # A message's own stamp written inline ("Sent 25/11 at 19:00", "last updated: Mon 9:14"): the
 # label right before a time, with nothing but a colon or "on"/"at" between (times.toml).
 STAMP_BEFORE_RE = re.compile(
@@ -273,15 +286,6 @@ STAMP_BEFORE_RE = re.compile(
     r"(?:(?:on|at|le|am|el|em|um|à|a\s+las)[ \t]+)?$",
     re.IGNORECASE,
 )
-# Evening words that hold even for 10 and 11 ("dinner at 10"); "party" and "drinks" do not
-# ("Christmas party: Friday 18 December, 10:00–11:30" is a morning at school), so there the
-# hour is left open and the gate asks.
-LATE_EVENING_RE = re.compile(
-    r"\b(?:evening|tonight|night|dinner|supper|abends?|heute\s+abend|nachts?|abendessen|soir"
-    r"|soirée|dîner|diner|noche|cena|noite|jantar)\b",
-    re.IGNORECASE,
-)
-LATE_MORNING_HOURS = frozenset({10, 11})
 MORNING_RE = re.compile(
     r"\b(?:morning|breakfast|morgens|vormittags?|frühstück|matin|petit[- ]déjeuner"
     r"|desayuno|manhã|café\s+da\s+manhã)\b",

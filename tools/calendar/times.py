@@ -600,12 +600,7 @@ class TimeParser:
         if not twin and (_MERIDIEM_RE.search(span) or first.hour > 12 or first.hour == 0):
             return starts[0]  # "at 5pm", "17:00": the words chose
         hour = first.hour % 12 or 12
-        late = hour in lang.LATE_MORNING_HOURS
-        if (
-            lang.EVENING_RE.search(context)
-            and 5 <= hour <= 11
-            and (not late or lang.LATE_EVENING_RE.search(context))
-        ):
+        if lang.evening_holds(hour, context):
             pm = True
         elif lang.MORNING_RE.search(context):
             pm = hour == 12
@@ -629,20 +624,16 @@ class TimeParser:
         others: list[datetime] = []
         local = chosen.astimezone(self.zone)
         hour = local.hour % 12
-        evening = lang.EVENING_RE.search(context)
+        # "at 8" with no evening word; "party at 10": a party may be at ten in the morning too
+        open_hour = hour in lang.OPEN_MERIDIEM_HOURS or (
+            hour in lang.LATE_MORNING_HOURS and bool(lang.EVENING_RE.search(context))
+        )
         if (
             lang.states_clock_time(span)
             and not _MERIDIEM_RE.search(span)
             and not lang.MORNING_RE.search(context)
-            and (
-                (hour in lang.OPEN_MERIDIEM_HOURS and not evening)
-                # "party at 10": a party may be at ten in the morning or at night
-                or (
-                    hour in lang.LATE_MORNING_HOURS
-                    and evening
-                    and not lang.LATE_EVENING_RE.search(context)
-                )
-            )
+            and open_hour
+            and not lang.evening_holds(hour, context)
         ):
             twin = [s for s in starts if s != chosen and abs(s - chosen) == timedelta(hours=12)]
             others.append(twin[0] if twin else chosen + timedelta(hours=12 if local.hour < 12
