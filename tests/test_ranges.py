@@ -33,7 +33,11 @@ RANGE_ROWS = [
     ("Freitag 18:00 bis 20:00", [("11-27 18:00", "11-27 20:00")]),
     ("standup moved to Thursday 13:30–14:15", [("11-26 13:30", "11-26 14:15")]),
     ("the night shift friday 22:00 - 02:00", [("11-27 22:00", "11-28 02:00")]),
+    # a bare hour, a typographic dash, a time with am/pm
+    ("Saturday 5 December, 2–4pm at Jump Zone", [("12-05 14:00", "12-05 16:00")]),
+    ("coffee morning friday 10–11:30am", [("11-27 10:00", "11-27 11:30")]),
     # must not fire
+    ("order #4 – 4pm delivery", []),
     ("Thursday 3pm or 4pm", []),
     ("lunch at 1pm. At 3pm I have a call", []),
     ("the standup moved from Thursday 13:30–14:15", []),

@@ -355,3 +355,23 @@ def test_numbers_inside_other_numbers_are_no_times(
 def test_an_approximate_meal_names_no_day(parser: TimeParser, text: str, day: str | None) -> None:
     [mention] = [m for m in parser.parse(text) if m.kind == "vague"]
     assert (mention.value.date().isoformat() if mention.value else None) == day
+
+
+@pytest.mark.parametrize(
+    ("text", "hour"),
+    [
+        # a bare hour that changes, offers or accepts a time (times.toml [bare_hour_*])
+        ("I'd prefer 10 if possible", 10),
+        ("could we do 10?", 10),
+        ("actually make it 4", 16),
+        ("6 works", 18),
+        ("10 is impossible for me", 10),
+        # must not fire: counts, pages, a number doing something else
+        ("table for 7 people", None),
+        ("she does 10 pushups a day", None),
+        ("chapter 9 is long", None),
+    ],
+)
+def test_bare_hours_said_as_times(parser: TimeParser, text: str, hour: int | None) -> None:
+    clocks = [m for m in parser.parse(text) if m.has_clock_time]
+    assert [m.value.hour for m in clocks] == ([hour] if hour is not None else [])

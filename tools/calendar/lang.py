@@ -129,6 +129,16 @@ def fix_ocr_digits(text: str) -> str:
 # --- Typing slips in dates and times, repaired in place (same length, same offsets) ---------
 # "7;15 pm", "7|30 pm": a hand that missed the colon, read as "7:15 pm".
 _CLOCK_SLIP_RE = re.compile(r"(?<![\w:;|])(\d{1,2})[;|](\d{2})(?=\s?[ap]\.?m\b)", re.IGNORECASE)
+# "2–4pm", "10—11:30am": a bare hour, a typographic dash and a time with am/pm. Duckling reads
+# the range only with "-" and otherwise drops the start; 24-hour pairs ("13:30–14:15") are
+# joined by ranges.py, which also knows "moved from".
+_NUMBER_DASH_RE = re.compile(
+    r"(?<![\d#№.:])(\d{1,2}(?::\d{2})?[ \t]?)[–—‒―−](?=[ \t]?\d{1,2}(?::\d{2})?[ \t]?[ap]\.?m\b)",
+    re.IGNORECASE,
+)
+# "12 noon", "12 midnight": the number makes Duckling read "at 12" and "noon" apart, the day
+# said before them left with the first; the word alone is the same time.
+_TWELVE_RE = re.compile(r"(?<![\w:])12\s+(?=(?:noon|midday|midnight)\b)", re.IGNORECASE)
 _WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
 _WORD_RE = re.compile(r"[^\W\d_]{5,10}")
 
@@ -161,8 +171,8 @@ _CHAT_SPELLING_RE = re.compile(
 
 
 def fix_typing_slips(text: str) -> str:
-    """Misspelt weekdays ("modnay", "Thurday"), chat spellings ("2moro") and missed colons
-    ("7;15 pm"), in place.
+    """Misspelt weekdays ("modnay", "Thurday"), chat spellings ("2moro"), missed colons
+    ("7;15 pm"), typographic dashes between numbers ("2–4pm") and "12 noon", in place.
 
     A weekday one edit away, that is no word of its own (a "sundae" stays), becomes the day's
     three-letter form padded with spaces, so every offset into `text` still holds; a chat
@@ -171,6 +181,8 @@ def fix_typing_slips(text: str) -> str:
     text = _CHAT_SPELLING_RE.sub(
         lambda m: _CHAT_SPELLINGS[m.group(0).casefold()].ljust(len(m.group(0))), text
     )
+    text = _NUMBER_DASH_RE.sub(lambda m: m.group(1) + "-", text)
+    text = _TWELVE_RE.sub(lambda m: " " * len(m.group(0)), text)
 
     def weekday(match: re.Match[str]) -> str:
         word = match.group(0)
@@ -218,14 +230,15 @@ PART_NUMBER_RE = re.compile(
     rf"\b(?:morning|afternoon|evening|night|tonight)\s+(?:\d{{1,2}}(?::\d{{2}})?|{_NUMBER_WORDS})\b",
     re.IGNORECASE,
 )
-# A bare hour that changes or accepts a time: "actually make it 4", "push to 5:30", "6 works".
-# Duckling reads such a number only latently; these phrasings make it a clock time.
+# A bare hour that changes, offers or accepts a time: "actually make it 4", "I'd prefer 10",
+# "6 works" (times.toml [bare_hour_before] [bare_hour_after]). Duckling reads such a number
+# only latently; these phrasings make it a clock time.
+_BARE_HOUR = r"\d{1,2}(?::\d{2})?"
 CHANGED_HOUR_RE = re.compile(
-    r"\b(?:make\s+it|push(?:ed)?\s+(?:it\s+)?(?:back\s+)?to|mov(?:e|ed)\s+(?:it\s+)?to"
-    r"|chang(?:e|ed)\s+(?:it\s+)?to|how\s+about|what\s+about|instead\s+at|rather\s+at"
-    r"|can\s+we\s+do|let'?s\s+(?:do|say))\s+(?:at\s+)?(?P<hour>\d{1,2}(?::\d{2})?)(?![\d:%])"
-    r"|(?:^|[\s,.!])(?P<first>\d{1,2}(?::\d{2})?)\s+(?:works|is\s+(?:fine|good|better|perfect|ok)"
-    r"|it\s+is|then|sounds\s+good)\b",
+    data.phrase_pattern("times", "bare_hour_before").pattern
+    + rf"\s+(?:at\s+)?(?P<hour>{_BARE_HOUR})(?![\d:%])"
+    + rf"|(?:^|[\s,.!])(?P<first>{_BARE_HOUR})\s+"
+    + data.phrase_pattern("times", "bare_hour_after").pattern,
     re.IGNORECASE,
 )
 

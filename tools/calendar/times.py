@@ -41,6 +41,7 @@ from lang.frequency import LANGUAGES
 from lang.once import once
 from tools.calendar import lang
 from tools.calendar.ranges import join_ranges
+from tools.calendar.side_times import drop_side_times
 from tools.errors import TimeParseError
 
 log = logging.getLogger(__name__)
@@ -334,8 +335,9 @@ class TimeParser:
                             end=mention.end + line.body_start,
                         )
                     )
-            # A start and its end on two lines of one message ("Departs 6:50" / "Arrives 9:05").
-            mentions.extend(join_ranges(text, said))
+            # A start and its end on two lines of one message ("Departs 6:50" / "Arrives 9:05");
+            # then the doors, boarding or deadline times said beside the start.
+            mentions.extend(drop_side_times(text, join_ranges(text, said)))
         return mentions
 
     def stamp_time(self, stamp: str) -> datetime | None:

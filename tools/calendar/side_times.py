@@ -1,0 +1,39 @@
+"""Times a notice states beside its start: doors, boarding, deadlines, office hours.
+
+"The nativity play is on Thursday at 2:00pm. Doors open at 1:40pm. The office closes at
+3:30pm": one start and two side times. Read as equals, the linker took the last one. A clock
+time whose label (lang/data/times.toml [side_labels]) sits right before it is no start while
+its message states a time without one; alone ("Bookings close Friday at noon") it stays.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+from lang import data
+
+if TYPE_CHECKING:  # times.py calls this module; the mention type is only named here
+    from tools.calendar.times import TimeMention
+
+_LABEL = data.phrase_pattern("times", "side_labels").pattern
+# The label, then up to three words with no number between it and the time: "Please arrive no
+# earlier than 14:10", "Pick-up is at 12:30"; not "Boarding 16:35, departs 17:05".
+_SIDE_RE = re.compile(rf"{_LABEL}[:\s]*(?:[^\W\d][^\s\d]*[ \t]*){{0,3}}$", re.IGNORECASE)
+_CLAUSE_END_RE = re.compile(r"[.!?;\n|]")
+
+
+def is_side_time(text: str, mention: TimeMention) -> bool:
+    """Whether a side-time label sits right before `mention` in its sentence."""
+    before = text[: mention.start]
+    clause = _CLAUSE_END_RE.split(before)[-1]
+    return bool(_SIDE_RE.search(clause))
+
+
+def drop_side_times(text: str, mentions: Sequence[TimeMention]) -> list[TimeMention]:
+    """`mentions` of one message without its side times, when it states a start beside them."""
+    side = [m for m in mentions if m.has_clock_time and is_side_time(text, m)]
+    if not side or not any(m.has_clock_time and m not in side for m in mentions):
+        return list(mentions)
+    return [m for m in mentions if m not in side]
