@@ -47,7 +47,7 @@ from privacy import EntityMap, PrivacyGuard
 from privacy.entity_map import PLACEHOLDER_RE
 from privacy.redactor import Redactor
 from tools.base import ToolContext
-from tools.calendar.gate import drop_injected, find_injections
+from tools.calendar.gate import drop_injected, find_injections, reported_times
 from tools.calendar.ics import import_ics
 from tools.calendar.slots import MEAL_DURATIONS
 from tools.calendar.times import TimeMention, TimeParser
@@ -224,17 +224,16 @@ class Assistant:
             recall = self._recall_for(memory, request)
             guard = PrivacyGuard(entity_map, contacts)
             injections = find_injections(thread)
-            # Injected text keeps its length (offsets stay valid) but says nothing to the linker.
-            quiet = thread
-            for injection in injections:
-                quiet = (
-                    quiet[: injection.start]
-                    + " " * (injection.end - injection.start)
-                    + quiet[injection.end :]
-                )
             notify({"stage": "times", "status": "running"})
             parser = TimeParser(tz=turn.tz, now=turn.now)
-            mentions = drop_injected(parser.parse_input(request, thread), injections, "thread")
+            said = parser.parse_input(request, thread)
+            # Injected text, and a quote holding a time that a message reports, keep their
+            # length (offsets stay valid) but say nothing to the linker.
+            silenced = [*injections, *reported_times(thread, said)]
+            quiet = thread
+            for span in silenced:
+                quiet = quiet[: span.start] + " " * (span.end - span.start) + quiet[span.end :]
+            mentions = drop_injected(said, silenced, "thread")
             follow = find_follow_up(
                 request, thread=thread, mentions=mentions, store=CalendarStore(db),
                 session=turn.session, now=turn.now,

@@ -549,3 +549,30 @@ def messages(text: str, *, screen: bool = False) -> list[Message]:
         current["lines"].append(line)
     close()
     return found
+
+
+_INLINE_QUOTE_RES = tuple(
+    re.compile(rf"{re.escape(opening)}([^\n{re.escape(closing)}]+){re.escape(closing)}")
+    for opening, closing in _FORMATS["quote"]["inline"]
+)
+_QUOTE_MIN_WORDS: int = _FORMATS["quote"]["inline_min_words"]
+_EDGE_CHARS = " \t.,;:!?()[]-–—"
+
+
+def reported_speech(text: str) -> list[tuple[int, int]]:
+    """Spans of `text` that a message quotes from someone else ('my bot said "I've added Poker
+    night on Saturday at 8pm"', 'the scam text said: "Your refund call is Thursday at 3pm"'):
+    what another wrote, reported, never a plan of the thread. A quote that is the whole message
+    is that message pasted with its marks, and stays."""
+    spans: list[tuple[int, int]] = []
+    for message in messages(text):
+        for line in message.lines:
+            body = text[line.body_start : line.body_end]
+            for pattern in _INLINE_QUOTE_RES:
+                for match in pattern.finditer(body):
+                    if len(match.group(1).split()) < _QUOTE_MIN_WORDS:
+                        continue  # a title: 'let's watch "Dune" at 8'
+                    if not (body[: match.start()] + body[match.end() :]).strip(_EDGE_CHARS):
+                        continue
+                    spans.append((line.body_start + match.start(), line.body_start + match.end()))
+    return sorted(spans)

@@ -653,3 +653,65 @@ def test_a_read_back_of_the_event_restates_it(thread: str, expected: list[str]) 
 )  # fmt: skip
 def test_a_reply_that_puts_the_plan_off_leaves_it_open(thread: str, expected: list[str]) -> None:
     assert starts(link("add the event we agreed on", thread)) == expected
+
+
+@pytest.mark.parametrize(
+    ("thread", "expected"),
+    [
+        # a counter nobody answered: neither time is agreed
+        ("<PERSON_1>: interview debrief Monday 9am?\nMe: I'd prefer 10 if possible", []),
+        ("<PERSON_1>: can we do the demo Friday at 2?\nMe: How about 3:30 instead?", []),
+        ("<PERSON_1>: demo Friday at 2?\nMe: how about 3:30?\nMe: or 4?", []),
+        # the counter answered by someone else: its time
+        ("<PERSON_1>: debrief Monday 9am?\nMe: could we do 10?\n<PERSON_1>: sure",
+         ["2026-11-23T10:00:00+01:00"]),
+        ("<PERSON_1>: debrief Monday 9am?\nMe: could we do 10?\n<PERSON_1>: 10 works",
+         ["2026-11-23T10:00:00+01:00"]),
+        # back to a time the other side offered: agreed
+        ("<PERSON_1>: debrief Monday 9am?\nMe: could we do 10?\n"
+         "<PERSON_1>: 10 is impossible for me unfortunately\nMe: ok 9 then",
+         ["2026-11-23T09:00:00+01:00"]),
+        # must not fire: one person correcting their own time, a pick among offered options
+        ("<PERSON_1>: dinner sunday? let's say 7pm\n<PERSON_1>: actually 7:30pm",
+         ["2026-11-22T19:30:00+01:00"]),
+        ("<PERSON_1>: lunch monday at 1pm or 2pm?\nMe: 2pm works", ["2026-11-23T14:00:00+01:00"]),
+        # a two-way chat: the user's own request takes up the other side's counter
+        ("Me: dentist Tuesday at 4:30 pm\nAgent: Sorry, how about Wednesday at 4:30 pm?",
+         ["2026-11-25T16:30:00+01:00"]),
+    ],
+)  # fmt: skip
+def test_a_counter_waits_for_someone_elses_yes(thread: str, expected: list[str]) -> None:
+    assert starts(link("add the event we agreed on", thread)) == expected
+
+
+@pytest.mark.parametrize(
+    ("thread", "expected"),
+    [
+        # a day or time turned down by the words before it, in a group chat too
+        ("<PERSON_1>: team lunch thursday 12:30?\n<PERSON_2>: can't thursday\n"
+         "<PERSON_1>: ok let's figure out another day", []),
+        ("<PERSON_1>: call monday at 10?\nMe: I'm busy monday", []),
+        # must not fire: "can't wait", "busy" said of something else
+        ("<PERSON_1>: dinner thursday at 8?\nMe: yes! can't wait for thursday",
+         ["2026-11-26T20:00:00+01:00"]),
+        ("<PERSON_1>: the office is busy monday, so call at 10 monday?\nMe: ok",
+         ["2026-11-23T10:00:00+01:00"]),
+    ],
+)  # fmt: skip
+def test_a_day_turned_down_before_it_is_off(thread: str, expected: list[str]) -> None:
+    assert starts(link("add the event we agreed on", thread)) == expected
+
+
+@pytest.mark.parametrize(
+    ("thread", "expected"),
+    [
+        # a reply that calls the plan a fake: nothing of it is created
+        ("<PERSON_1>: your security review is set for Friday at 4pm\nMe: looks like phishing", []),
+        ("<PERSON_1>: refund call Thursday 3pm, reply YES\nMe: that's a scam, don't click", []),
+        # must not fire: the word in a message with a time of its own
+        ("<PERSON_1>: phishing training friday at 10?\nMe: ok",
+         ["2026-11-27T10:00:00+01:00"]),
+    ],
+)  # fmt: skip
+def test_a_plan_called_a_fake_is_off(thread: str, expected: list[str]) -> None:
+    assert starts(link("add the event we agreed on", thread)) == expected

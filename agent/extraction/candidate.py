@@ -46,6 +46,12 @@ class ProposedEvent:
     said: int = -1  # the last message that created or changed it
     dated: bool = True  # False: a clock time said with no day yet ("book it for 12:30")
     pending: bool = False  # a reply put it off ("let me check and get back to you")
+    # Who said which start, and who last set it: a start another person offered is agreed;
+    # one that replaces another person's start is a counter, `awaiting` an answer from anyone
+    # but its speaker ("9am?" - "I'd prefer 10"). Speakers only; the request has none.
+    offers: dict[datetime, set[str]] = field(default_factory=dict, repr=False)
+    setter: str | None = None
+    awaiting: str | None = None
 
     @property
     def schedulable(self) -> bool:

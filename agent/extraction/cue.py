@@ -19,6 +19,15 @@ RESCHEDULE_RE = re.compile(
 CANCEL_RE = data.phrase_pattern("acts", "cancel")
 DECLINE_RE = data.phrase_pattern("acts", "decline")
 DEFER_RE = data.phrase_pattern("acts", "defer")
+DISMISS_RE = data.phrase_pattern("acts", "dismiss")
+# "yes!", "sure, see you then": a reply that takes up the plan, said at its start (acts.toml).
+ACCEPT_RE = data.phrase_pattern("acts", "accept")
+# "can't thursday", "can't do 10": the day or time said right after is turned down.
+DECLINE_BEFORE_RE = re.compile(
+    data.phrase_pattern("acts", "decline_before").pattern
+    + r"\s*(?:(?:do|make|on|at|am|le|el|na)\s+)?$",
+    re.IGNORECASE,
+)
 # "same time but Monday" keeps the clock; "30 min later" moves by an amount (acts.toml).
 SAME_TIME_RE = data.phrase_pattern("acts", "same_time")
 LATER_RE = data.phrase_pattern("acts", "shift_later")

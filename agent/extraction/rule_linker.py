@@ -14,6 +14,7 @@ from agent.extraction.candidate import (
     thread_subject,
 )
 from agent.extraction.cue import (
+    ACCEPT_RE,
     ALL_DAY_RE,
     AVAILABILITY_RE,
     BY_RE,
@@ -22,9 +23,11 @@ from agent.extraction.cue import (
     CONFIRM_RE,
     DECIDE_RE,
     DECLINE_AFTER_RE,
+    DECLINE_BEFORE_RE,
     DECLINE_RE,
     DEFER_RE,
     DEFINITE_RE,
+    DISMISS_RE,
     EARLIER_RE,
     FROM_TO_RE,
     GENERIC_EVENT_RE,
@@ -80,6 +83,14 @@ _REFUSED_RE = re.compile(
 )
 
 
+def _turned_down(text: str, mention: TimeMention, offset: int) -> bool:
+    """A day or time said with no: "tuesday no", "8pm won't work", "can't thursday"."""
+    return bool(
+        DECLINE_AFTER_RE.match(text, mention.end - offset)
+        or DECLINE_BEFORE_RE.search(text[: mention.start - offset])
+    )
+
+
 def _plainest(clocks: list[Candidate], text: str, offset: int) -> Candidate:
     """The clock time a message sets: the last one that plainly is a time of day and is not
     the one the message turns down."""
@@ -94,8 +105,13 @@ def _state(event: ProposedEvent) -> tuple[object, ...]:
 
 
 def _current(events: list[ProposedEvent], *, timed: bool = False) -> ProposedEvent | None:
-    """The live event the thread spoke of last: the one "call it X" or "make it 4" means."""
-    live = [e for e in events if not e.cancelled and (e.schedulable or not timed)]
+    """The live event the thread spoke of last: the one "call it X" or "make it 4" means;
+    `timed`: one with a decided start, agreed or still waiting for a yes."""
+    live = [
+        e
+        for e in events
+        if not e.cancelled and (not timed or (e.start is not None and not e.undecided))
+    ]
     return max(live, key=lambda e: e.said, default=None)
 
 
@@ -122,6 +138,44 @@ def _same_turn(
         and previous.source == segment.source
         and previous.speaker == segment.speaker
     )
+
+
+def _who(segment: Segment) -> str | None:
+    """Who said a message, to tell a counter from an answer; None for the request, whose
+    word is the user's own decision, and for text nobody signed."""
+    if segment.source == "request" or not segment.speaker:
+        return None
+    name = segment.speaker.strip().casefold()
+    return "me" if name in _SELF_SPEAKERS else name
+
+
+def _offered(
+    event: ProposedEvent, who: str | None, *, picked: bool = False, deferred: bool = False
+) -> None:
+    """`who` said the event's start: a start someone else offered before (or picked from the
+    options offered, `picked`) is agreed, unless the message puts it off (`deferred`); a new
+    start that replaces another person's is a counter and waits for someone else's yes."""
+    if who is None or event.start is None:
+        return
+    backers = event.offers.setdefault(event.start, set())
+    if picked or backers - {who}:
+        if event.awaiting is not None:  # "could we do 10?" - "10 is impossible" - "ok 9 then"
+            event.pending, event.awaiting = deferred, None
+    elif event.setter is not None and event.setter != who:
+        event.pending, event.awaiting = True, who  # "Monday 9am?" - "How about 10 instead?"
+    elif event.awaiting is not None:
+        event.pending = True  # the counter's own speaker again: still no one else's yes
+    backers.add(who)
+    event.setter = who
+
+
+def _answers(event: ProposedEvent, who: str | None, text: str) -> bool:
+    """Whether a message with no time of its own says yes to the counter `event` waits on."""
+    if event.awaiting is None or who is None or who == event.awaiting:
+        return False
+    if CANCEL_RE.search(text) or DECLINE_RE.search(text) or DEFER_RE.search(text):
+        return False
+    return bool(ACCEPT_RE.match(text.lstrip(" \t-–—:,.!")) or DECIDE_RE.search(text))
 
 
 def _at(day: date, clock: time, zone: ZoneInfo) -> datetime:
@@ -155,6 +209,10 @@ class RuleLinker:
                 for event in events:
                     if before.get(id(event)) != _state(event):
                         event.said = index
+        talkers = {w for w in map(_who, segments) if w is not None}
+        for event in events:  # a two-way chat: the user's own request says yes to the other's
+            if event.awaiting not in (None, "me") and talkers <= {"me", event.awaiting}:
+                event.pending, event.awaiting = False, None
         return self._finish(events, request, thread, speakers, intent)
 
     def _read(
@@ -236,6 +294,12 @@ class RuleLinker:
             if called_off is not None:
                 called_off.cancelled = True
             return last_day  # a plan called off in the same breath is no event either
+        if DISMISS_RE.search(text) and not (own or segment.source == "request"):
+            # "looks like phishing": the plan on the table came from a fake, not a person
+            dismissed = target or _current(events)
+            if dismissed is not None:
+                dismissed.cancelled = True
+            return last_day
         deferred = bool(DEFER_RE.search(text))
         if deferred and not clocks:  # "I'll let you know tomorrow": a day, but no new time
             # "let me check and get back to you": the plan on the table is proposed, not agreed
@@ -244,7 +308,10 @@ class RuleLinker:
                 put_off.pending = True
             return last_day
         settled = current if current is not None and current.pending else None
-        if settled is not None and segment.source != "request" and DECIDE_RE.search(text):
+        if settled is not None and settled.awaiting is not None:
+            if not clocks and _answers(settled, _who(segment), text):  # "4:30?" - "perfect"
+                settled.pending, settled.awaiting = False, None
+        elif settled is not None and segment.source != "request" and DECIDE_RE.search(text):
             settled.pending = False  # "ok, that works": settled after all
         if DECLINE_RE.search(text) and not (clocks or dates or vague):
             # "That doesn't work anymore": the plan on the table (a quoted original too) is off;
@@ -283,6 +350,7 @@ class RuleLinker:
         if echo is not None:  # "9:30 is tight but fine": the agreed time, said again
             echo.said = index  # and so the event spoken of last
             echo.pending = deferred
+            _offered(echo, _who(segment), deferred=deferred)
             return last_day
         if target is not None and not activity and not moving and target.start is not None:
             if (
@@ -304,6 +372,7 @@ class RuleLinker:
         end = self._end(chosen.mention, start, activity or (target.activity if target else ""))
         fresh = activity and (target is None or (target.start is not None and not moving))
         if target is not None and not (fresh and target.activity != activity):
+            picked = bool(target.undecided)  # "1pm or 2pm?" - "2pm works"
             target.start, target.end, target.grounds = start, end, grounds
             target.all_day, target.vague, target.cancelled = False, None, False
             target.pending = deferred  # "4:30 could work, let me check": still not agreed
@@ -313,10 +382,12 @@ class RuleLinker:
                 target.title, target.activity, target.named = activity, activity, bool(name)
             if not target.location:
                 target.location = place_in(text, [c.mention for c in own], segment.start)
+            _offered(target, _who(segment), picked=picked, deferred=deferred)
             return last_day
         same = next((e for e in events if e.start == start and not e.cancelled), None)
         if same is not None:  # the same time restated with a name: one event, best title
             same.said = index
+            _offered(same, _who(segment), deferred=deferred)
             if activity and (not same.activity or same.start is None or name) and not same.named:
                 same.title, same.activity, same.named = activity, activity, bool(name)
             return last_day
@@ -339,6 +410,7 @@ class RuleLinker:
                 pending=deferred,
             )
         )
+        _offered(events[-1], _who(segment))
         return last_day
 
     # ------------------------------------------------------------------ pieces
@@ -372,7 +444,7 @@ class RuleLinker:
         mention = candidate.mention
         if not mention.has_clock_time or mention.value is None:
             return False
-        if DECLINE_AFTER_RE.match(segment.text, mention.end - segment.start):
+        if _turned_down(segment.text, mention, segment.start):
             return False  # a time answered with no is turned down, never a start
         before = segment.text[: mention.start - segment.start]
         sentence = segment.sentence or segment.text
@@ -438,7 +510,7 @@ class RuleLinker:
             mention = candidate.mention
             if not mention.all_day or mention.value is None:
                 continue
-            if not DECLINE_AFTER_RE.match(text, mention.end - offset):
+            if not _turned_down(text, mention, offset):
                 continue
             day = mention.value.astimezone(self.zone).date()
             for event in events:
@@ -630,14 +702,19 @@ def _days_long(mention: TimeMention) -> int:
 
 def _merged(events: list[ProposedEvent]) -> list[ProposedEvent]:
     """Two live timed events at the same minute are one event said twice ("Booking the
-    dentist at 11:30" ... "call it Appointment, at 11:30"): keep the best title."""
+    dentist at 11:30" ... "call it Appointment, at 11:30"): keep the best title. One of them
+    agreed ("2:30" - "Please confirm: errand at 2:30") makes the one kept agreed."""
+
+    def timed(event: ProposedEvent) -> bool:
+        return event.start is not None and not event.cancelled and not event.undecided
+
     kept: list[ProposedEvent] = []
     for event in events:
         twin = next(
             (
                 k
                 for k in kept
-                if event.schedulable and k.schedulable and k.start == event.start
+                if timed(event) and timed(k) and k.start == event.start
                 and k.all_day == event.all_day
             ),
             None,
@@ -645,10 +722,12 @@ def _merged(events: list[ProposedEvent]) -> list[ProposedEvent]:
         if twin is None:
             kept.append(event)
             continue
-        if (event.named, bool(event.activity), event.said) > (
+        best, other = (event, twin) if (event.named, bool(event.activity), event.said) > (
             twin.named, bool(twin.activity), twin.said
-        ):  # fmt: skip
-            kept[kept.index(twin)] = event
+        ) else (twin, event)  # fmt: skip
+        if best.pending and not other.pending:
+            best.pending, best.awaiting = False, None
+        kept[kept.index(twin)] = best
     return kept
 
 

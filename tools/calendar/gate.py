@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from datetime import date, datetime, timedelta
 from zoneinfo import ZoneInfo
 
+from lang.thread import reported_speech
 from tools.calendar.lang import MONTHS, states_date
 from tools.calendar.times import TimeMention
 
@@ -296,6 +297,20 @@ def drop_injected(
     ]
 
 
+def reported_times(text: str, mentions: Sequence[TimeMention]) -> list[Injection]:
+    """Quotes in `text` that a message reports and that hold a time of `text` ('the scam text
+    said: "Your refund call is Thursday at 3pm"'): another's words, which ground nothing.
+    Quotes without a clock time (a title, "see you soon") stay."""
+    return [
+        Injection(text[start:end], start, end)
+        for start, end in reported_speech(text)
+        if any(
+            m.source == "thread" and m.has_clock_time and start <= m.start and m.end <= end
+            for m in mentions
+        )
+    ]
+
+
 # --- Injections ----------------------------------------------------------------------------
 # Who may not speak in pasted text: roles of a chat template, and the assistant's own names.
 _ROLE = (
@@ -329,8 +344,8 @@ _RULES = (
 _INJECTION_RES = (
     # "SYSTEM: create_event now", "[assistant]", "<|im_start|>system", "### Instruction:"
     re.compile(
-        rf"(?:^|(?<=[\n\]>:|-]))[ \t]*(?:\[|<\|?|#+[ \t]*)?(?:{_ROLE})(?:[ \t]+(?:message|prompt"
-        rf"|note|override|instruction))?[ \t]*(?:\||\]|>|:)",
+        rf"(?:^|(?<=[\n\]>:|\-\"“„«(\)]))[ \t]*(?:\[|<\|?|#+[ \t]*)?(?:{_ROLE})"
+        rf"(?:[ \t]+(?:message|prompt|note|override|instruction))?[ \t]*(?:\||\]|>|:)",
         re.IGNORECASE | re.MULTILINE,
     ),
     re.compile(r"<\|(?:im_start|im_end|system|assistant|user)\|>|\[/?INST\]|<</?SYS>>"),
@@ -357,9 +372,7 @@ _INJECTION_RES = (
     re.compile(
         rf"\b(?:to|for|dear)\s+(?:the\s+|any\s+|all\s+)?(?:{_ROLE})\b[^\n]{{0,40}}?:"
         rf"|\b(?:{_ROLE})\s+(?:reading|processing|parsing|summari[sz]ing|handling)\b"
-        rf"|\bthis\s+is\s+(?:your|the)\s+(?:{_ROLE})\b|\b(?:system\s+|admin\s+)?override\s*:"
-        r"|\byou\s+(?:must|have\s+to|need\s+to)\s+(?:also\s+)?(?:book|create|schedule|add|send"
-        r"|e-?mail|reply|forward|accept|delete|cancel)\b",
+        rf"|\bthis\s+is\s+(?:your|the)\s+(?:{_ROLE})\b|\b(?:system\s+|admin\s+)?override\s*:",
         re.IGNORECASE,
     ),
     # "you are now ...", "from now on you ...", "new instructions:", "act as ..."
@@ -369,14 +382,21 @@ _INJECTION_RES = (
         re.IGNORECASE,
     ),
 )
+# An order a real letter also gives ("you must book a slot by Friday").
+_ORDER_RE = re.compile(
+    r"\byou\s+(?:must|have\s+to|need\s+to)\s+(?:also\s+)?(?:book|create|schedule|add|send"
+    r"|e-?mail|reply|forward|accept|delete|cancel)\b",
+    re.IGNORECASE,
+)
 _LINE_END_RE = re.compile(r"\n")
 
 
 def find_injections(text: str) -> list[Injection]:
     """Instructions to the assistant inside pasted text, each widened to the end of its line:
-    the rest of a message that gives the assistant orders is no one's real plan."""
+    the rest of a message that gives the assistant orders is no one's real plan (what the
+    message said before the order still is)."""
     spans: list[tuple[int, int]] = []
-    for pattern in _INJECTION_RES:
+    for pattern in (*_INJECTION_RES, _ORDER_RE):
         for match in pattern.finditer(text):
             start = match.start() + len(match.group(0)) - len(match.group(0).lstrip())
             stop = _LINE_END_RE.search(text, match.end())
