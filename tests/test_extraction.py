@@ -715,3 +715,25 @@ def test_a_day_turned_down_before_it_is_off(thread: str, expected: list[str]) ->
 )  # fmt: skip
 def test_a_plan_called_a_fake_is_off(thread: str, expected: list[str]) -> None:
     assert starts(link("add the event we agreed on", thread)) == expected
+
+
+@pytest.mark.parametrize(
+    ("thread", "expected"),
+    [
+        # moved to a week with no day or time: nothing is agreed until one is said
+        ("<PERSON_1>: 1:1 tomorrow 11am still good?\nMe: can we push to next week?\n"
+         "<PERSON_1>: sure, I'll send a new time", []),
+        # a rain check is a call-off
+        ("<PERSON_1>: tennis fri 5pm?\nMe: yes!\n<PERSON_1>: rain check? forecast is awful", []),
+        # the speaker's own other plan, said as why they are away
+        ("<PERSON_1>: my sister's wedding is Saturday at 2, so I'm out all weekend\n"
+         "Me: have fun!", []),
+        # must not fire: a move to a named day keeps the clock; being away with an offer
+        ("<PERSON_1>: 1:1 tomorrow 11am?\nMe: can we push to monday?\n<PERSON_1>: sure",
+         ["2026-11-23T11:00:00+01:00"]),
+        ("<PERSON_1>: I'm out until 3, how about 4pm monday?\nMe: ok",
+         ["2026-11-23T16:00:00+01:00"]),
+    ],
+)  # fmt: skip
+def test_a_plan_put_off_or_away_is_not_agreed(thread: str, expected: list[str]) -> None:
+    assert starts(link("add the event we agreed on", thread)) == expected

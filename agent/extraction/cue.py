@@ -20,6 +20,8 @@ CANCEL_RE = data.phrase_pattern("acts", "cancel")
 DECLINE_RE = data.phrase_pattern("acts", "decline")
 DEFER_RE = data.phrase_pattern("acts", "defer")
 DISMISS_RE = data.phrase_pattern("acts", "dismiss")
+# "so I'm out all weekend": the speaker's times in that sentence are another plan (acts.toml).
+AWAY_RE = data.phrase_pattern("acts", "away")
 # "yes!", "sure, see you then": a reply that takes up the plan, said at its start (acts.toml).
 ACCEPT_RE = data.phrase_pattern("acts", "accept")
 # "can't thursday", "can't do 10": the day or time said right after is turned down.

@@ -17,6 +17,7 @@ from agent.extraction.cue import (
     ACCEPT_RE,
     ALL_DAY_RE,
     AVAILABILITY_RE,
+    AWAY_RE,
     BY_RE,
     CANCEL_RE,
     CLOCK_SAID_RE,
@@ -81,6 +82,11 @@ _REFUSED_RE = re.compile(
     r"\s*(?:at\s+)?$",
     re.IGNORECASE,
 )
+
+
+def _proposes(sentence: str) -> bool:
+    """Whether a sentence offers or settles a time: a question, "let's", "how about"."""
+    return "?" in sentence or bool(DECIDE_RE.search(sentence) or RESCHEDULE_RE.search(sentence))
 
 
 def _turned_down(text: str, mention: TimeMention, offset: int) -> bool:
@@ -448,6 +454,8 @@ class RuleLinker:
             return False  # a time answered with no is turned down, never a start
         before = segment.text[: mention.start - segment.start]
         sentence = segment.sentence or segment.text
+        if AWAY_RE.search(sentence) and not _proposes(sentence):
+            return False  # "my sister's wedding is Saturday at 2, so I'm out": another plan
         if AVAILABILITY_RE.search(sentence) and (
             RANGE_RE.search(sentence) or mention.kind == "interval"
         ):
@@ -608,6 +616,12 @@ class RuleLinker:
                 RESCHEDULE_RE.search(text) or not target.dated or SAME_TIME_RE.search(text)
                 or RESTATED_DAY_RE.search(segment.sentence or text)
             )  # fmt: skip
+            if moves and day is None and within is not None and not target.all_day:
+                # "can we push to next week?": moved, to no day or time yet; the gate asks
+                target.start = target.end = None
+                target.vague, target.within, target.grounds = said, within, []
+                target.awaiting = None
+                return
             if moves and day is not None and not target.all_day:
                 moved = _at(day, target.start.astimezone(self.zone).time(), self.zone)
                 length = target.end - target.start if target.end else DEFAULT_DURATION
