@@ -11,6 +11,7 @@ import argparse
 import contextlib
 import gc
 import importlib.abc
+import importlib.machinery
 import json
 import logging
 import os
@@ -39,10 +40,43 @@ class _TrainingOnly(importlib.abc.MetaPathFinder):
         return None
 
 
+class _SpacyCommandLine(importlib.abc.MetaPathFinder, importlib.abc.Loader):
+    """spaCy imports its command line (typer, weasel, httpx: 0.15 s of every start) only to
+    export `spacy.info`, which Veil never calls. `spacy.cli` becomes an empty package whose
+    submodules still import from their files, and `spacy.cli.info` a stand-in that says so."""
+
+    NAMES = ("spacy.cli", "spacy.cli.info")
+
+    def find_spec(
+        self, name: str, path: Any = None, target: object = None
+    ) -> importlib.machinery.ModuleSpec | None:
+        if name not in self.NAMES:
+            return None
+        package = name == "spacy.cli"
+        spec = importlib.machinery.ModuleSpec(name, self, is_package=package)
+        if package and path:
+            spec.submodule_search_locations = [os.path.join(entry, "cli") for entry in path]
+        return spec
+
+    def create_module(self, spec: importlib.machinery.ModuleSpec) -> None:
+        return None  # the default module
+
+    def exec_module(self, module: Any) -> None:
+        if module.__name__ == "spacy.cli.info":
+            module.info = _spacy_info
+
+
+def _spacy_info(*args: object, **kwargs: object) -> None:
+    raise RuntimeError("spaCy's command line is not loaded in Veil; run `python -m spacy info`")
+
+
 def keep_training_libraries_out() -> None:
-    """Install the refusal for this process (the front-ends call it before importing Veil)."""
+    """Install the refusal, and spaCy's command-line stand-in, for this process (the
+    front-ends call it before importing Veil)."""
     if not any(isinstance(finder, _TrainingOnly) for finder in sys.meta_path):
         sys.meta_path.insert(0, _TrainingOnly())
+    if not any(isinstance(finder, _SpacyCommandLine) for finder in sys.meta_path):
+        sys.meta_path.insert(0, _SpacyCommandLine())
 
 
 def _add_model_flags(parser: argparse.ArgumentParser) -> None:

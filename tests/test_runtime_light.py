@@ -33,7 +33,8 @@ bundle = assistant.ask(Turn(request="lunch with Karthik Rao next thursday at 1",
                             tz="Europe/Berlin"))
 vectors = MiniLMEmbedder().encode(["who is my cfo?"])
 loaded = sorted(m for m in sys.modules if m.partition(".")[0] in run.TRAINING_ONLY)
-print(json.dumps({"loaded": loaded, "events": [e.status for e in bundle.events],
+cli = sorted(m for m in sys.modules if m.partition(".")[0] in ("typer", "weasel"))
+print(json.dumps({"loaded": loaded, "cli": cli, "events": [e.status for e in bundle.events],
                   "reply": bundle.reply, "shape": list(vectors.shape)}))
 """
 
@@ -54,6 +55,7 @@ def _run_script(script: str) -> dict:
 def test_a_turn_and_recall_load_no_training_library() -> None:
     result = _run_script(TURN_SCRIPT)
     assert result["loaded"] == []
+    assert result["cli"] == []  # spaCy's command line (typer, weasel) stays out too
     # spaCy and Presidio still work without them: the person is found, the event created.
     assert result["events"] == ["created"]
     assert "Karthik Rao" in result["reply"]
@@ -189,3 +191,18 @@ def test_the_collector_is_tuned_only_for_young_objects() -> None:
         assert young >= 10 * 700 and older == [10, 10]
     finally:
         gc.set_threshold(*before)
+
+
+def test_spacys_command_line_is_a_stand_in_that_says_so() -> None:
+    result = _run_script(
+        "import json, run\n"
+        "run.keep_training_libraries_out()\n"
+        "import spacy, spacy.cli._util\n"
+        "try:\n"
+        "    spacy.info()\n"
+        "except RuntimeError as error:\n"
+        "    said = str(error)\n"
+        "print(json.dumps({'said': said, 'util': spacy.cli._util.__file__}))"
+    )
+    assert "python -m spacy info" in result["said"]
+    assert result["util"].endswith("_util.py")  # its submodules still import from their files
