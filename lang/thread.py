@@ -61,7 +61,7 @@ _NOT_SPEAKERS = data.words("labels", "field_labels")
 _FUNCTION_WORDS = _NOT_SPEAKERS | data.words("labels", "function_words")
 _CALENDAR_WORDS = data.words("labels", "calendar_words")
 _HEADER_CLOCK_RE = data.format_pattern("{TIME}")
-_PLACEHOLDER_LABEL_RE = re.compile(r"<(?:PERSON|PHONE|EMAIL)_\d+>(?:\s+<PERSON_\d+>)*")
+_PLACEHOLDER_LABEL_RE = re.compile(r"<(?:PERSON|PHONE|EMAIL)_\d+>(?:,?\s+<PERSON_\d+>)*")
 _PHONE_LABEL_RE = re.compile(r"\+?\d[\d\s().\-]{5,}\d")
 
 Block = Literal["reply", "original", "forwarded"]
