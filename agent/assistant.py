@@ -456,14 +456,19 @@ def _without_placeholders(bundle: TurnBundle) -> TurnBundle:
 
 
 def _pending_proposal(memory: MemoryStore, turn: Turn) -> dict[str, Any] | None:
-    """The event the chat's previous turn proposed and asked about, as the page shows it."""
+    """The event the chat's previous turn proposed, or refused to create, and asked about, as
+    the page shows it ("'next thursday at 1' could mean Thu 26 Nov or Thu 03 Dec")."""
     if turn.session is None:
         return None
     outcome = memory.previous_outcome(turn.session, turn.id)
     answer = outcome.get("answer") if isinstance(outcome, dict) else None
     events = answer.get("events", []) if isinstance(answer, dict) else []
-    proposed = [e for e in events if isinstance(e, dict) and e.get("status") == "proposed"]
-    return proposed[0] if proposed else None
+    asked = [
+        e
+        for e in events
+        if isinstance(e, dict) and e.get("status") in ("proposed", "blocked") and e.get("start")
+    ]
+    return asked[0] if asked else None
 
 
 def _calendar_summary(store: CalendarStore, now: datetime, redactor: Redactor) -> str:

@@ -27,6 +27,7 @@ from agent.model import Message
 from agent.planner import PlanStep
 from privacy import EntityMap, PrivacyGuard
 from tools.base import Registry, ToolContext, ToolFile, ToolResult
+from tools.calendar.gate import which_one
 
 logger = logging.getLogger(__name__)
 
@@ -148,6 +149,16 @@ class Executor:
                 }
             )
             records.append(record)
+        if state.question is None:  # "'at 8' could mean 08:00 or 20:00": the turn asks which
+            state.question = next(
+                (
+                    asked
+                    for o in state.outcomes
+                    if o.status == "blocked"
+                    and (asked := which_one(o.event.title, o.reason or "")) is not None
+                ),
+                None,
+            )
         return records
 
     # ------------------------------------------------------------------ one step

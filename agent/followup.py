@@ -66,10 +66,12 @@ def find_follow_up(
     said = [m for m in mentions if m.source == "request" and m.value is not None]
     cancel, move = CANCEL_RE.search(request), MOVE_RE.search(request)
     if pending is not None:
-        # Only a clock time answers: a day alone would keep the proposal's clock, which was
-        # Veil's suggestion (a meal default), never the user's.
+        # A proposal's clock was Veil's suggestion (a meal default), so only a clock time
+        # answers it. An event refused for words read two ways ("at 8", "next thursday") had
+        # the user's own day and clock: a day or a clock time answers it.
         proposal = _proposal(pending, tz=tz, session=session)
-        if proposal is None or not any(m.has_clock_time for m in said):
+        own = pending.get("status") == "blocked"
+        if proposal is None or not any(m.has_clock_time or (own and m.all_day) for m in said):
             return None
         return FollowUp("answer", proposal) if _about(request, proposal, [move], said) else None
     event = store.latest_of_chat(session)

@@ -21,10 +21,10 @@ from bench.load import calendar
 
 ROOT = Path(__file__).resolve().parent.parent
 REQUESTS = (
-    "lunch with karthik next thursday at 1",
+    "lunch with karthik thursday next week at 1",
     "dinner with priya on friday at 7pm",
     "call with the dentist tomorrow at 9:30",
-    "coffee with sam next monday at 10",
+    "coffee with sam monday next week at 10",
     "review with ana on wednesday at 4pm",
 )
 NOW, TZ = "2026-11-24T10:00", "Europe/Berlin"

@@ -117,7 +117,7 @@ def wait_status(page: Page, number: int, status: str) -> None:
 
 def follow_ups(page: Page) -> None:
     """Make an event, move it with "make it 12:30", then "cancel it": one UID throughout."""
-    ask_by_keyboard(page, "lunch with Karthik Rao next thursday at 1pm")
+    ask_by_keyboard(page, "lunch with Karthik Rao thursday next week at 1pm")
     wait_status(page, 1, "created")
     [created] = ics_of_turn(page, 1).walk("VEVENT")
     send(page, "actually make it 12:30")

@@ -168,7 +168,7 @@ def run_load(
         sampler = threading.Thread(target=sample, daemon=True)
         try:
             base = f"http://127.0.0.1:{port}"
-            Client(base).turn("lunch with Karthik Rao next friday at 1pm")  # warm-up
+            Client(base).turn("lunch with Karthik Rao friday next week at 1pm")  # warm-up
             sampler.start()
             turn_phase, import_phase = Phase(f"turns, {label}"), Phase(".ics imports")
             clients = [Client(base) for _ in range(turns + imports)]

@@ -25,7 +25,7 @@ ROOT = Path(__file__).resolve().parent.parent
 BIG_CALENDAR_EVENTS = 5000
 LONG_SESSION_TURNS = 20
 TURNS = (
-    "lunch with karthik next thursday at 1",
+    "lunch with karthik thursday next week at 1",
     "dinner with priya on friday at 7pm",
     "coffee with sam sometime next week",
     "what's on my calendar this week?",

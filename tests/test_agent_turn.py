@@ -85,8 +85,8 @@ def test_a_cancelled_plan_creates_nothing(rules: Assistant) -> None:
 
 
 def test_the_same_event_is_never_created_twice(rules: Assistant) -> None:
-    first = ask(rules, "lunch with Karthik next thursday at 1")
-    second = ask(rules, "lunch with Karthik next thursday at 1")
+    first = ask(rules, "lunch with Karthik thursday next week at 1")
+    second = ask(rules, "lunch with Karthik thursday next week at 1")
     assert len(created(first)) == 1
     assert created(second) == [] and second["files"] == []
     assert "already in your calendar" in second["reply"]
@@ -98,7 +98,7 @@ def test_conflicts_come_from_the_imported_calendar(rules: Assistant) -> None:
     )
     bundle = ask(
         rules,
-        "lunch with Karthik next thursday at 1",
+        "lunch with Karthik thursday next week at 1",
         calendar=export_events([busy]),
         calendar_name="work.ics",
     )
@@ -108,7 +108,7 @@ def test_conflicts_come_from_the_imported_calendar(rules: Assistant) -> None:
 
 
 def test_an_email_request_drafts_once_with_a_short_mailto(rules: Assistant) -> None:
-    bundle = ask(rules, "email karthik my cfo about lunch next thursday at 1")
+    bundle = ask(rules, "email karthik my cfo about lunch thursday next week at 1")
     types = sorted(f["type"] for f in bundle["files"])
     assert types == ["eml", "ics", "mailto"]
     mailto = next(f["url"] for f in bundle["files"] if f["type"] == "mailto")
@@ -143,7 +143,7 @@ def test_an_invalid_model_plan_falls_back_to_rules(data_dir: Path) -> None:
     plan = {"steps": [{"tool": "list_events", "args": {}, "purpose": "look"}]}
     model = RecordingChatModel([json.dumps(plan)])
     assistant = Assistant(ModelGateway(model), data_dir=data_dir)
-    bundle = ask(assistant, "lunch with Karthik next thursday at 1")
+    bundle = ask(assistant, "lunch with Karthik thursday next week at 1")
     assert bundle["planner"] == "rules" and len(created(bundle)) == 1
 
 
@@ -155,7 +155,7 @@ def test_the_embedded_model_turn_keeps_pii_out_of_every_prompt(
     thread = (
         "From: Priya Raman <priya.raman@example.com>\n"
         "Subject: lunch\n\n"
-        "Hi, lunch next thursday at 1 at 221B Baker Street? My cell is +44 7700 900123.\n"
+        "Hi, lunch thursday next week at 1 at 221B Baker Street? My cell is +44 7700 900123.\n"
     )
     bundle = ask(assistant, "add this and reply to priya", thread)
     [event] = created(bundle)
@@ -266,7 +266,7 @@ def test_calendar_titles_in_the_facts_reach_the_reply_prompt_redacted(
     )
     model = RecordingChatModel()
     assistant = Assistant(ModelGateway(model), data_dir=data_dir)
-    bundle = ask(assistant, "lunch with Karthik next thursday at 1", calendar=calendar)
+    bundle = ask(assistant, "lunch with Karthik thursday next week at 1", calendar=calendar)
     [event] = created(bundle)
     assert event["conflicts"] and "Chen" in event["conflicts"][0]["title"]
     assert "Chen" in bundle["reply"]  # restored for the user

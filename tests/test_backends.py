@@ -29,7 +29,7 @@ SCHEMA = {
 }
 MESSAGES = [
     Message("system", "Classify the request. Answer in JSON."),
-    Message("user", "Request: lunch with <PERSON_1> next thursday at 1"),
+    Message("user", "Request: lunch with <PERSON_1> thursday next week at 1"),
 ]
 
 
@@ -165,7 +165,7 @@ def test_server_backend_generates_under_a_schema(llama_server: str, tmp_path: Pa
     known = EntityMap()
     known.placeholder_for("PERSON", "Karthik")
     answer = gateway.complete_json(
-        [MESSAGES[0], Message("user", "Request: lunch with Karthik next thursday at 1")],
+        [MESSAGES[0], Message("user", "Request: lunch with Karthik thursday next week at 1")],
         guard=PrivacyGuard(known),
         purpose="test",
         schema=SCHEMA,
@@ -217,7 +217,7 @@ SHOWN_MESSAGES = [
         'Classify the request. Answer with JSON only, like {"intent": "schedule"}; the intent '
         "is schedule, email or other.",
     ),
-    Message("user", "Request: lunch with <PERSON_1> next thursday at 1"),
+    Message("user", "Request: lunch with <PERSON_1> thursday next week at 1"),
 ]
 
 

@@ -30,7 +30,7 @@ def _map(**values: str) -> EntityMap:
         ("<PERSON_1>'s email is <EMAIL_1>", [LearnedContact("Karthik", email="k@acme.test")]),
         ("call <PERSON_1> on <PHONE_1>", [LearnedContact("Karthik", phone="+49 151 2345678")]),
         # no role, no address: nothing to learn
-        ("lunch with <PERSON_1> next thursday at 1", []),
+        ("lunch with <PERSON_1> thursday next week at 1", []),
         ("my cfo wants the deck by friday", []),
         # a placeholder the session does not know is nobody
         ("<PERSON_7> my cfo", []),

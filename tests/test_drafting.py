@@ -63,8 +63,8 @@ def test_what_a_draft_is_asked_to_say(request_text: str, points: list[str]) -> N
         # an event is asked for, or stated before the reply
         ("reply to <PERSON_1> that Tuesday at 11 works, and add it", False),
         ("reply yes to <PERSON_1> and put it in my calendar", False),
-        ("lunch with <PERSON_1> next thursday at 1pm, draft a reply", False),
-        ("email <PERSON_1> about lunch next thursday at 1", False),
+        ("lunch with <PERSON_1> thursday next week at 1pm, draft a reply", False),
+        ("email <PERSON_1> about lunch thursday next week at 1", False),
     ],
 )
 def test_a_reply_alone_asks_for_no_event(request_text: str, only: bool) -> None:

@@ -70,7 +70,7 @@ def test_page_loads_with_labelled_controls(page: Page) -> None:
 def test_a_turn_streams_its_trace_then_offers_ics_and_mailto(page: Page) -> None:
     ask_by_keyboard(
         page,
-        "lunch with Karthik Rao next thursday at 1pm at Blue Bottle, draft a reply",
+        "lunch with Karthik Rao thursday next week at 1pm at Blue Bottle, draft a reply",
         thread="Karthik Rao: lunch next week?",
     )
     # Wait for what the user sees, the reply; the trace folds away once a turn is done, so

@@ -76,7 +76,7 @@ def test_a_reminder_takes_its_title_from_the_request() -> None:
 
 
 def test_names_in_titles_stay_placeholders() -> None:
-    [event] = link("lunch with <PERSON_1> next thursday at 1")
+    [event] = link("lunch with <PERSON_1> thursday next week at 1")
     assert "<PERSON_1>" in event.title and event.attendees == ["<PERSON_1>"]
 
 
@@ -224,7 +224,7 @@ def test_a_name_beats_an_activity_word_said_earlier() -> None:
          "Me: Add this to my calendar, call it Appointment, at 11:30 in the morning.",
          ["2026-11-23T11:30:00+01:00"]),
         # a day said after a bare time completes it
-        ("Me: Book it for 12:30 in the afternoon.\nAgent: On what date?\nMe: For next Friday.",
+        ("Me: Book it for 12:30 in the afternoon.\nAgent: On what date?\nMe: For Friday next week.",
          ["2026-11-27T12:30:00+01:00"]),
         # no restatement: two events stay two
         ("<PERSON_1>: dentist on Tuesday at 9:30\n<PERSON_2>: and an appointment friday at 8pm",
@@ -582,8 +582,8 @@ def test_a_range_of_whole_days_is_all_day(thread: str, all_day: tuple[str, str] 
     ("request_text", "title"),
     [
         # a request verb asks for the event; it names no part of it
-        ("Add date night for next friday at 7", "Date night"),
-        ("Set up a vacation at Bahamas next Friday at 2PM.", "Vacation Bahamas"),
+        ("Add date night for friday next week at 7", "Date night"),
+        ("Set up a vacation at Bahamas Friday next week at 2PM.", "Vacation Bahamas"),
         ("create work meeting on monday at 5", "Work meeting"),
         ("trage Zahnarzt am Montag um 10 ein", "Zahnarzt"),
         # must not fire: nouns that are also verbs, and words that only follow a verb

@@ -39,7 +39,7 @@ def ics(bundle: TurnBundle) -> icalendar.Calendar:
 
 def test_make_it_then_cancel_it_change_the_same_event(chat: tuple[Assistant, MemoryStore]) -> None:
     session = chat[1].create_session("lunch").id
-    created = say(chat, session, "lunch with Karthik Rao next thursday at 1")
+    created = say(chat, session, "lunch with Karthik Rao thursday next week at 1")
     assert [e.status for e in created.events] == ["created"]
     [first] = ics(created).walk("VEVENT")
 
@@ -83,7 +83,7 @@ def test_follow_ups_that_must_not_change_the_event(
     chat: tuple[Assistant, MemoryStore], request_text: str
 ) -> None:
     session = chat[1].create_session("lunch").id
-    say(chat, session, "lunch with Karthik Rao next thursday at 1")
+    say(chat, session, "lunch with Karthik Rao thursday next week at 1")
     answer = say(chat, session, request_text)
     assert not any(e.status in ("updated", "cancelled") for e in answer.events)
     calendar_store = CalendarStore(Database(chat[0].data_dir / "veil.db"))
@@ -99,7 +99,7 @@ def test_another_chat_or_a_pasted_thread_is_not_a_follow_up(
 ) -> None:
     sessions = chat[1]
     lunch = sessions.create_session("lunch").id
-    say(chat, lunch, "lunch with Karthik Rao next thursday at 1")
+    say(chat, lunch, "lunch with Karthik Rao thursday next week at 1")
     other = sessions.create_session("other").id
     assert not say(chat, other, "cancel it").events  # nothing of this chat to cancel
     pasted = say(chat, lunch, "cancel it", thread="Ana: the party is cancelled")
@@ -135,7 +135,7 @@ def test_an_answer_to_a_proposal_creates_the_proposed_event(tmp_path: Path) -> N
     _, answers = _page_chat(
         tmp_path,
         [
-            "lunch with Karthik Rao next thursday at 1",
+            "lunch with Karthik Rao thursday next week at 1",
             "dinner with Sam Lee sometime next week",
             "make it 20:30",
         ],
@@ -149,6 +149,35 @@ def test_an_answer_to_a_proposal_creates_the_proposed_event(tmp_path: Path) -> N
     assert titles == sorted([proposed["title"], "Lunch with Karthik Rao"])
     [lunch] = [e for e in _month(tmp_path) if e.title.startswith("Lunch")]
     assert lunch.start.hour == 13 and lunch.sequence == 0
+
+
+@pytest.mark.parametrize(
+    ("first", "answer", "start"),
+    [
+        # words read two ways: the answer picks the reading, the rest of the user's words stay
+        ("meet Ana Silva friday at 8", "8pm", "2026-11-27T20:00"),
+        ("lunch with Karthik Rao next thursday at 1", "thursday 26th", "2026-11-26T13:00"),
+        ("lunch with Karthik Rao next thursday at 1", "thursday 3 december", "2026-12-03T13:00"),
+    ],
+)
+def test_an_answer_to_a_question_of_two_readings_creates_that_one(
+    tmp_path: Path, first: str, answer: str, start: str
+) -> None:
+    _, answers = _page_chat(tmp_path, [first, answer])
+    [asked] = answers[0]["events"]
+    assert asked["status"] == "blocked" and "could mean" in answers[0]["reply"]
+    assert answers[0]["question"].startswith(f"Which did you mean for {asked['title']}: ")
+    [made] = answers[1]["events"]
+    assert made["status"] == "created" and made["title"] == asked["title"]
+    assert made["start"][:16] == start
+
+
+def test_a_new_plan_after_a_question_of_two_readings_is_its_own(tmp_path: Path) -> None:
+    _, answers = _page_chat(
+        tmp_path, ["meet Ana Silva friday at 8", "lunch with Sam Lee on monday nov 30 at 1pm"]
+    )
+    [made] = answers[1]["events"]
+    assert made["title"].startswith("Lunch") and made["start"][:16] == "2026-11-30T13:00"
 
 
 @pytest.mark.parametrize(
@@ -191,8 +220,8 @@ def test_a_day_is_dated_only_by_its_date_not_its_weekday_or_clock(said: str, dat
 
 def test_a_move_reports_what_the_new_time_overlaps(chat: tuple[Assistant, MemoryStore]) -> None:
     session = chat[1].create_session("thursday").id
-    say(chat, session, "call with Bo Chen next thursday at 12")
-    say(chat, session, "lunch with Karthik Rao next thursday at 2pm")
+    say(chat, session, "call with Bo Chen thursday next week at 12")
+    say(chat, session, "lunch with Karthik Rao thursday next week at 2pm")
     moved = say(chat, session, "actually make it 12:30")
     [event] = moved.events
     assert event.status == "updated" and event.start.startswith("2026-12-03T12:30")

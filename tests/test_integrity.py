@@ -107,7 +107,7 @@ def test_the_models_wording_is_used_only_if_it_keeps_every_fact(written: str, us
     entity_map.placeholder_for("PERSON", "Karthik Rao")
     reply, _ = write_reply(
         FACTS,
-        request="lunch with <PERSON_1> next thursday at 1",
+        request="lunch with <PERSON_1> thursday next week at 1",
         gateway=ModelGateway(RecordingChatModel([written])),
         guard=PrivacyGuard(entity_map, []),
         session=None,

@@ -70,7 +70,7 @@ def test_ocr_import_turn_and_draft_try_no_network_and_write_only_the_data_folder
     assert said.startswith("Imported 1 event")
     bundle = assistant.ask(
         Turn(
-            request="email karthik my cfo about lunch next thursday at 1",
+            request="email karthik my cfo about lunch thursday next week at 1",
             thread=read.text,
             now=NOW,
             tz=TZ,

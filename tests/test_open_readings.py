@@ -81,7 +81,16 @@ def test_an_open_reading_says_what_to_choose(parser: TimeParser) -> None:
         ("gym 2moro @ 5?", "gym tmr   @ 5?"),
         ("call mum TOMOZ 7pm", "call mum tmr   7pm"),
         ("lunch tmw at 1", "lunch tmr at 1"),
+        # phrases Duckling misreads; a typographic dash in "2–4pm"; "12 noon"
+        ("el jueves a mediodía", "el jueves a las 12  "),
+        ("quinta ao meio-dia", "quinta às 12h     "),
+        ("Saturday, 2–4pm", "Saturday, 2-4pm"),
+        ("on Friday at 12 noon", "on Friday at    noon"),
+        ("12 noon-ish", "   noon-ish"),
         # must not fire
+        ("Mediodía en el parque", "Mediodía en el parque"),
+        ("pages 12–14", "pages 12–14"),
+        ("order #4 – 4pm", "order #4 – 4pm"),
         ("tmw3 at 4", "tmw3 at 4"),
         ("Tomozaki at 4", "Tomozaki at 4"),
         ("a sundae on Sunday", "a sundae on Sunday"),

@@ -34,7 +34,7 @@ def test_ask_no_llm_prints_a_contract_bundle(data_dir: Path) -> None:
         "2026-11-21T09:00",
         "--tz",
         "Europe/Berlin",
-        "email karthik my cfo about lunch next thursday at 1",
+        "email karthik my cfo about lunch thursday next week at 1",
         data_dir=data_dir,
     )
     assert result.returncode == 0, result.stderr
@@ -63,7 +63,7 @@ def test_ask_with_the_embedded_model_audits_a_redacted_prompt(
         "America/Chicago",
         "--audit",
         str(audit),
-        "email karthik@acme.example about lunch with Priya Patel next thursday at 1",
+        "email karthik@acme.example about lunch with Priya Patel thursday next week at 1",
         data_dir=data_dir,
     )
     assert result.returncode == 0, result.stderr
@@ -79,7 +79,7 @@ def test_ask_with_the_embedded_model_audits_a_redacted_prompt(
     [
         (["--model", "/nonexistent/model.gguf"], "not found"),
         (["--tz", "Mars/Olympus"], "unknown time zone"),
-        (["--now", "next tuesday-ish"], "ISO 8601"),
+        (["--now", "tuesday next week-ish"], "ISO 8601"),
         (["--llm-url", "http://127.0.0.1:9"], "cannot reach"),
         (["--thread", "/nonexistent/thread.txt", "--no-llm"], "thread.txt"),
     ],
@@ -284,7 +284,7 @@ def test_ask_session_continues_a_chat_the_page_shows(data_dir: Path) -> None:
 
     common = ("--no-llm", "--now", "2026-11-24T10:00", "--tz", "Europe/Berlin", "--json")
     first = run_cli(
-        "ask", *common, "--session", "planning", "lunch with Karthik Rao next thursday at 1",
+        "ask", *common, "--session", "planning", "lunch with Karthik Rao thursday next week at 1",
         data_dir=data_dir,
     )  # fmt: skip
     assert first.returncode == 0, first.stderr

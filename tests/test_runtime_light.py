@@ -29,7 +29,7 @@ from memory.index import MiniLMEmbedder
 data = tempfile.mkdtemp()
 assistant = build_assistant(data_dir=data, no_llm=True)
 now = datetime(2026, 11, 24, 10, 0, tzinfo=ZoneInfo("Europe/Berlin"))
-bundle = assistant.ask(Turn(request="lunch with Karthik Rao next thursday at 1", now=now,
+bundle = assistant.ask(Turn(request="lunch with Karthik Rao thursday next week at 1", now=now,
                             tz="Europe/Berlin"))
 vectors = MiniLMEmbedder().encode(["who is my cfo?"])
 loaded = sorted(m for m in sys.modules if m.partition(".")[0] in run.TRAINING_ONLY)

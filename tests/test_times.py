@@ -157,18 +157,31 @@ def test_numeric_dates_follow_the_zone(tz: str, locale: str, expected: tuple[int
 
 
 @pytest.mark.parametrize(
-    ("now", "text", "value"),
+    ("now", "text", "value", "other"),
     [
-        # "next <weekday>" is the weekday of next calendar week (Duckling's convention).
-        (_at(2026, 3, 4, 10), "next tuesday", _at(2026, 3, 10)),  # said on Wednesday
-        (_at(2026, 3, 6, 10), "next tuesday", _at(2026, 3, 10)),  # said on Friday: coming one
-        (_at(2026, 3, 9, 10), "next tuesday", _at(2026, 3, 17)),  # said on Monday: 8 days on
-        (_at(2026, 3, 9, 10), "tuesday", _at(2026, 3, 10)),  # plain weekday: the coming one
-        (_at(2026, 3, 9, 10), "this tuesday", _at(2026, 3, 10)),
+        # "next <weekday>" while that weekday is still ahead this week: this week's or next
+        # week's, both stand (the gate asks); Duckling's reading stays first
+        (_at(2026, 3, 9, 10), "next tuesday", _at(2026, 3, 17), _at(2026, 3, 10)),  # Monday
+        (_at(2026, 3, 9, 10), "next friday at 10", _at(2026, 3, 20, 10), _at(2026, 3, 13, 10)),
+        (_at(2026, 3, 9, 10), "el viernes que viene a las 10", _at(2026, 3, 20, 10),
+         _at(2026, 3, 13, 10)),
+        # the coming one is already next week's: one reading, whatever Duckling said
+        (_at(2026, 3, 4, 10), "next tuesday", _at(2026, 3, 10), None),  # said on Wednesday
+        (_at(2026, 3, 6, 10), "next tuesday", _at(2026, 3, 10), None),  # said on Friday
+        (_at(2026, 3, 4, 10), "el martes que viene a las 10", _at(2026, 3, 10, 10), None),
+        # must not fire: a plain weekday, "this", the week said, a date said
+        (_at(2026, 3, 9, 10), "tuesday", _at(2026, 3, 10), None),
+        (_at(2026, 3, 9, 10), "this tuesday", _at(2026, 3, 10), None),
+        (_at(2026, 3, 9, 10), "tuesday next week", _at(2026, 3, 17), None),
+        (_at(2026, 3, 9, 10), "next friday the 20th", _at(2026, 3, 20), None),
     ],
-)
-def test_next_weekday_convention(now: datetime, text: str, value: datetime) -> None:
-    assert _first(TimeParser(tz="America/Chicago", now=now).parse(text)).value == value
+)  # fmt: skip
+def test_next_weekday_has_two_readings_while_it_is_ahead_this_week(
+    now: datetime, text: str, value: datetime, other: datetime | None
+) -> None:
+    mention = _first(TimeParser(tz="America/Chicago", now=now).parse(text))
+    assert mention.value == value
+    assert mention.alternatives == ((other,) if other else ())
 
 
 @pytest.mark.parametrize(

@@ -63,7 +63,10 @@ def test_sigkill_during_a_model_turn_loses_nothing(tmp_path: Path) -> None:
         client = _Client(f"http://127.0.0.1:{port}")
         first = client.post(
             "/api/turns",
-            {"request": "lunch with Karthik Rao next thursday at 1pm, draft a reply", "tz": TZ},
+            {
+                "request": "lunch with Karthik Rao thursday next week at 1pm, draft a reply",
+                "tz": TZ,
+            },
         )
         list(client.events(first["events"]))
         second = client.post(
@@ -88,7 +91,7 @@ def test_sigkill_during_a_model_turn_loses_nothing(tmp_path: Path) -> None:
     store = MemoryStore(Database(data_dir / "veil.db"))
     session = first["session"]
     said = [(m.role, m.content) for m in store.messages(session)]
-    assert said[0] == ("user", "lunch with Karthik Rao next thursday at 1pm, draft a reply")
+    assert said[0] == ("user", "lunch with Karthik Rao thursday next week at 1pm, draft a reply")
     assert said[1][0] == "assistant" and "Karthik Rao" in said[1][1]
     assert said[2:] == [("user", "and dinner with Priya Raman friday")]
     files = store.files(session)

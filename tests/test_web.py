@@ -200,7 +200,7 @@ def test_secret_key_is_per_install_and_stable(tmp_path: Path) -> None:
 def test_a_turn_streams_its_trace_and_ends_with_the_answer(client: FlaskClient) -> None:
     turn = run_turn(
         client,
-        "lunch with Karthik Rao next thursday at 1pm at Blue Bottle, draft a reply",
+        "lunch with Karthik Rao thursday next week at 1pm at Blue Bottle, draft a reply",
         thread="Karthik Rao: lunch next week?",
     )
     stages = [json.loads(line[6:])["stage"] for line in turn["stream"].splitlines()
@@ -223,7 +223,7 @@ def test_a_turn_streams_its_trace_and_ends_with_the_answer(client: FlaskClient) 
 
 
 def test_ics_and_eml_downloads_by_id(client: FlaskClient) -> None:
-    answer = run_turn(client, "lunch with Karthik Rao next thursday at 1pm, draft a reply")[
+    answer = run_turn(client, "lunch with Karthik Rao thursday next week at 1pm, draft a reply")[
         "answer"
     ]
     ics_url, eml_url = (f["url"] for f in answer["files"][:2])

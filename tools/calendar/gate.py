@@ -202,17 +202,28 @@ def _open_reason(
     for mention in open_:
         readings = [mention.value, *mention.alternatives]
         local = [r.astimezone(zone) for r in readings if r is not None]
+        local.sort()
         if isinstance(wanted, datetime):
             hit = any(_minute(r, zone) == wanted for r in local) or any(
                 (r.hour, r.minute) == (wanted.hour, wanted.minute) for r in local
             )
-            shown = ", ".join(f"{r:%a %d %b %H:%M}" for r in local)
+            shown = " or ".join(f"{r:%a %d %b %H:%M}" for r in local)
         else:
             hit = any(r.date() == wanted for r in local)
-            shown = ", ".join(f"{r:%a %d %b}" for r in local)
+            shown = " or ".join(f"{r:%a %d %b}" for r in local)
         if hit:
-            return f"{mention.text!r} could mean {shown}: say which one"
+            return f"{mention.text!r} could mean {shown}"
     return None
+
+
+COULD_MEAN = " could mean "
+
+
+def which_one(title: str, reason: str) -> str | None:
+    """The question a start refused for its two readings asks ("Which did you mean for Lunch:
+    Thu 26 Nov 13:00 or Thu 03 Dec 13:00?"); None for any other refusal."""
+    said, found, readings = reason.partition(COULD_MEAN)
+    return f"Which did you mean for {title}: {readings}?" if found and said else None
 
 
 def _other_day_said(

@@ -170,9 +170,23 @@ _CHAT_SPELLING_RE = re.compile(
 )
 
 
+_PHRASE_SPELLINGS = {
+    spelling.casefold(): canonical
+    for canonical, spellings in data.table("times")["phrase_spellings"].items()
+    for spelling in spellings
+}
+_PHRASE_SPELLING_RE = re.compile(
+    r"(?<![\w'’])(?:"
+    + "|".join(sorted(map(re.escape, _PHRASE_SPELLINGS), key=len, reverse=True))
+    + r")(?![\w'’])",
+    re.IGNORECASE,
+)
+
+
 def fix_typing_slips(text: str) -> str:
-    """Misspelt weekdays ("modnay", "Thurday"), chat spellings ("2moro"), missed colons
-    ("7;15 pm"), typographic dashes between numbers ("2–4pm") and "12 noon", in place.
+    """Misspelt weekdays ("modnay", "Thurday"), chat and phrase spellings ("2moro", "a
+    mediodía"), missed colons ("7;15 pm"), typographic dashes between numbers ("2–4pm") and
+    "12 noon", in place.
 
     A weekday one edit away, that is no word of its own (a "sundae" stays), becomes the day's
     three-letter form padded with spaces, so every offset into `text` still holds; a chat
@@ -180,6 +194,9 @@ def fix_typing_slips(text: str) -> str:
     """
     text = _CHAT_SPELLING_RE.sub(
         lambda m: _CHAT_SPELLINGS[m.group(0).casefold()].ljust(len(m.group(0))), text
+    )
+    text = _PHRASE_SPELLING_RE.sub(
+        lambda m: _PHRASE_SPELLINGS[m.group(0).casefold()].ljust(len(m.group(0))), text
     )
     text = _NUMBER_DASH_RE.sub(lambda m: m.group(1) + "-", text)
     text = _TWELVE_RE.sub(lambda m: " " * len(m.group(0)), text)
@@ -420,3 +437,25 @@ _DATE_WORD_RE = re.compile(
 def states_date(span: str) -> bool:
     """Whether a time expression names its day; a clock time alone ("at 4") does not."""
     return bool(_DATE_WORD_RE.search(span))
+
+
+# "next Friday", "el martes que viene" (times.toml [next_weekday] [weekdays]): the coming
+# weekday or the one after it.
+WEEKDAY_INDEX = {
+    name: index
+    for days in data.table("times")["weekdays"].values()
+    for index, names in enumerate(days)
+    for name in names.split()
+}
+_DAY_NAMES = "|".join(sorted(map(re.escape, WEEKDAY_INDEX), key=len, reverse=True))
+_NEXT = data.phrase_pattern("times", "next_weekday").pattern
+NEXT_WEEKDAY_RE = re.compile(
+    rf"{_NEXT}\s+(?:[^\W\d]+\s+)?(?P<day>{_DAY_NAMES})(?![\w-])"
+    rf"|(?<![\w-])(?P<before>{_DAY_NAMES})\s+{_NEXT}",
+    re.IGNORECASE,
+)
+WEEK_WORD_RE = re.compile(rf"\b(?:{data.alternation('times', 'week_words')})\b", re.IGNORECASE)
+# A day of the month said too ("next Friday the 4th", "next Tuesday, Dec 1"): no doubt left.
+DAY_OF_MONTH_RE = re.compile(
+    rf"\b\d{{1,2}}(?:st|nd|rd|th|\.)(?!\d)|\b{MONTHS}\s*\d|\d\s*(?:de\s+)?{MONTHS}", re.IGNORECASE
+)

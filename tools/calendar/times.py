@@ -30,7 +30,7 @@ import logging
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
-from datetime import UTC, datetime, timedelta, timezone
+from datetime import UTC, date, datetime, timedelta, timezone
 from importlib import resources
 from pathlib import Path
 from typing import Any, Literal
@@ -300,7 +300,43 @@ class TimeParser:
             key = (sum(m.end - m.start for m in mentions), code == preferred)
             if key > best_key:
                 best, best_key = mentions, key
-        return join_ranges(text, best)
+        return join_ranges(text, [self._next_weekday(m, ref) for m in best])
+
+    def _next_weekday(self, mention: TimeMention, ref: datetime) -> TimeMention:
+        """ "next Friday" said on a Wednesday: this week's Friday or next week's, and nothing
+        says which (English speakers split, Duckling's languages disagree), so both readings
+        stand and the gate asks. Said on a Saturday, the coming Friday is next week's: one
+        reading. "next week Friday" and "next Friday the 4th" say which."""
+        match = lang.NEXT_WEEKDAY_RE.search(mention.text)
+        if (
+            match is None
+            or mention.value is None
+            or mention.kind not in ("datetime", "date", "interval")
+            or lang.WEEK_WORD_RE.search(mention.text)
+            or lang.DAY_OF_MONTH_RE.search(mention.text)
+        ):
+            return mention
+        weekday = lang.WEEKDAY_INDEX[(match.group("day") or match.group("before")).casefold()]
+        today = ref.astimezone(self.zone).date()
+        coming = today + timedelta(days=(weekday - today.weekday()) % 7 or 7)
+        later = coming + timedelta(days=7)
+        both = coming.isocalendar()[:2] == today.isocalendar()[:2]
+        readings = [coming, later] if both else [coming]
+        start = mention.value.astimezone(self.zone)
+        day = start.date() if start.date() in readings else coming
+
+        def on(new_day: date, value: datetime) -> datetime:
+            local = value.astimezone(self.zone)
+            moved = datetime.combine(local.date() + (new_day - start.date()), local.time())
+            return moved.replace(tzinfo=self.zone)
+
+        others = tuple(on(r, start) for r in readings if r != day)
+        return replace(
+            mention,
+            value=on(day, start),
+            end_value=on(day, mention.end_value) if mention.end_value is not None else None,
+            alternatives=mention.alternatives + others,
+        )
 
     def parse_input(self, request: str, thread: str = "", ocr: str = "") -> list[TimeMention]:
         """Mentions in the whole user input; thread and OCR offsets are into their own text."""
