@@ -157,30 +157,26 @@ def _one_edit(word: str, target: str) -> bool:
     return any(long_[:i] + long_[i + 1 :] == short for i in range(len(long_)))
 
 
-_CHAT_SPELLINGS = {
-    spelling: canonical
-    for canonical, spellings in data.table("times")["chat_spellings"].items()
-    for spelling in spellings.split()
-}
-_CHAT_SPELLING_RE = re.compile(
-    r"(?<![\w'’])(?:"
-    + "|".join(sorted(map(re.escape, _CHAT_SPELLINGS), key=len, reverse=True))
-    + r")(?![\w'’])",
-    re.IGNORECASE,
-)
+def _spellings(section: str) -> tuple[dict[str, str], re.Pattern[str]]:
+    """A table of times.toml that maps a form Duckling reads to the spellings it replaces
+    (whitespace-separated, or a list of phrases), as spelling -> form and one pattern."""
+    forms = {
+        spelling.casefold(): form
+        for form, spellings in data.table("times")[section].items()
+        for spelling in (spellings.split() if isinstance(spellings, str) else spellings)
+    }
+    alternation = "|".join(sorted(map(re.escape, forms), key=len, reverse=True))
+    return forms, re.compile(rf"(?<![\w'’])(?:{alternation})(?![\w'’])", re.IGNORECASE)
 
 
-_PHRASE_SPELLINGS = {
-    spelling.casefold(): canonical
-    for canonical, spellings in data.table("times")["phrase_spellings"].items()
-    for spelling in spellings
-}
-_PHRASE_SPELLING_RE = re.compile(
-    r"(?<![\w'’])(?:"
-    + "|".join(sorted(map(re.escape, _PHRASE_SPELLINGS), key=len, reverse=True))
-    + r")(?![\w'’])",
-    re.IGNORECASE,
-)
+_CHAT_SPELLINGS = _spellings("chat_spellings")  # "2moro" -> "tmr"
+_PHRASE_SPELLINGS = _spellings("phrase_spellings")  # "a mediodía" -> "a las 12"
+
+
+def _respelled(text: str, spellings: tuple[dict[str, str], re.Pattern[str]]) -> str:
+    """Each spelling replaced by its form, padded to the same length."""
+    forms, pattern = spellings
+    return pattern.sub(lambda m: forms[m.group(0).casefold()].ljust(len(m.group(0))), text)
 
 
 def fix_typing_slips(text: str) -> str:
@@ -192,12 +188,7 @@ def fix_typing_slips(text: str) -> str:
     three-letter form padded with spaces, so every offset into `text` still holds; a chat
     spelling becomes the form Duckling reads (times.toml [chat_spellings]), padded the same way.
     """
-    text = _CHAT_SPELLING_RE.sub(
-        lambda m: _CHAT_SPELLINGS[m.group(0).casefold()].ljust(len(m.group(0))), text
-    )
-    text = _PHRASE_SPELLING_RE.sub(
-        lambda m: _PHRASE_SPELLINGS[m.group(0).casefold()].ljust(len(m.group(0))), text
-    )
+    text = _respelled(_respelled(text, _CHAT_SPELLINGS), _PHRASE_SPELLINGS)
     text = _NUMBER_DASH_RE.sub(lambda m: m.group(1) + "-", text)
     text = _TWELVE_RE.sub(lambda m: " " * len(m.group(0)), text)
 
