@@ -671,6 +671,11 @@ def test_a_reply_that_puts_the_plan_off_leaves_it_open(thread: str, expected: li
         ("<PERSON_1>: debrief Monday 9am?\nMe: could we do 10?\n"
          "<PERSON_1>: 10 is impossible for me unfortunately\nMe: ok 9 then",
          ["2026-11-23T09:00:00+01:00"]),
+        # a yes that counters again settles nothing
+        ("<PERSON_1>: debrief Monday 9am?\nMe: could we do 10?\n"
+         "<PERSON_1>: ok, what about friday instead?", []),
+        ("<PERSON_1>: debrief Monday 9am?\nMe: could we do 10?\n"
+         "<PERSON_1>: in the afternoon would be better", []),
         # must not fire: one person correcting their own time, a pick among offered options
         ("<PERSON_1>: dinner sunday? let's say 7pm\n<PERSON_1>: actually 7:30pm",
          ["2026-11-22T19:30:00+01:00"]),
@@ -708,7 +713,9 @@ def test_a_day_turned_down_before_it_is_off(thread: str, expected: list[str]) ->
         # a reply that calls the plan a fake: nothing of it is created
         ("<PERSON_1>: your security review is set for Friday at 4pm\nMe: looks like phishing", []),
         ("<PERSON_1>: refund call Thursday 3pm, reply YES\nMe: that's a scam, don't click", []),
-        # must not fire: the word in a message with a time of its own
+        # must not fire: the word in a message with a time of its own, or said of something else
+        ("<PERSON_1>: dinner friday at 8?\nMe: yes! no fake tan this time", [
+            "2026-11-27T20:00:00+01:00"]),
         ("<PERSON_1>: phishing training friday at 10?\nMe: ok",
          ["2026-11-27T10:00:00+01:00"]),
     ],

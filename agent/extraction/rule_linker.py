@@ -179,8 +179,8 @@ def _answers(event: ProposedEvent, who: str | None, text: str) -> bool:
     """Whether a message with no time of its own says yes to the counter `event` waits on."""
     if event.awaiting is None or who is None or who == event.awaiting:
         return False
-    if CANCEL_RE.search(text) or DECLINE_RE.search(text) or DEFER_RE.search(text):
-        return False
+    if any(p.search(text) for p in (CANCEL_RE, DECLINE_RE, DEFER_RE, RESCHEDULE_RE)):
+        return False  # "ok, what about friday?": a yes that counters again is none
     return bool(ACCEPT_RE.match(text.lstrip(" \t-–—:,.!")) or DECIDE_RE.search(text))
 
 

@@ -139,7 +139,7 @@ _NUMBER_DASH_RE = re.compile(
 # "12 noon", "12 midnight": the number makes Duckling read "at 12" and "noon" apart, the day
 # said before them left with the first; the word alone is the same time.
 _TWELVE_RE = re.compile(r"(?<![\w:])12\s+(?=(?:noon|midday|midnight)\b)", re.IGNORECASE)
-_WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
+_WEEKDAYS = tuple(names.split()[0] for names in data.table("times")["weekdays"]["en"])
 _WORD_RE = re.compile(r"[^\W\d_]{5,10}")
 
 

@@ -22,11 +22,12 @@ _LABEL = data.phrase_pattern("times", "side_labels").pattern
 # earlier than 14:10", "Pick-up is at 12:30"; not "Boarding 16:35, departs 17:05".
 _SIDE_RE = re.compile(rf"{_LABEL}[:\s]*(?:[^\W\d][^\s\d]*[ \t]*){{0,3}}$", re.IGNORECASE)
 _CLAUSE_END_RE = re.compile(r"[.!?;\n|]")
+_LOOK_BACK = 120  # characters: a label and three words fit; a long message costs no more
 
 
 def is_side_time(text: str, mention: TimeMention) -> bool:
     """Whether a side-time label sits right before `mention` in its sentence."""
-    before = text[: mention.start]
+    before = text[max(0, mention.start - _LOOK_BACK) : mention.start]
     clause = _CLAUSE_END_RE.split(before)[-1]
     return bool(_SIDE_RE.search(clause))
 

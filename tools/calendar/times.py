@@ -308,15 +308,19 @@ class TimeParser:
         stand and the gate asks. Said on a Saturday, the coming Friday is next week's: one
         reading. "next week Friday" and "next Friday the 4th" say which."""
         match = lang.NEXT_WEEKDAY_RE.search(mention.text)
+        weekday = (
+            lang.WEEKDAY_INDEX.get((match.group("day") or match.group("before")).casefold())
+            if match
+            else None
+        )
         if (
-            match is None
+            weekday is None
             or mention.value is None
             or mention.kind not in ("datetime", "date", "interval")
             or lang.WEEK_WORD_RE.search(mention.text)
             or lang.DAY_OF_MONTH_RE.search(mention.text)
         ):
             return mention
-        weekday = lang.WEEKDAY_INDEX[(match.group("day") or match.group("before")).casefold()]
         today = ref.astimezone(self.zone).date()
         coming = today + timedelta(days=(weekday - today.weekday()) % 7 or 7)
         later = coming + timedelta(days=7)
