@@ -59,6 +59,10 @@ _CLOCK_RE = re.compile(_TIME, re.IGNORECASE)
 _NOT_SPEAKERS = data.words("labels", "field_labels")
 # Words that start sentences, never names: "[10:02] the plan is: go" has no speaker.
 _FUNCTION_WORDS = _NOT_SPEAKERS | data.words("labels", "function_words")
+# Labels that stand for the user ("Me:", "Moi :").
+SELF_SPEAKERS = data.words("labels", "self_speakers")
+# What a label says of its speaker in parentheses: "Aiko (Tokyo):", "Mike (NY):".
+_SPEAKER_NOTE_RE = re.compile(r"\s*\((?P<note>[^()\n:]{1,40})\)\s*:")
 _CALENDAR_WORDS = data.words("labels", "calendar_words")
 _HEADER_CLOCK_RE = data.format_pattern("{TIME}")
 _PLACEHOLDER_LABEL_RE = re.compile(r"<(?:PERSON|PHONE|EMAIL)_\d+>(?:,?\s+<PERSON_\d+>)*")
@@ -482,6 +486,21 @@ class Message:
 _DATE_ONLY_RE = re.compile(rf"\s*(?:{data.part('DAY')},?\s+)?(?:{data.part('DATE')})?\s*",
                            re.IGNORECASE)  # fmt: skip
 _TIME_ONLY_RE = re.compile(rf"\s*{_TIME}\s*", re.IGNORECASE)
+
+
+def is_self(speaker: str | None) -> bool:
+    """Whether a speaker label stands for the user ("Me", "moi")."""
+    return bool(speaker) and speaker.strip().casefold() in SELF_SPEAKERS
+
+
+def speaker_note(text: str, message: Message) -> str | None:
+    """What the message's label says of its speaker in parentheses ("Aiko (Tokyo):" gives
+    "Tokyo"), or None."""
+    first = message.lines[0] if message.lines else None
+    if first is None or first.speaker_end is None:
+        return None
+    note = _SPEAKER_NOTE_RE.match(text, first.speaker_end, first.body_start)
+    return note.group("note").strip() if note else None
 
 
 def messages(text: str, *, screen: bool = False) -> list[Message]:

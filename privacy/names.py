@@ -235,6 +235,8 @@ def _cue_names(text: str) -> Iterator[NameHit]:
         # a rejected word may itself be the next cue: "remind me to email karthikeyan"
         position = match.start("name")
         name = match.group("name")
+        if ":" in text[match.start() : match.start("name")] and line_start(text, match.start()):
+            continue  # "Yo: Déjame ver": a speaker label, not the greeting "yo Tom"
         strength: Strength = "strong" if match.group("strong") else "weak"
         if name.islower() and _SELF_CUE_RE.fullmatch(match.group("strong") or ""):
             strength = "weak"  # "I am fine", "I'm kinda bored": a state, not "i'm priya"
@@ -265,6 +267,11 @@ def _cue_names(text: str) -> Iterator[NameHit]:
         if before and before.group(1)[0].isupper() and is_given_name(before.group(1)):
             if before.group(1).casefold() not in HARD_NOT_NAMES:
                 yield NameHit(before.start(1), before.end(1), "list")
+
+
+def line_start(text: str, position: int) -> bool:
+    """Whether only blanks stand between `position` and the start of its line."""
+    return not text[text.rfind("\n", 0, position) + 1 : position].strip()
 
 
 _SELF_CUE_RE = re.compile(r"i'?m|i\s+am|ich\s+bin|soy|sou", re.IGNORECASE)

@@ -17,6 +17,7 @@ from dataclasses import asdict, dataclass, field
 
 from lang.data import alternation
 from lang.thread import split_thread
+from lang.zones import zone_for_place
 from privacy.context import (
     SENDER_BEFORE_RE,
     english_line,
@@ -81,6 +82,8 @@ KEPT_TYPES = ("DATE_TIME", "ORGANIZATION", "LOCATION", "NRP")
 _TIER = {"EMAIL": 0, "CARD": 0, "IBAN": 0}
 _PRIORITY = {"EMAIL": 0, "CARD": 1, "IBAN": 1, "SSN": 1, "IP": 1, "PHONE": 2, "ADDRESS": 3,
              "PERSON": 4}  # fmt: skip
+# "Sydney time", "Paris time": a place name a time zone follows.
+_TIME_AFTER_RE = re.compile(r"\s+time\b", re.IGNORECASE)
 _WORD_RE = re.compile(r"[^\W_][\w'’\-]*")
 # Evidence no place or street overrides: a speaker label, "Dr. X", a name the session knows.
 _SURE_SOURCES = ("speaker", "titled", "known", "signature", "home")
@@ -281,6 +284,8 @@ def _checks(
         and not sentence_start(text, start),
         "all_caps": value.isupper() and len(value) > 1,
         "in_thread": thread,  # a chat export is full of people's names
+        # "9am Sydney time": a place of the zone database, said as a time zone
+        "zone_place": bool(_TIME_AFTER_RE.match(text, end)) and zone_for_place(value) is not None,
     }  # fmt: skip
     if not guess:
         return checks

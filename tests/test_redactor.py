@@ -389,6 +389,14 @@ NO_NAME_HERE = [
     ("Dinner at Priya's place on Saturday", ["Priya"], []),
     ("Enjoy the day off!\n\n— Dolores Mayfield, People Ops", ["Dolores Mayfield"], ["People Ops"]),
     ("Dale and White were precision engineers.", ["Dale"], []),
+    # a place of the zone database said as a zone, in a chat; the same name as a speaker is one
+    ("Dan: call friday 2pm Sydney time?\nMe: sure", ["Dan"], ["Sydney"]),
+    ("Sam: ok 10am Paris time works\nMe: ok", ["Sam"], ["Paris"]),
+    ("Sydney: see you at 3, my time\nMe: ok", ["Sydney"], []),
+    ("Paris said the time works", ["Paris"], []),
+    # a cue word that is a speaker label ("Yo:" is Spanish "I") introduces nobody
+    ("Ana: hola\nYo: Déjame ver y te digo", ["Ana"], ["Déjame"]),
+    ("Yo Tom, you in?", ["Tom"], []),
     # no-match row
     ("Can you add this visit as an event on my calendar please?", [], ["Can"]),
 ]  # fmt: skip

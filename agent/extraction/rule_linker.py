@@ -57,6 +57,7 @@ from agent.extraction.title import (
     words_around,
 )
 from lang import data
+from lang.thread import is_self
 from privacy.entity_map import PLACEHOLDER_RE
 from tools.calendar import lang
 from tools.calendar.slots import MEAL_DURATIONS
@@ -64,9 +65,6 @@ from tools.calendar.times import TimeMention
 
 DEFAULT_DURATION = timedelta(hours=1)
 MAX_EVENTS = 10
-
-
-_SELF_SPEAKERS = frozenset({"me", "you", "i", "ich", "moi", "yo", "eu"})
 
 
 def _starts_at(event: ProposedEvent | None, mention: TimeMention, zone: ZoneInfo) -> bool:
@@ -152,7 +150,7 @@ def _who(segment: Segment) -> str | None:
     if segment.source == "request" or not segment.speaker:
         return None
     name = segment.speaker.strip().casefold()
-    return "me" if name in _SELF_SPEAKERS else name
+    return "me" if is_self(name) else name
 
 
 def _offered(
@@ -199,11 +197,7 @@ class RuleLinker:
         self, request: str, thread: str, found: list[Candidate], *, intent: str = "schedule"
     ) -> list[ProposedEvent]:
         segments = split_segments(request, thread)
-        speakers = [
-            s.speaker
-            for s in segments
-            if s.speaker and s.speaker.strip().lower() not in _SELF_SPEAKERS
-        ]
+        speakers = [s.speaker for s in segments if s.speaker and not is_self(s.speaker)]
         events: list[ProposedEvent] = []
         last_day: tuple[date, str] | None = None
         for index, segment in enumerate(segments):

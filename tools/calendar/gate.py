@@ -66,9 +66,10 @@ def check_start(
     if past is not None:
         return GateDecision(False, past, None)
     said = [m for m in mentions if m.source in _USER_SOURCES and m.value is not None]
-    # A mention whose words allow another start ("at 8", "next Friday") grounds nothing alone.
-    grounded = [m for m in said if not m.alternatives]
-    open_ = [m for m in said if m.alternatives]
+    # A mention whose words allow another start ("at 8", "next Friday") grounds nothing alone,
+    # nor one said in a zone nobody names ("9am my time" from a contact).
+    grounded = [m for m in said if not m.alternatives and not m.zone_unsaid]
+    open_ = [m for m in said if m.alternatives or m.zone_unsaid]
     if all_day:
         day = start if not isinstance(start, datetime) else _wall(start, zone).date()
         for mention in grounded:
@@ -211,19 +212,26 @@ def _open_reason(
         else:
             hit = any(r.date() == wanted for r in local)
             shown = " or ".join(f"{r:%a %d %b}" for r in local)
+        if hit and mention.zone_unsaid:
+            return f"{mention.text!r}{ZONE_UNSAID}"
         if hit:
-            return f"{mention.text!r} could mean {shown}"
+            return f"{mention.text!r}{COULD_MEAN}{shown}"
     return None
 
 
 COULD_MEAN = " could mean "
+ZONE_UNSAID = " is in a time zone the input does not name"
 
 
 def which_one(title: str, reason: str) -> str | None:
     """The question a start refused for its two readings asks ("Which did you mean for Lunch:
-    Thu 26 Nov 13:00 or Thu 03 Dec 13:00?"); None for any other refusal."""
+    Thu 26 Nov 13:00 or Thu 03 Dec 13:00?"), or for a zone nobody named ("Which time zone is
+    'Monday 9am my time' in, for Call?"); None for any other refusal."""
     said, found, readings = reason.partition(COULD_MEAN)
-    return f"Which did you mean for {title}: {readings}?" if found and said else None
+    if found and said:
+        return f"Which did you mean for {title}: {readings}?"
+    said, found, _ = reason.partition(ZONE_UNSAID)
+    return f"Which time zone is {said} in, for {title}?" if found and said else None
 
 
 def _other_day_said(

@@ -9,9 +9,8 @@ from __future__ import annotations
 
 import functools
 import re
-from pathlib import Path
 
-from lang import data
+from lang import data, zones
 from lang.frequency import zipf
 from lang.once import once
 
@@ -23,23 +22,9 @@ _DUCKLING_EN_COUNTRIES = frozenset("AU BZ CA GB IE IN JM NZ PH TT US ZA".split()
 _MONTH_FIRST_COUNTRIES = frozenset("US PR GU VI AS MP UM FM MH PW".split())
 
 
-@functools.cache
-def _zone_countries(zoneinfo_dir: str) -> dict[str, str]:
-    """IANA zone -> ISO country code from the zone.tab that ships with the zone database."""
-    countries: dict[str, str] = {}
-    table = Path(zoneinfo_dir) / "zone.tab"
-    if not table.exists():
-        return countries
-    for line in table.read_text(encoding="utf-8").splitlines():
-        if line and not line.startswith("#"):
-            fields = line.split("\t")
-            countries[fields[2]] = fields[0]
-    return countries
-
-
 def locale_for_zone(tz: str, zoneinfo_dir: str) -> str:
     """The English locale for a zone: the zone's country decides 4/6 (month or day first)."""
-    country = _zone_countries(zoneinfo_dir).get(tz, "US")
+    country = zones.zone_countries(zoneinfo_dir).get(tz, "US")
     if country in _DUCKLING_EN_COUNTRIES:
         return f"en_{country}"
     return "en_US" if country in _MONTH_FIRST_COUNTRIES else "en_GB"
@@ -364,19 +349,22 @@ MOVED_FROM_RE = re.compile(
     re.IGNORECASE,
 )
 
-# --- Zones Duckling does not read ("3pm PT"); the ones it does ("CET", "PST") it converts ---
+# --- Zones Duckling does not read ("3pm PT", "9am Tokyo time", "9am my time"); the ones it does
+# ("CET", "PST") it converts itself. Words in lang/data/times.toml; places from the zone database.
+_ZONES: dict[str, str] = data.table("times")["zones"]
+_PLACE_WORD = r"[^\W\d_][\w.'’\-]*"
+_ZONE_WORDS = "|".join(r"\s+".join(map(re.escape, w.split())) for w in _ZONES)
 ZONE_AFTER_RE = re.compile(
-    r"\s*\(?\s*(?P<zone>PT|ET|CT|MT|Pacific|Eastern|Central|Mountain|UK|London|Berlin|Paris"
-    r"|New\s+York)(?:\s+time)?\b\)?"
+    r"\s*[(\[]?\s*(?:in\s+)?(?:"
+    rf"(?P<speaker>{data.phrase_pattern('times', 'zone_of_speaker').pattern})"
+    rf"|(?P<listener>{data.phrase_pattern('times', 'zone_of_listener').pattern})"
+    rf"|(?P<zone>{_ZONE_WORDS})"
+    r"(?:\s+time)?\b"
+    rf"|(?P<place>{_PLACE_WORD}(?:\s+{_PLACE_WORD}){{0,2}}?)\s+time\b"
+    r")[)\]]?",
+    re.IGNORECASE,
 )
-ZONE_NAMES = {
-    "pt": "America/Los_Angeles", "pacific": "America/Los_Angeles",
-    "et": "America/New_York", "eastern": "America/New_York", "new york": "America/New_York",
-    "ct": "America/Chicago", "central": "America/Chicago",
-    "mt": "America/Denver", "mountain": "America/Denver",
-    "uk": "Europe/London", "london": "Europe/London",
-    "berlin": "Europe/Berlin", "paris": "Europe/Paris",
-}  # fmt: skip
+
 
 # UTC offsets of the zone abbreviations Duckling converts itself: the written hour ("8:00 GMT")
 # decides am/pm, not the hour it becomes in the user's zone.

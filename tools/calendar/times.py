@@ -28,15 +28,13 @@ import functools
 import json
 import logging
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from datetime import UTC, date, datetime, timedelta, timezone
-from importlib import resources
-from pathlib import Path
 from typing import Any, Literal
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
-from lang import data
+from lang import data, zones
 from lang.frequency import LANGUAGES
 from lang.once import once
 from tools.calendar import lang
@@ -134,6 +132,21 @@ class TimeMention:
     # Other starts the same words allow ("at 8": 20:00 too; "next Friday": a week earlier):
     # such a mention proposes a time but never grounds a created event on its own.
     alternatives: tuple[datetime, ...] = ()
+    # Said in the zone of someone whose zone the input never names ("9am my time" from a
+    # contact): read in the user's zone, it grounds nothing and the gate asks.
+    zone_unsaid: bool = False
+
+
+@dataclass(frozen=True)
+class Speaker:
+    """Who said a text, for the zone of "9am my time": the user, or someone whose zone a
+    label names ("Aiko (Tokyo):") or nothing does (zone None)."""
+
+    is_user: bool = True
+    zone: str | None = None
+
+
+USER = Speaker()
 
 
 # Words that fix am or pm: "8pm", "8 a.m.", "noon", a 24-hour "08:30", "19h", "um 8 Uhr".
@@ -166,13 +179,10 @@ def _deadline_open(entity: dict[str, Any], ref: datetime) -> dict[str, Any]:
 
 def _zoneinfo_dir() -> str:
     """The zone database Duckling reads: the system's, else the tzdata package's copy."""
-    system = Path("/usr/share/zoneinfo")
-    if (system / "zone.tab").exists():
-        return str(system)
-    packaged = Path(str(resources.files("tzdata") / "zoneinfo"))
-    if (packaged / "zone.tab").exists():
-        return str(packaged)
-    raise TimeParseError("No zone database found; install the tzdata package or tzdata (apt)")
+    try:
+        return zones.zoneinfo_dir()
+    except FileNotFoundError as exc:
+        raise TimeParseError(str(exc)) from exc
 
 
 # Control characters (tab, newline, CR kept) and lone surrogates: what the native parser cannot
@@ -269,6 +279,7 @@ class TimeParser:
         sent_at: datetime | None = None,
         language: str | None = None,
         context: Sequence[str] = (),
+        speaker: Speaker = USER,
     ) -> list[TimeMention]:
         """Every time expression in `text`; relative ones anchor at `sent_at` when given.
 
@@ -296,7 +307,7 @@ class TimeParser:
         best: list[TimeMention] = []
         best_key = (-1, False)
         for code in candidates:
-            mentions = self._parse_language(text, clean, code, ref, source)
+            mentions = self._parse_language(text, clean, code, ref, source, speaker)
             key = (sum(m.end - m.start for m in mentions), code == preferred)
             if key > best_key:
                 best, best_key = mentions, key
@@ -354,7 +365,7 @@ class TimeParser:
     def _parse_thread(self, text: str, source: str) -> list[TimeMention]:
         """Parse what each message says; its own stamp (metadata only) anchors its relative
         dates. Headers, receipts, dividers and separators are never parsed for event times."""
-        from lang.thread import messages
+        from lang.thread import is_self, messages, speaker_note
 
         mentions: list[TimeMention] = []
         sent_at: datetime | None = None
@@ -365,9 +376,12 @@ class TimeParser:
             if message.stamp:
                 sent_at = self.stamp_time(message.stamp) or sent_at
             said: list[TimeMention] = []
+            speaker = self._speaker(message.speaker, speaker_note(text, message), is_self)
             for line in message.lines:
                 body = text[line.body_start : line.body_end]
-                for mention in self.parse(body, source=source, sent_at=sent_at, context=context):
+                for mention in self.parse(
+                    body, source=source, sent_at=sent_at, context=context, speaker=speaker
+                ):
                     said.append(
                         replace(
                             mention,
@@ -379,6 +393,17 @@ class TimeParser:
             # then the doors, boarding or deadline times said beside the start.
             mentions.extend(drop_side_times(text, join_ranges(text, said)))
         return mentions
+
+    def _speaker(
+        self, label: str | None, note: str | None, is_self: Callable[[str | None], bool]
+    ) -> Speaker:
+        """Who said a pasted message: the user ("Me:", a screenshot's right-hand bubble), or
+        someone whose zone their label's note names ("Aiko (Tokyo):") or nothing names (an
+        unsigned e-mail is someone else's too)."""
+        if is_self(label):
+            return USER
+        zone = zones.zone_for_place(note, self._engine.zoneinfo_dir) if note else None
+        return Speaker(is_user=False, zone=zone)
 
     def stamp_time(self, stamp: str) -> datetime | None:
         """When a message was sent, from its stamp as written; always the past, never a mention."""
@@ -430,7 +455,7 @@ class TimeParser:
 
     # ------------------------------------------------------------------ one language
     def _parse_language(
-        self, text: str, clean: str, code: str, ref: datetime, source: str
+        self, text: str, clean: str, code: str, ref: datetime, source: str, speaker: Speaker
     ) -> list[TimeMention]:
         locale = self.locale if code == "en" else None
         entities = self._engine.parse(clean, tz=self.tz, ref=ref, language=code, locale=locale)
@@ -451,7 +476,7 @@ class TimeParser:
             if entity["dim"] == "time" and _BC_YEAR_RE.search(json.dumps(entity["value"])):
                 mention = None  # "in 2014 BC": Python's datetime has no year before 1
             elif entity["dim"] == "time":
-                mention = self._time_mention(text, clean, entity, code, source)
+                mention = self._time_mention(text, clean, entity, code, source, speaker)
             elif not any(s < entity["end"] and entity["start"] < e for s, e in time_spans):
                 mention = self._duration_mention(text, entity, code, source)
             else:
@@ -520,7 +545,13 @@ class TimeParser:
         return value.astimezone(self.zone)
 
     def _time_mention(
-        self, text: str, clean: str, entity: dict[str, Any], code: str, source: str
+        self,
+        text: str,
+        clean: str,
+        entity: dict[str, Any],
+        code: str,
+        source: str,
+        speaker: Speaker = USER,
     ) -> TimeMention | None:
         start, end = entity["start"], entity["end"]
         span = clean[start:end]
@@ -546,13 +577,14 @@ class TimeParser:
             if grain in _SUBDAY and clock:
                 when = self._business_hour(starts, span, context)
                 others = self._open_readings(starts, when, span, context)
-                shifted, end = self._explicit_zone(clean, span, end, when)
+                shifted, end, unsaid = self._explicit_zone(clean, span, end, when, speaker)
                 others = tuple(o + (shifted - when) for o in others)
                 return replace(
                     make("datetime", shifted, None, True, False, None),
                     end=end,
                     text=text[start:end],
                     alternatives=others,
+                    zone_unsaid=unsaid,
                 )
             if grain == "day":
                 return replace(
@@ -575,13 +607,14 @@ class TimeParser:
             )
             finish = (finish - _SUBDAY[upper["grain"]]).astimezone(self.zone)
             others = self._open_readings([p[0] for p in pairs], begin, span, context)
-            shifted, end = self._explicit_zone(clean, span, end, begin)
+            shifted, end, unsaid = self._explicit_zone(clean, span, end, begin, speaker)
             finish = finish + (shifted - begin)
             return replace(
                 make("interval", shifted, finish, True, False, None),
                 end=end,
                 text=text[start:end],
                 alternatives=tuple(o + (shifted - begin) for o in others),
+                zone_unsaid=unsaid,
             )
         if grain == "day":
             return make(
@@ -683,15 +716,32 @@ class TimeParser:
         return tuple(others)
 
     def _explicit_zone(
-        self, clean: str, span: str, end: int, when: datetime
-    ) -> tuple[datetime, int]:
-        """Convert a wall time followed by a zone Duckling does not know ("3pm PT")."""
+        self, clean: str, span: str, end: int, when: datetime, speaker: Speaker
+    ) -> tuple[datetime, int, bool]:
+        """A wall time followed by a zone Duckling does not read, converted to the user's zone:
+        "3pm PT", "9am Tokyo time", "9am my time" (the zone of whoever said it), "4pm your
+        time" (the other side's). Also whether that zone is one the input never names."""
         match = lang.ZONE_AFTER_RE.match(clean, end)
         if match is None or _DUCKLING_ZONE_RE.search(span.replace("AM", "").replace("PM", "")):
-            return when, end
-        zone = ZoneInfo(lang.ZONE_NAMES[match.group("zone").lower()])
-        there = when.replace(tzinfo=None).replace(tzinfo=zone)
-        return there.astimezone(self.zone), match.end()
+            return when, end, False
+        word = match.group("zone") or ""
+        if len(word) <= 3 and not word.isupper():  # "19h et 20h": French "and", not ET
+            word = ""
+        if not (word or match.group("place") or match.group("speaker") or match.group("listener")):
+            return when, end, False
+        if match.group("speaker") or match.group("listener"):
+            # "my time" from the user, or "your time" said to the user, is the user's zone.
+            if speaker.is_user == bool(match.group("speaker")):
+                return when, match.end(), False
+            name = speaker.zone if not speaker.is_user else None
+        else:
+            name = zones.zone_for_place(word or match.group("place"), self._engine.zoneinfo_dir)
+            if name is None:  # "at 3pm the latest time": no place, no zone
+                return when, end, False
+        if name is None:
+            return when, match.end(), True
+        there = when.replace(tzinfo=None).replace(tzinfo=ZoneInfo(name))
+        return there.astimezone(self.zone), match.end(), False
 
     # ------------------------------------------------------------------ vague words
     def _attach_vague_words(

@@ -1,0 +1,65 @@
+"""Places and their time zones, read from the zone database that ships with the system or the
+tzdata package: "9am Tokyo time" is a zone to the time parser and no person to the redactor."""
+
+from __future__ import annotations
+
+import functools
+from importlib import resources
+from pathlib import Path
+
+from lang import data
+
+
+@functools.cache
+def zoneinfo_dir() -> str:
+    """The zone database: the system's, else the tzdata package's copy."""
+    system = Path("/usr/share/zoneinfo")
+    if (system / "zone.tab").exists():
+        return str(system)
+    packaged = Path(str(resources.files("tzdata") / "zoneinfo"))
+    if (packaged / "zone.tab").exists():
+        return str(packaged)
+    raise FileNotFoundError("No zone database found; install the tzdata package or tzdata (apt)")
+
+
+@functools.cache
+def zone_countries(directory: str) -> dict[str, str]:
+    """IANA zone -> ISO country code from the zone.tab of the zone database."""
+    countries: dict[str, str] = {}
+    table = Path(directory) / "zone.tab"
+    if not table.exists():
+        return countries
+    for line in table.read_text(encoding="utf-8").splitlines():
+        if line and not line.startswith("#"):
+            fields = line.split("\t")
+            countries[fields[2]] = fields[0]
+    return countries
+
+
+@functools.cache
+def _places(directory: str) -> dict[str, str]:
+    """Place name -> IANA zone: every city of zone.tab ("Tokyo", "New York"), every country
+    with one zone ("Japan") from iso3166.tab, and lang/data/times.toml's cities and zone words."""
+    places: dict[str, str] = {}
+    by_country: dict[str, list[str]] = {}
+    for zone, country in zone_countries(directory).items():
+        places[zone.rsplit("/", 1)[-1].replace("_", " ").casefold()] = zone
+        by_country.setdefault(country, []).append(zone)
+    names = Path(directory) / "iso3166.tab"
+    if names.exists():
+        for line in names.read_text(encoding="utf-8").splitlines():
+            code, _, name = line.partition("\t")
+            if name and not line.startswith("#") and len(by_country.get(code, ())) == 1:
+                places.setdefault(name.strip().casefold(), by_country[code][0])
+    for table in ("zone_cities", "zones"):
+        places.update({k.casefold(): v for k, v in data.table("times")[table].items()})
+    return places
+
+
+def zone_for_place(name: str, directory: str | None = None) -> str | None:
+    """The IANA zone a place name ("Tokyo", "new york", "India") is in, or None."""
+    try:
+        table = _places(directory or zoneinfo_dir())
+    except FileNotFoundError:
+        return None
+    return table.get(" ".join(name.split()).casefold())

@@ -1,0 +1,123 @@
+"""A time said with a zone is read in that zone: a zone word ("PT"), any place of the zone
+database followed by "time" ("Tokyo time", "India time"), or the zone of whoever said it ("my
+time" from a contact whose label names a city). A zone nobody names makes the gate ask; words
+that only look like zones ("et" in French, "the latest time") change nothing."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from pathlib import Path
+from zoneinfo import ZoneInfo
+
+import pytest
+
+from lang.thread import is_self, messages, speaker_note
+from lang.zones import zone_for_place
+from tools.calendar.gate import check_start, which_one
+from tools.calendar.times import USER, Speaker, TimeParser
+
+LONDON = ZoneInfo("Europe/London")
+NOW = datetime(2026, 11, 25, 10, 0, tzinfo=LONDON)  # a Wednesday
+
+
+@pytest.fixture(scope="module")
+def parser() -> TimeParser:
+    return TimeParser(tz="Europe/London", now=NOW)
+
+
+def _at(day: int, hour: int, minute: int = 0) -> datetime:
+    return datetime(2026, 11, day, hour, minute, tzinfo=LONDON)
+
+
+@pytest.mark.parametrize(
+    ("text", "start"),
+    [
+        ("call friday 9am Tokyo time", _at(27, 0)),
+        ("Friday 2pm Sydney time", _at(27, 3)),
+        ("thursday 10am India time", _at(26, 4, 30)),  # a country with one zone
+        ("friday 10am (New York time)", _at(27, 15)),
+        ("friday 3pm PT", _at(27, 23)),
+        ("friday 3pm in Berlin", _at(27, 14)),
+        ("friday noon Pacific", _at(27, 20)),
+        ("friday 11am Mumbai time", _at(27, 5, 30)),  # a city the database files under Kolkata
+        # must not fire: no place, a lower-case abbreviation, French "et"
+        ("friday 3pm the latest time", _at(27, 15)),
+        ("friday 3pm pt", _at(27, 15)),
+        ("friday 4pm your time", _at(27, 16)),  # said to the user: the user's own zone
+    ],
+)
+def test_a_zone_said_after_a_time_converts_it(
+    parser: TimeParser, text: str, start: datetime
+) -> None:
+    said = [m for m in parser.parse(text, speaker=Speaker(is_user=False)) if m.has_clock_time]
+    assert [m.value for m in said] == [start]
+    assert not said[0].zone_unsaid
+
+
+def test_french_et_between_two_hours_is_no_zone(parser: TimeParser) -> None:
+    said = [m for m in parser.parse("vendredi 19h ou 20h") if m.has_clock_time]
+    assert said and all(m.value.hour in (19, 20) for m in said)
+
+
+@pytest.mark.parametrize(
+    ("speaker", "text", "start", "unsaid"),
+    [
+        (USER, "monday 9am my time", datetime(2026, 11, 30, 9, tzinfo=LONDON), False),
+        (Speaker(False, "Asia/Tokyo"), "monday 9am my time", datetime(2026, 11, 30, 0, tzinfo=LONDON), False),
+        (Speaker(False, None), "monday 9am my time", datetime(2026, 11, 30, 9, tzinfo=LONDON), True),
+        (Speaker(False, None), "lundi 9h mon heure", datetime(2026, 11, 30, 9, tzinfo=LONDON), True),
+        (USER, "friday 4pm your time", _at(27, 16), True),  # the user means the other side's zone
+        (Speaker(False, None), "friday 4pm your time", _at(27, 16), False),
+    ],
+)  # fmt: skip
+def test_my_time_is_the_speakers_zone(
+    parser: TimeParser, speaker: Speaker, text: str, start: datetime, unsaid: bool
+) -> None:
+    said = [m for m in parser.parse(text, speaker=speaker) if m.has_clock_time]
+    assert [(m.value, m.zone_unsaid) for m in said] == [(start, unsaid)]
+
+
+def test_a_label_note_names_the_speakers_zone(parser: TimeParser) -> None:
+    thread = "Aiko (Tokyo): Let's talk Monday 9am my time\nMe: ok that works"
+    found = messages(thread)
+    assert [m.speaker for m in found] == ["Aiko", "Me"]
+    assert [speaker_note(thread, m) for m in found] == ["Tokyo", None]
+    assert is_self("Me") and is_self(" moi ") and not is_self("Aiko") and not is_self(None)
+    said = [m for m in parser.parse_input("", thread) if m.has_clock_time]
+    assert [m.value for m in said] == [datetime(2026, 11, 30, 0, tzinfo=LONDON)]
+
+
+def test_the_gate_asks_for_a_zone_nobody_names(parser: TimeParser) -> None:
+    thread = "Aiko: Let's talk Monday 9am my time\nMe: ok that works"
+    mentions = parser.parse_input("", thread)
+    decision = check_start(
+        datetime(2026, 11, 30, 9, tzinfo=LONDON), all_day=False, mentions=mentions,
+        tz="Europe/London", now=NOW,
+    )  # fmt: skip
+    assert not decision.allowed
+    assert which_one("Talk", decision.reason) == (
+        "Which time zone is 'Monday 9am my time' in, for Talk?"
+    )
+
+
+@pytest.mark.parametrize(
+    ("name", "zone"),
+    [
+        ("Tokyo", "Asia/Tokyo"),
+        ("new  york", "America/New_York"),
+        ("Japan", "Asia/Tokyo"),
+        ("São Paulo", "America/Sao_Paulo"),
+        # must not fire: people, words, countries of several zones
+        ("Dan", None),
+        ("the latest", None),
+        ("United States", None),
+    ],
+)
+def test_places_come_from_the_zone_database(name: str, zone: str | None) -> None:
+    assert zone_for_place(name) == zone
+
+
+def test_the_zone_database_has_the_tables_the_places_need() -> None:
+    from lang.zones import zoneinfo_dir
+
+    assert (Path(zoneinfo_dir()) / "iso3166.tab").exists()
