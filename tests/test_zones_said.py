@@ -29,6 +29,10 @@ def _at(day: int, hour: int, minute: int = 0) -> datetime:
     return datetime(2026, 11, day, hour, minute, tzinfo=LONDON)
 
 
+def _monday(hour: int) -> datetime:
+    return datetime(2026, 11, 30, hour, tzinfo=LONDON)
+
+
 @pytest.mark.parametrize(
     ("text", "start"),
     [
@@ -62,11 +66,11 @@ def test_french_et_between_two_hours_is_no_zone(parser: TimeParser) -> None:
 @pytest.mark.parametrize(
     ("speaker", "text", "start", "unsaid"),
     [
-        (USER, "monday 9am my time", datetime(2026, 11, 30, 9, tzinfo=LONDON), False),
-        (Speaker(False, "Asia/Tokyo"), "monday 9am my time", datetime(2026, 11, 30, 0, tzinfo=LONDON), False),
-        (Speaker(False, None), "monday 9am my time", datetime(2026, 11, 30, 9, tzinfo=LONDON), True),
-        (Speaker(False, None), "lundi 9h mon heure", datetime(2026, 11, 30, 9, tzinfo=LONDON), True),
-        (USER, "friday 4pm your time", _at(27, 16), True),  # the user means the other side's zone
+        (USER, "monday 9am my time", _monday(9), False),
+        (Speaker(False, "Asia/Tokyo"), "monday 9am my time", _monday(0), False),
+        (Speaker(False, None), "monday 9am my time", _monday(9), True),
+        (Speaker(False, None), "lundi 9h mon heure", _monday(9), True),
+        (USER, "friday 4pm your time", _at(27, 16), True),  # the other side's zone
         (Speaker(False, None), "friday 4pm your time", _at(27, 16), False),
     ],
 )  # fmt: skip
@@ -91,9 +95,8 @@ def test_the_gate_asks_for_a_zone_nobody_names(parser: TimeParser) -> None:
     thread = "Aiko: Let's talk Monday 9am my time\nMe: ok that works"
     mentions = parser.parse_input("", thread)
     decision = check_start(
-        datetime(2026, 11, 30, 9, tzinfo=LONDON), all_day=False, mentions=mentions,
-        tz="Europe/London", now=NOW,
-    )  # fmt: skip
+        _monday(9), all_day=False, mentions=mentions, tz="Europe/London", now=NOW
+    )
     assert not decision.allowed
     assert which_one("Talk", decision.reason) == (
         "Which time zone is 'Monday 9am my time' in, for Talk?"
