@@ -82,6 +82,11 @@ KEPT_TYPES = ("DATE_TIME", "ORGANIZATION", "LOCATION", "NRP")
 _TIER = {"EMAIL": 0, "CARD": 0, "IBAN": 0}
 _PRIORITY = {"EMAIL": 0, "CARD": 1, "IBAN": 1, "SSN": 1, "IP": 1, "PHONE": 2, "ADDRESS": 3,
              "PERSON": 4}  # fmt: skip
+# An IANA zone's name ("Europe/London", "America/New_York") as code writes it into a reply.
+_ZONE_ID_RE = re.compile(
+    r"\b(?:Africa|America|Antarctica|Arctic|Asia|Atlantic|Australia|Europe|Indian|Pacific)"
+    r"(?:/[A-Za-z][\w+\-]*)+"
+)
 # "Sydney time", "Paris time": a place name a time zone follows.
 _TIME_AFTER_RE = re.compile(r"\s+time\b", re.IGNORECASE)
 _WORD_RE = re.compile(r"[^\W_][\w'’\-]*")
@@ -388,8 +393,14 @@ class Redactor:
         chosen = _resolve(found, text)
         for item in chosen:  # register new values first, so the scan below knows them
             self._placeholder(item.type, text[item.start : item.end])
-        # Values known to the session (and just found) are replaced wherever else they appear.
-        final = _resolve(chosen + self._known(text), text)
+        # Values known to the session (and just found) are replaced wherever else they appear,
+        # but never inside a zone's name: "Europe/London" stays whole when "London Euston" is
+        # someone's name here.
+        zones = _Spans([m.span() for m in _ZONE_ID_RE.finditer(text)])
+        final = [
+            f for f in _resolve(chosen + self._known(text), text)
+            if not zones.overlaps(f.start, f.end)
+        ]  # fmt: skip
         assigned = {(f.start, f.end): self._placeholder(f.type, text[f.start : f.end])
                     for f in final}  # fmt: skip
         spans = sorted(

@@ -643,12 +643,16 @@ def test_a_read_back_of_the_event_restates_it(thread: str, expected: list[str]) 
         ("<PERSON_1>: Essen am Freitag um 20 Uhr?\nIch: ich schau mal und melde mich", []),
         ("<PERSON_1>: on dîne vendredi à 20h ?\nMoi : je regarde et je te redis", []),
         ("<PERSON_1>: ¿comemos el jueves a la 1?\nYo: déjame ver", []),
+        ("<PERSON_1>: meet thursday at 3pm?\n"
+         "Me: should be fine but let me double check with my manager first", []),
         # must not fire: settled afterwards, by a time said again or by a yes; a plain yes
         ("<PERSON_1>: lunch thursday at 1?\nMe: let me check\nMe: 1 works",
          ["2026-11-26T13:00:00+01:00"]),
         ("<PERSON_1>: lunch thursday at 1?\nMe: let me check\nMe: ok, that works",
          ["2026-11-26T13:00:00+01:00"]),
         ("<PERSON_1>: lunch thursday at 1?\nMe: sure, see you then", ["2026-11-26T13:00:00+01:00"]),
+        ("Me: dentist thursday at 3pm\nAgent: Let me double check with you: thursday at 3pm?\n"
+         "Me: That will do it.", ["2026-11-26T15:00:00+01:00"]),
     ],
 )  # fmt: skip
 def test_a_reply_that_puts_the_plan_off_leaves_it_open(thread: str, expected: list[str]) -> None:

@@ -36,7 +36,14 @@ RANGE_ROWS = [
     # a bare hour, a typographic dash, a time with am/pm
     ("Saturday 5 December, 2–4pm at Jump Zone", [("12-05 14:00", "12-05 16:00")]),
     ("coffee morning friday 10–11:30am", [("11-27 10:00", "11-27 11:30")]),
+    # an arrow, also between a departure and an arrival with the places on the way
+    ("sync 9:00 -> 10:30 tomorrow", [("11-25 09:00", "11-25 10:30")]),
+    (
+        "London Euston 08:43 → Manchester Piccadilly 10:51, Monday 7 December 2026",
+        [("12-07 08:43", "12-07 10:51")],
+    ),
     # must not fire
+    ("Thursday 3pm → Friday 9am", []),
     ("order #4 – 4pm delivery", []),
     ("Thursday 3pm or 4pm", []),
     ("lunch at 1pm. At 3pm I have a call", []),

@@ -528,3 +528,11 @@ def test_a_paste_longer_than_one_chunk_is_redacted_in_every_chunk() -> None:
     result = Redactor().redact(text)
     assert "Priya" not in result.text and "olivia" not in result.text
     assert result.text.count("Blue Bottle") == 600
+
+
+def test_a_zone_name_in_a_reply_stays_whole_when_its_city_is_someones_name() -> None:
+    redactor = Redactor(region="GB")
+    redactor.redact("Paris Hilton: see you at 3\nMe: ok")
+    line = redactor.redact("Drinks with Paris Hilton, Fri 27 Nov 15:00 (Europe/Paris)").text
+    assert line.endswith("(Europe/Paris)")
+    assert "Paris Hilton" not in line  # the name itself is still redacted

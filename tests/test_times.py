@@ -52,6 +52,8 @@ def _first(mentions: list[TimeMention]) -> TimeMention:
         ("evening 7", _at(2026, 3, 4, 19), True),  # chat shorthand, latent in Duckling
         ("Friday at 4 or Saturday morning?", _at(2026, 3, 6, 16), True),  # the other's morning
         ("Friday at 9 or Saturday?", _at(2026, 3, 6, 9), True),
+        ("Departure: Sat 7 Mar 2026, 06:45", _at(2026, 3, 7, 6, 45), True),  # zero-led: 24-hour
+        ("Sat 7 Mar 2026, 6:45", _at(2026, 3, 7, 18, 45), True),  # open: business hours
         ("2026-04-06", _at(2026, 4, 6), False),
         ("next Tuesday", _at(2026, 3, 10), False),
     ],
@@ -379,10 +381,17 @@ def test_an_approximate_meal_names_no_day(parser: TimeParser, text: str, day: st
         ("actually make it 4", 16),
         ("6 works", 18),
         ("10 is impossible for me", 10),
+        ("wait 6 would be better, 5 i have a call", 18),
+        ("hmm let's keep 11", 11),
+        ("ok 11", 11),
+        ("np 6", 18),
         # must not fire: counts, pages, a number doing something else
         ("table for 7 people", None),
         ("she does 10 pushups a day", None),
         ("chapter 9 is long", None),
+        ("ok 2 things to sort first", None),  # a yes and a count, not a yes and an hour
+        ("I have 2 better ideas", None),
+        ("keep 2 seats for us", None),
     ],
 )
 def test_bare_hours_said_as_times(parser: TimeParser, text: str, hour: int | None) -> None:

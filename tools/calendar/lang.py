@@ -224,14 +224,17 @@ PART_NUMBER_RE = re.compile(
     re.IGNORECASE,
 )
 # A bare hour that changes, offers or accepts a time: "actually make it 4", "I'd prefer 10",
-# "6 works" (times.toml [bare_hour_before] [bare_hour_after]). Duckling reads such a number
-# only latently; these phrasings make it a clock time.
+# "6 works", "ok 11" (times.toml [bare_hour_before] [bare_hour_after], acts.toml [accept]).
+# Duckling reads such a number only latently; these phrasings make it a clock time.
 _BARE_HOUR = r"\d{1,2}(?::\d{2})?"
 CHANGED_HOUR_RE = re.compile(
     data.phrase_pattern("times", "bare_hour_before").pattern
     + rf"\s+(?:at\s+)?(?P<hour>{_BARE_HOUR})(?![\d:%])"
     + rf"|(?:^|[\s,.!])(?P<first>{_BARE_HOUR})\s+"
-    + data.phrase_pattern("times", "bare_hour_after").pattern,
+    + data.phrase_pattern("times", "bare_hour_after").pattern
+    # a message that is only a yes and the hour: "ok 11", "np 6"
+    + rf"|^\s*(?:{data.phrase_pattern('acts', 'accept').pattern})[\s,!.]*"
+    + rf"(?P<alone>{_BARE_HOUR})[\s.!]*$",
     re.IGNORECASE,
 )
 

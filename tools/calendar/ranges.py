@@ -31,6 +31,12 @@ _BETWEEN_RE = re.compile(
     re.IGNORECASE,
 )
 _MERIDIEM_RE = re.compile(r"\d\s*[ap]\.?\s?m\b|\b[ap]\.?m\b", re.IGNORECASE)
+# A departure, an arrow, the places on the way, the arrival: "08:43 → Manchester Piccadilly 10:51".
+_JOURNEY_RE = re.compile(
+    rf"[ \t]*(?:{data.alternation('times', 'journey_connectors')})[ \t]*"
+    r"(?:[^\W\d_][\w'’.\-()]*[ \t]+){0,5}",
+    re.IGNORECASE,
+)
 
 
 def join_ranges(text: str, mentions: Sequence[TimeMention]) -> list[TimeMention]:
@@ -55,17 +61,30 @@ def _is_range(text: str, first: TimeMention, second: TimeMention) -> bool:
         return False  # an interval Duckling read already has its end
     if not (first.has_clock_time and second.has_clock_time):
         return False
-    if first.value is None or second.value is None or lang.states_date(second.text):
+    if first.value is None or second.value is None or first.end > second.start:
+        return False
+    if _journey(text, first, second):
+        return True  # "08:43 → Manchester 10:51, Monday 7 December": the arrival dates both
+    if lang.states_date(second.text):
         return False  # "Monday 3pm - Tuesday 9am" spans days: not read here
-    if first.end > second.start or not _BETWEEN_RE.fullmatch(text, first.end, second.start):
+    if not _BETWEEN_RE.fullmatch(text, first.end, second.start):
         return False
     line_start = text.rfind("\n", 0, first.start) + 1
     return not lang.MOVED_FROM_RE.search(text, line_start, first.end)
 
 
+def _journey(text: str, first: TimeMention, second: TimeMention) -> bool:
+    return bool(_JOURNEY_RE.fullmatch(text, first.end, second.start)) and not (
+        lang.states_date(first.text) and lang.states_date(second.text)
+    )
+
+
 def _range(text: str, first: TimeMention, second: TimeMention) -> TimeMention:
     start = first.value
     assert start is not None and second.value is not None
+    if lang.states_date(second.text) and not lang.states_date(first.text):
+        arrival = second.value.astimezone(start.tzinfo)  # the date said once, at the arrival
+        start = datetime.combine(arrival.date(), start.time(), start.tzinfo)
     clock = second.value.astimezone(start.tzinfo)
     end = datetime.combine(start.date(), clock.time(), start.tzinfo)
     if end <= start and not _MERIDIEM_RE.search(second.text) and end + timedelta(hours=12) > start:
@@ -77,6 +96,7 @@ def _range(text: str, first: TimeMention, second: TimeMention) -> TimeMention:
         text=text[first.start : second.end],
         end=second.end,
         kind="interval",
+        value=start,
         end_value=end,
     )
 

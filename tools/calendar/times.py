@@ -157,6 +157,10 @@ _MERIDIEM_RE = re.compile(
 )
 
 
+# A two-digit hour led by a zero ("06:45", "09h30") is a 24-hour clock: the morning.
+_ZERO_LED_RE = re.compile(r"(?<!\d)0\d[:.h]\d{2}", re.IGNORECASE)
+
+
 def _deadline_open(entity: dict[str, Any], ref: datetime) -> dict[str, Any]:
     """Duckling reads "by Friday at 5pm" as now..Friday 17:00. Said of an event ("the game
     is on Monday by 5:30 pm") or a task ("finish it by Friday at 5 pm"), the time stated is
@@ -494,7 +498,7 @@ class TimeParser:
         changed = {
             match.span(group)
             for match in lang.CHANGED_HOUR_RE.finditer(clean)
-            for group in ("hour", "first")
+            for group in ("hour", "first", "alone")
             if match.group(group)
         }
         extra = [
@@ -674,6 +678,8 @@ class TimeParser:
         twin = [s for s in local if s.hour == (first.hour + 12) % 24 and s.minute == first.minute]
         if not twin and (_MERIDIEM_RE.search(span) or first.hour > 12 or first.hour == 0):
             return starts[0]  # "at 5pm", "17:00": the words chose
+        if _ZERO_LED_RE.search(span):  # "06:45" is a 24-hour clock: the morning
+            return next((c for c, seen in zip(starts, local, strict=True) if seen.hour < 12), first)
         hour = first.hour % 12 or 12
         if lang.evening_holds(hour, context):
             pm = True
