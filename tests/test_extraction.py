@@ -684,6 +684,9 @@ def test_a_reply_that_puts_the_plan_off_leaves_it_open(thread: str, expected: li
         ("<PERSON_1>: dinner sunday? let's say 7pm\n<PERSON_1>: actually 7:30pm",
          ["2026-11-22T19:30:00+01:00"]),
         ("<PERSON_1>: lunch monday at 1pm or 2pm?\nMe: 2pm works", ["2026-11-23T14:00:00+01:00"]),
+        # an unsigned e-mail reply is not by the one it quotes: its new time is a counter
+        ("Could we make it 11 instead of 10?\n\nOn Mon, 23 Nov 2026 at 10:12, <PERSON_1> wrote:\n"
+         "> <PERSON_2>, Friday 10am confirmed.", []),
         # a two-way chat: the user's own request takes up the other side's counter
         ("Me: dentist Tuesday at 4:30 pm\nAgent: Sorry, how about Wednesday at 4:30 pm?",
          ["2026-11-25T16:30:00+01:00"]),

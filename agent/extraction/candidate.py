@@ -90,6 +90,8 @@ class Segment:
     quoted: bool
     sentence: str = ""  # the whole sentence the clause belongs to
     context: str = ""  # its message and the message before: what the sentence answers
+    # An unsigned reply's quoted author ("On Mon, ... Me wrote:"): the reply is someone else's.
+    replies_to: str | None = None
 
 
 # "lunch friday 12:30 and drinks at 6", "market sat 9am, then brunch sunday 11:30": a joiner
@@ -123,7 +125,11 @@ def split_segments(request: str, thread: str) -> list[Segment]:
     quoted: list[tuple[int, Segment]] = []
     fresh: list[Segment] = []
     previous = ""
-    for message in messages(thread) if thread.strip() else []:
+    found = messages(thread) if thread.strip() else []
+    for index, message in enumerate(found):
+        quotes = None
+        if not message.quoted and not message.speaker:
+            quotes = next((m.speaker for m in found[index + 1 :] if m.quoted and m.speaker), None)
         for line in message.lines:
             if line.kind == "header":
                 continue  # a subject names the thread, not an event: see thread_subject
@@ -131,7 +137,7 @@ def split_segments(request: str, thread: str) -> list[Segment]:
             for a, b, c, d in _clauses(body):
                 segment = Segment(
                     body[a:b], "thread", line.body_start + a, message.speaker, message.quoted,
-                    body[c:d], f"{previous}\n{body}",
+                    body[c:d], f"{previous}\n{body}", quotes,
                 )  # fmt: skip
                 if message.quoted:
                     quoted.append((message.quote_depth, segment))

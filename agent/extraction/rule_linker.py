@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 from datetime import date, datetime, time, timedelta
 from zoneinfo import ZoneInfo
 
@@ -146,8 +147,14 @@ def _same_turn(
 
 def _who(segment: Segment) -> str | None:
     """Who said a message, to tell a counter from an answer; None for the request, whose
-    word is the user's own decision, and for text nobody signed."""
-    if segment.source == "request" or not segment.speaker:
+    word is the user's own decision, and for text nobody signed that quotes nobody."""
+    if segment.source == "request":
+        return None
+    if not segment.speaker and segment.replies_to:
+        # an unsigned e-mail reply above a quoted message is not by the one it quotes
+        quoted = _who(replace(segment, speaker=segment.replies_to, replies_to=None))
+        return "them" if quoted == "me" else f"not {quoted}"
+    if not segment.speaker:
         return None
     name = segment.speaker.strip().casefold()
     return "me" if is_self(name) else name
