@@ -43,6 +43,9 @@ _HEADER_RE = re.compile(
     re.IGNORECASE,
 )
 _ADDRESS_FIELDS = frozenset({"from", "to", "cc", "bcc", "reply-to"})
+_WEBMAIL_ROWS = tuple(
+    (row["field"], data.format_pattern(row["pattern"])) for row in _FORMATS["webmail"]
+)
 _EMAIL_RE = re.compile(r"[\w.+'-]+@[\w-]+(?:\.[\w-]+)+")
 _WROTE_RES = tuple(data.format_pattern(row["pattern"]) for row in _FORMATS["attribution"])
 _SEPARATORS = tuple(
@@ -219,11 +222,17 @@ def _header(text: str, start: int, end: int) -> ThreadLine | None:
             s0, s1 = _stripped(text, start + match.start("speaker"), start + match.end("speaker"))
             return ThreadLine("header", start, end, text[s0:s1], s0, s1, text[t0:t1], t0, t1,
                               "wrote", start, end, ((text[s0:s1], s0, s1),))  # fmt: skip
-    match = _HEADER_RE.fullmatch(line.lstrip("\u200e\ufeff"))
-    if not match:
-        return None
     shift = start + len(line) - len(line.lstrip("\u200e\ufeff"))
-    field = _HEADER_FIELDS[match.group("name").casefold()]
+    match = _HEADER_RE.fullmatch(line.lstrip("\u200e\ufeff"))
+    if match:
+        field = _HEADER_FIELDS[match.group("name").casefold()]
+    else:  # a webmail copy's unlabelled header line
+        field, match = next(
+            ((f, m) for f, p in _WEBMAIL_ROWS if (m := p.fullmatch(line.lstrip("\u200e\ufeff")))),
+            (None, None),
+        )
+    if field is None or match is None:
+        return None
     v_start, v_end = _stripped(text, shift + match.start("value"), shift + match.end("value"))
     names: tuple[tuple[str, int, int], ...] = ()
     stamp = None
@@ -395,7 +404,12 @@ def split_thread(text: str, *, screen: bool = False) -> list[ThreadLine]:
             continue
         header = headers[index]
         if header is not None and index in accepted:
-            if header.field != "wrote" and after_content and index in accepted.block_starts:
+            if (
+                header.field != "wrote"
+                and after_content
+                and index in accepted.block_starts
+                and _HEADER_RE.fullmatch(text[start:end].lstrip("\u200e\ufeff"))
+            ):  # a labelled block under a reply quotes; a webmail one opens the next message
                 nest, block = nest + 1, "original"
             after_content = False
             result.append(replace(header, start=line_start, quote_depth=depths[index] + nest,

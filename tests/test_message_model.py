@@ -31,7 +31,18 @@ META_ROWS = [
     ("Begin forwarded message:\n\nFrom: Ann\nDate: Mon 9:00\nhi", False, 0, "meta", "forwarded"),
     ("----- Ursprüngliche Nachricht -----\nVon: Jürgen\nGesendet: Mo 9:00\nhallo", False, 0,
      "meta", "original"),
+    # a webmail copy's unlabelled header lines (Gmail, Outlook on the web)
+    ("Maria Lopez <maria@firm.com>\nThu, Nov 26, 2026, 9:00 AM (scheduled send)\nto me\n\nhi",
+     False, 1, "header", "sent"),
+    ("Maria Lopez <maria@firm.com>\n9:41 AM (5 minutes ago)\nto me, Bob\n\nhi", False, 0,
+     "header", "from"),
+    ("Maria Lopez <maria@firm.com>\n9:41 AM (5 minutes ago)\nto Tom, me\n\nhi", False, 2,
+     "header", "to"),
+    ("Jürgen Weber <jw@x.de>\n26.11.2026, 09:00 (vor 2 Tagen)\nan mich\n\nhallo", False, 2,
+     "header", "to"),
     # must not fire: what a person wrote
+    ("Can we meet friday at 9:00 AM (my time)?\nthanks", False, 0, "text", None),
+    ("send it to me by friday\nthanks", False, 0, "text", None),
     ("[10:02] Ana: when?\nFriday at 3pm\n[10:03] Tom: ok", False, 1, "text", None),
     ("Can we meet?\nFriday at 3pm\nThanks", False, 1, "text", None),
     ("Read the agenda before Friday\nAna: ok", False, 0, "text", None),
@@ -115,6 +126,17 @@ def test_an_outlook_reply_quotes_the_original_under_it() -> None:
 )  # fmt: skip
 def test_quote_depth(text: str, depths: list[int]) -> None:
     assert [m.quote_depth for m in messages(text)] == depths
+
+
+def test_a_webmail_conversation_lists_its_messages_oldest_first() -> None:
+    text = (
+        "Tom Baker <tom@x.com>\nMon, Nov 23, 2026, 9:41 AM (2 days ago)\nto me, Ann\n\n"
+        "Lunch friday at 1?\n\nAnn Lee <ann@y.com>\nTue, Nov 24, 2026, 4:10 PM (1 day ago)\n"
+        "to Tom, me\n\nSure!"
+    )
+    found = messages(text)
+    assert [(m.speaker, m.quoted) for m in found] == [("Tom Baker", False), ("Ann Lee", False)]
+    assert [m.stamp for m in found] == ["Mon, Nov 23, 2026, 9:41 AM", "Tue, Nov 24, 2026, 4:10 PM"]
 
 
 def test_a_gmail_forward_is_content_not_an_older_quote() -> None:
