@@ -259,7 +259,8 @@ class Assistant:
             intent = intent_by_rules(request)
             notify({"stage": "link", "status": "running"})
             found = candidates(request, quiet, mentions)
-            events = RuleLinker(turn.tz, turn.now).link(request, quiet, found, intent=intent)
+            linker = RuleLinker(turn.tz, turn.now)
+            events = linker.link(request, quiet, found, intent=intent)
             events, _ = link_with_model(
                 events, found, request=request, thread=quiet, gateway=self.gateway, guard=guard,
                 session=turn.session,
@@ -282,7 +283,8 @@ class Assistant:
                 intent=intent,
                 stated_time=any(e.schedulable for e in events),
                 vague_time=any(not e.schedulable for e in events)
-                or (intent in ("schedule", "remind") and not events),
+                or (intent in ("schedule", "remind") and not events and not linker.called_off),
+                called_off=not events and bool(linker.called_off),
                 calendar_summary=_calendar_summary(store, turn.now, redactor),
                 recall=tuple(redactor.redact(fact).text for fact in recall),
                 history=tuple(f"{role}: {text}" for role, text in history),
@@ -318,6 +320,7 @@ class Assistant:
                 topic=_topic(request),
                 points=points,
                 reply_to=reply_target(quiet) if intent == "email" and quiet.strip() else None,
+                called_off=[] if events else linker.called_off,
             )
             executor = Executor(
                 self.registry,

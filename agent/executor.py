@@ -71,6 +71,7 @@ class TurnState:
     topic: str = ""  # "about the budget" in the request: a draft's subject
     points: list[str] = field(default_factory=list)  # what the draft was asked to say
     reply_to: ReplyTarget | None = None  # the pasted e-mail's sender and subject
+    called_off: list[ProposedEvent] = field(default_factory=list)  # plans the input called off
 
     def schedulable(self, kind: str) -> list[EventOutcome]:
         return [o for o in self.outcomes if o.event.schedulable and o.event.kind == kind]
@@ -286,7 +287,7 @@ class Executor:
         open_events = [o.event for o in state.outcomes if o.event.start is None or o.event.pending]
         slots = ", ".join(_when(s["start"]) for s in state.slots[:3])
         what = open_events[0].title if open_events else blocked[0].event.title if blocked else ""
-        if not what and not state.outcomes:
+        if not what and not state.outcomes and not state.called_off:
             what = "this"
         if not what:
             return None

@@ -54,6 +54,7 @@ class PlanInput:
     recall: tuple[str, ...] = ()
     history: tuple[str, ...] = ()  # earlier messages of the session, "role: text", redacted
     reply_only: bool = False  # a reply was asked for and no event: nothing is created
+    called_off: bool = False  # the plan the input talks about was called off: nothing to propose
 
 
 @dataclass
@@ -83,7 +84,11 @@ def rule_plan(plan_input: PlanInput) -> list[PlanStep]:
         steps.append(_step("check_conflicts", "check the stated time against the calendar"))
         create = "create_reminder" if intent == "remind" else "create_event"
         steps.append(_step(create, "create the event at the time the user stated"))
-    if plan_input.vague_time or (intent in ("schedule", "remind") and not plan_input.stated_time):
+    if plan_input.vague_time or (
+        intent in ("schedule", "remind")
+        and not plan_input.stated_time
+        and not plan_input.called_off
+    ):
         steps.append(_step("find_free_slots", "no time was stated: find free slots to propose"))
         steps.append(_step("ask_user", "ask which time the user wants"))
     if intent == "email":

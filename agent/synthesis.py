@@ -131,9 +131,27 @@ def facts(
             )
         elif outcome.reason:
             lines.append(f"I could not create {event.title}: {outcome.reason}.")
-    if state.extracted and not state.outcomes and intent in ("schedule", "remind"):
+    called_off = state.extracted and not state.outcomes and state.called_off
+    for event in state.called_off[:3] if called_off else []:
+        when = (
+            f"{_span(event.start.isoformat(), _iso(event.end), event.all_day)} ({tz})"
+            if event.start is not None
+            else f"{event.day:%a %d %b}"
+            if event.day is not None
+            else ""
+        )
+        lines.append(
+            f"{event.title}{f' on {when}' if when else ''} was called off in the thread, "
+            "so nothing is scheduled."
+        )
+    if (
+        state.extracted
+        and not state.outcomes
+        and not called_off
+        and intent in ("schedule", "remind")
+    ):
         lines.append("I found no event with a date and time in this, so nothing is scheduled.")
-    if state.slots and not any(o.status == "created" for o in state.outcomes):
+    if state.slots and not called_off and not any(o.status == "created" for o in state.outcomes):
         times = ", ".join(_when(s["start"]) for s in state.slots[:3])
         lines.append(f"Free in your calendar: {times} ({tz}).")
     if state.listed:

@@ -82,6 +82,17 @@ def test_a_cancelled_plan_creates_nothing(rules: Assistant) -> None:
     thread = "Ana: standup tomorrow at 9?\nAna: sorry, can't make it, skip it"
     bundle = ask(rules, "add this", thread)
     assert created(bundle) == [] and bundle["files"] == []
+    # the reply says what happened to the plan, and proposes no new times for it
+    assert "was called off in the thread" in bundle["reply"]
+    assert "Standup" in bundle["reply"] and "found no event" not in bundle["reply"]
+    assert bundle["question"] is None
+    assert "find_free_slots" not in [s["tool"] for s in bundle["steps"]]
+
+
+def test_a_thread_with_no_plan_still_says_it_found_none(rules: Assistant) -> None:
+    bundle = ask(rules, "add this", "Ana: how was the weekend?\nMe: great, thanks")
+    assert "called off" not in bundle["reply"]
+    assert created(bundle) == []
 
 
 def test_the_same_event_is_never_created_twice(rules: Assistant) -> None:

@@ -199,6 +199,9 @@ class RuleLinker:
     def __init__(self, tz: str, now: datetime) -> None:
         self.zone = ZoneInfo(tz)
         self.now = now
+        # The plans the input called off, titled, after `link`: what a reply reports instead
+        # of "no event found".
+        self.called_off: list[ProposedEvent] = []
 
     def link(
         self, request: str, thread: str, found: list[Candidate], *, intent: str = "schedule"
@@ -694,7 +697,11 @@ class RuleLinker:
             events = _the_one(events)
         kept: list[ProposedEvent] = []
         timed = any(e.schedulable for e in events)
+        self.called_off = []
         for event in events:
+            if event.cancelled and (event.start is not None or event.day is not None):
+                event.title = event.title or fallback or "Meeting"
+                self.called_off.append(event)
             if event.cancelled or (timed and event.start is None and event.day is None):
                 continue
             if not event.activity and fallback and len(unnamed) == 1:
