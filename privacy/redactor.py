@@ -13,7 +13,7 @@ import logging
 import re
 import unicodedata
 from collections.abc import Iterable, Sequence
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 
 from lang.data import alternation
 from lang.thread import split_thread
@@ -164,6 +164,30 @@ class _Found:
     source: str
 
 
+# Where a field of a ticket or a form ends: two spaces, the line's end, punctuation.
+_FIELD_END_RE = re.compile(r"[ \t]{2,}|[ \t]*(?:$|[,;:.!?()\[\]/|])", re.MULTILINE)
+# The next word of a name written in capitals: "NGUYEN VAN" + " AN".
+_CAPS_WORD_RE = re.compile(r"[ \t]([^\W\d_a-z]{2,})(?![\w'’])")
+
+
+def _with_capital_tail(text: str, found: _Found) -> _Found:
+    """A name written in capitals ("PASSENGER: NGUYEN VAN AN") runs on over the capitalised
+    words after it that are listed given names or surnames, up to four words in all and up to
+    where the field ends; "AN" and "LE" are names there, not the words the detector weighs."""
+    value = text[found.start : found.end]
+    if found.type != "PERSON" or not value.isupper() or len(value.split()) >= 4:
+        return found
+    end, words, taken = found.end, len(value.split()), found.end
+    while words < 4 and (match := _CAPS_WORD_RE.match(text, end)):
+        word = match.group(1).casefold()
+        if not (is_given_name(word) or is_surname(word)):
+            break
+        end, words = match.end(1), words + 1
+        if _FIELD_END_RE.match(text, end):  # "CALL TOM AN HOUR": no name ends before "HOUR"
+            taken = end
+    return replace(found, end=taken) if taken != found.end else found
+
+
 def default_region() -> str:
     """The user's phone region from the system locale ("en_GB" -> "GB"), else US."""
     name = locale.getlocale()[0] or ""
@@ -228,8 +252,24 @@ def _never_a_name(text: str, start: int, end: int) -> bool:
     words = [w.casefold() for w in _WORD_RE.findall(value)]
     if not words or any(ch.isdigit() for ch in value) or PLACEHOLDER_RE.search(value):
         return True
-    return all(w in NOT_NAMES or w in TIME_WORDS for w in words) or any(
-        w in ORG_WORDS for w in words
+    return all(w in NOT_NAMES or w in TIME_WORDS for w in words) or (
+        any(w in ORG_WORDS for w in words) and not _hyphened_given_then_surname(value)
+    )
+
+
+# A romanised double given name joined by a hyphen: "Ji-woo", "Min-jun", "Thanh-Hà", "Jean-Luc".
+_HYPHENED_GIVEN_RE = re.compile(r"[^\W\d_][^\W\d_]{0,7}-[^\W\d_]{1,8}")
+
+
+def _hyphened_given_then_surname(value: str) -> bool:
+    """ "Ji-woo Park", "Seo-yeon Hall": a hyphened given name, then a surname that is also a
+    venue word, is a person; "Hyde Park" and "Olympic Park" stay places."""
+    words = value.split()
+    return (
+        len(words) == 2
+        and bool(_HYPHENED_GIVEN_RE.fullmatch(words[0]))
+        and words[0][0].isupper()
+        and is_surname(words[1].casefold())
     )
 
 
@@ -261,7 +301,7 @@ def _checks(
     checks = {
         "employer": employer_before(text, start, value) and not bare_of,
         "of_before": bare_of,
-        "org_word": any(w in ORG_WORDS for w in words),
+        "org_word": any(w in ORG_WORDS for w in words) and not _hyphened_given_then_surname(value),
         "venue_before": _venue_before(before),
         "brand": one and is_brand_shaped(first),
         # "San Jose", "Fort Collins": a place opener before or at the start of a name
@@ -390,7 +430,7 @@ class Redactor:
             return Redacted(text)
         lines = split_thread(text)
         found, kept = self._detect(text, lines)
-        chosen = _resolve(found, text)
+        chosen = [_with_capital_tail(text, f) for f in _resolve(found, text)]
         for item in chosen:  # register new values first, so the scan below knows them
             self._placeholder(item.type, text[item.start : item.end])
         # Values known to the session (and just found) are replaced wherever else they appear,

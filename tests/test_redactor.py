@@ -52,6 +52,9 @@ MUST_REDACT = [
     ("Talked to Nguyễn Văn An and Oluwaseun", {("PERSON", "Nguyễn Văn An"),
                                               ("PERSON", "Oluwaseun")}),
     ("Hola María José, ¿cenamos el viernes?", {("PERSON", "María José")}),
+    # a hyphened given name before a surname that is also a venue word; capitals up to a field's end
+    ("dinner with Ji-woo Park on friday", {("PERSON", "Ji-woo Park")}),
+    ("PASSENGER: NGUYEN VAN AN  SEAT 14C", {("PERSON", "NGUYEN VAN AN")}),
     ("Hallo Jürgen, treffen wir uns morgen mit Anna?", {("PERSON", "Jürgen"), ("PERSON", "Anna")}),
     ("Salut Élodie, on dîne avec Marc jeudi ?", {("PERSON", "Élodie"), ("PERSON", "Marc")}),
     ("Oi João, vamos almoçar com a Ana amanhã?", {("PERSON", "João"), ("PERSON", "Ana")}),
@@ -394,6 +397,11 @@ NO_NAME_HERE = [
     ("Sam: ok 10am Paris time works\nMe: ok", ["Sam"], ["Paris"]),
     ("Sydney: see you at 3, my time\nMe: ok", ["Sydney"], []),
     ("Paris said the time works", ["Paris"], []),
+    # a venue word stays a place after a word that is no hyphened given name
+    ("meet at Hyde Park at noon", [], ["Hyde Park"]),
+    ("the Olympic Park is closed", [], ["Olympic Park"]),
+    # a name in capitals stops where the next word goes on with the sentence
+    ("CALL TOM AN HOUR BEFORE", ["TOM"], ["AN HOUR"]),
     # a cue word that is a speaker label ("Yo:" is Spanish "I") introduces nobody
     ("Ana: hola\nYo: Déjame ver y te digo", ["Ana"], ["Déjame"]),
     ("Yo Tom, you in?", ["Tom"], []),
