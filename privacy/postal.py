@@ -19,10 +19,12 @@ import regex
 from lang import data
 from privacy.errors import PrivacyError
 
-# A unit holds a digit: "Suite 245", "Apt. 4B", never "room for everyone".
+# A unit holds a digit: "Suite 245", "Apt. 4B", "piso 3", never "room for everyone".
+# A floor as an ordinal is one too: "3º B", "2ª izda", "1er étage". Words: places.toml.
 _UNIT = (
-    r"(?:apt|apartment|suite|ste|unit|flat|floor|fl|room|rm|box)\.?[ \t]*#?[ \t]*"
+    rf"(?:(?:{data.alternation('places', 'unit_words')})\.?[ \t]*#?[ \t]*"
     r"(?=\w{0,5}\d)\w{1,6}\b"
+    r"|\d{1,2}[º°ª](?:[ \t]*(?:[A-Z]\b|izda|izq|dcha|der|centro))?)"
 )
 # A number (house, building, postal) or a unit just before the street, on the same line.
 _BEFORE_RE = regex.compile(rf"(?i)(?:^|(?<=[\s>(,]))(?:\d{{1,6}}|{_UNIT})[ \t]*,?[ \t]*$")

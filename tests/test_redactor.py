@@ -141,7 +141,12 @@ def test_must_stay_visible(text: str, visible: list[str]) -> None:
         ("my address is 7, 3rd Main, Koramangala 4th Block, Bangalore", ["7, 3rd Main"],
          ["Koramangala 4th Block", "Bangalore"]),
         ("flat 42 11th Cross Road, Indiranagar", ["flat 42 11th Cross Road"], ["Indiranagar"]),
+        # units in other languages, and a floor written as an ordinal, go with their street
+        ("Vivimos en Calle de Alcalá 45, 3º B, Madrid", ["Calle de Alcalá 45, 3º B"], ["Madrid"]),
+        ("Hauptstraße 5, Whg. 12, Berlin", ["Hauptstraße 5, Whg. 12"], ["Berlin"]),
+        ("Rua Augusta 100, apto 52, Lisboa", ["Rua Augusta 100, apto 52"], ["Lisboa"]),
         # no-match rows
+        ("we came 2º in the race", [], ["2º"]),
         ("see you at 3, Springfield, room 4021", [], ["3", "Springfield", "4021"]),
         ("the 3rd Main event starts at 7", [], ["3rd Main"]),
         ("Flying to Lisbon on Friday", [], ["Lisbon", "Friday"]),
