@@ -699,6 +699,42 @@ def test_a_counter_waits_for_someone_elses_yes(thread: str, expected: list[str])
 @pytest.mark.parametrize(
     ("thread", "expected"),
     [
+        # a weekday said with the clock of a dated offer is that offer, not the coming weekday
+        ("Wednesday at 11 works, see you then.\n\nOn Mon, 16 Nov 2026 at 10:12, <PERSON_1> wrote:\n"
+         "> Are you free Wednesday Dec 2 at 11?", ["2026-12-02T11:00:00+01:00"]),
+        ("<PERSON_1>: budget review Wednesday Dec 2 at 11?\nMe: Wednesday at 11 works",
+         ["2026-12-02T11:00:00+01:00"]),
+        # must not fire: another activity on that weekday is its own event; another clock
+        ("<PERSON_1>: budget review Wednesday Dec 2 at 11?\nMe: yes\n"
+         "<PERSON_1>: and lunch Wednesday at 11 too?",
+         ["2026-12-02T11:00:00+01:00", "2026-11-25T11:00:00+01:00"]),
+        ("<PERSON_1>: budget review Wednesday Dec 2 at 11?\nMe: Wednesday at 2 is better", []),
+    ],
+)  # fmt: skip
+def test_a_weekday_said_again_is_the_offer_it_answers(thread: str, expected: list[str]) -> None:
+    assert sorted(starts(link("add them", thread))) == sorted(expected)
+
+
+@pytest.mark.parametrize(
+    ("thread", "expected"),
+    [
+        # a move from one day and time to another: the new day and time
+        ("The call has been rescheduled from Monday at 10:00 am to Friday, Nov 27 at 9:00 am.",
+         ["2026-11-27T09:00:00+01:00"]),
+        # must not fire: a move of the clock alone keeps the day
+        ("<PERSON_1>: review Monday 23 Nov at 4pm\n<PERSON_1>: moved from 4pm to 11am",
+         ["2026-11-23T11:00:00+01:00"]),
+    ],
+)  # fmt: skip
+def test_a_move_from_one_time_to_another_takes_the_new_one(
+    thread: str, expected: list[str]
+) -> None:
+    assert starts(link("add it", thread)) == expected
+
+
+@pytest.mark.parametrize(
+    ("thread", "expected"),
+    [
         # a day or time turned down by the words before it, in a group chat too
         ("<PERSON_1>: team lunch thursday 12:30?\n<PERSON_2>: can't thursday\n"
          "<PERSON_1>: ok let's figure out another day", []),

@@ -357,6 +357,9 @@ class RuleLinker:
         own_day = lang.states_date(mention.text)
         # A bare time said again is an echo; with a day of the clause's own it may move the day.
         echo = self._echo(events, mention) if not (own_day or dates or moving) else None
+        if echo is None and own_day and not (dates or moving or activity):
+            if lang.weekday_only(mention.text):  # "Wednesday at 11 works", of "Wed Dec 2 at 11?"
+                echo = self._echo(events, mention, weekday=True)
         if echo is not None:  # "9:30 is tight but fine": the agreed time, said again
             echo.said = index  # and so the event spoken of last
             echo.pending = deferred
@@ -377,8 +380,10 @@ class RuleLinker:
             and mention.end_value is not None
             and (lang.MOVED_FROM_RE.search(text) or _starts_at(target, mention, self.zone))
         ):  # "moved from 4pm to 11am": the new time is the end; "let's do 2 to 3" is a range
-            end_at = mention.end_value.astimezone(self.zone).time()
-            start = _at(start.astimezone(self.zone).date(), end_at, self.zone)
+            new = mention.end_value.astimezone(self.zone)
+            said_to = re.split(r"\b(?:to|auf|à)\b", mention.text, flags=re.IGNORECASE)[-1]
+            day = new.date() if lang.states_date(said_to) else start.astimezone(self.zone).date()
+            start = _at(day, new.time(), self.zone)  # "... to Friday, March 9 at 9": its day
         end = self._end(chosen.mention, start, activity or (target.activity if target else ""))
         fresh = activity and (target is None or (target.start is not None and not moving))
         if target is not None and not (fresh and target.activity != activity):
@@ -474,13 +479,21 @@ class RuleLinker:
             return False
         return not POSSESSIVE_RE.search(before)
 
-    def _echo(self, events: list[ProposedEvent], mention: TimeMention) -> ProposedEvent | None:
-        """A live event already at this clock time, which a bare time just repeats."""
+    def _echo(
+        self, events: list[ProposedEvent], mention: TimeMention, *, weekday: bool = False
+    ) -> ProposedEvent | None:
+        """A live event already at this clock time, which a bare time just repeats; with
+        `weekday`, one on that weekday too: "Wednesday at 11 works" answers "Wednesday Dec 2 at
+        11?" though the coming Wednesday is another date."""
         wall = mention.value.astimezone(self.zone)
         for event in events:
             if (event.schedulable or event.pending) and not event.all_day:
                 start = event.start.astimezone(self.zone)
-                if (start.hour, start.minute) == (wall.hour, wall.minute):
+                if (start.hour, start.minute) != (wall.hour, wall.minute):
+                    continue
+                if not weekday or (
+                    start.weekday() == wall.weekday() and start.date() != wall.date()
+                ):
                     return event
         return None
 

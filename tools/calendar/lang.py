@@ -436,6 +436,21 @@ NEXT_WEEKDAY_RE = re.compile(
     rf"|(?<![\w-])(?P<before>{_DAY_NAMES})\s+{_NEXT}",
     re.IGNORECASE,
 )
+_WEEKDAY_RE = re.compile(rf"(?<![\w-])(?:{_DAY_NAMES})\.?(?![\w-])", re.IGNORECASE)
+
+
+def weekday_only(span: str) -> bool:
+    """Whether a mention names its day by a weekday alone ("Wednesday at 11"), with no date,
+    "next" or week word that would fix which one."""
+    return bool(
+        _WEEKDAY_RE.search(span)
+        and not DAY_OF_MONTH_RE.search(span)
+        and not NEXT_WEEKDAY_RE.search(span)
+        and not WEEK_WORD_RE.search(span)
+        and not re.search(r"\d{1,4}[./-]\d{1,2}", span)
+    )
+
+
 WEEK_WORD_RE = re.compile(rf"\b(?:{data.alternation('times', 'week_words')})\b", re.IGNORECASE)
 # A day of the month said too ("next Friday the 4th", "next Tuesday, Dec 1"): no doubt left.
 DAY_OF_MONTH_RE = re.compile(
