@@ -43,6 +43,7 @@ _HEADER_RE = re.compile(
     re.IGNORECASE,
 )
 _ADDRESS_FIELDS = frozenset({"from", "to", "cc", "bcc", "reply-to"})
+_SENDER_SENT_RE = data.format_pattern(_FORMATS["sender_sent"]["pattern"])
 _WEBMAIL_ROWS = tuple(
     (row["field"], data.format_pattern(row["pattern"])) for row in _FORMATS["webmail"]
 )
@@ -185,6 +186,10 @@ def _message(
     )  # fmt: skip
 
 
+# A Lotus Notes address: the name, then its units and organisation ("Sally Beck/HOU/ECT@ECT").
+_NOTES_ADDRESS_RE = re.compile(r"(?P<name>[^/@<>]+?)(?:/[\w&.\-]+)+(?:@[\w.\-]+)?\s*$")
+
+
 def _split_addresses(value: str, offset: int) -> list[tuple[str, int, int]]:
     """Display names of an address list: "Tom Baker <t@x.com>; \"Lee, Ann\" <a@x.com>"."""
     names = []
@@ -202,6 +207,9 @@ def _split_addresses(value: str, offset: int) -> list[tuple[str, int, int]]:
         if not match:
             continue
         name_end = len(name_part.rstrip(" \t\"',;"))
+        notes = _NOTES_ADDRESS_RE.match(name_part, match.start(), name_end)
+        if notes:  # Lotus Notes: "Sally Beck/HOU/ECT@ECT" is Sally Beck of unit HOU, org ECT
+            name_end = notes.end("name")
         name = name_part[match.start() : name_end]
         if _EMAIL_RE.fullmatch(name) or not re.search(r"[^\W\d_]", name):
             continue
@@ -236,7 +244,11 @@ def _header(text: str, start: int, end: int) -> ThreadLine | None:
     v_start, v_end = _stripped(text, shift + match.start("value"), shift + match.end("value"))
     names: tuple[tuple[str, int, int], ...] = ()
     stamp = None
-    if field in _ADDRESS_FIELDS:
+    sent_on = _SENDER_SENT_RE.fullmatch(text, v_start, v_end) if field == "from" else None
+    if sent_on:  # "Patti Thompson on 03/01/2001 04:32 PM": a name and when it was sent
+        n0, n1 = _stripped(text, sent_on.start("name"), sent_on.end("name"))
+        names, stamp = ((text[n0:n1], n0, n1),), sent_on.span("stamp")
+    elif field in _ADDRESS_FIELDS:
         names = tuple(_split_addresses(text[v_start:v_end], v_start))
     elif field in ("sent", "date"):
         stamp = (v_start, v_end)

@@ -198,3 +198,26 @@ def test_the_layer_check_can_fail(tmp_path: Path) -> None:
     module = tmp_path / "m.py"
     module.write_text("def f():\n    from agent.gate import x\n", encoding="utf-8")
     assert _veil_imports(module) == {"agent"}
+
+
+@pytest.mark.parametrize(
+    ("header", "names", "stamp"),
+    [
+        # Lotus Notes: a name with its units and organisation; a sender with when it was sent
+        (
+            "To: Sally Beck/HOU/ECT@ECT, Brent Price/HOU/ECT@ECT",
+            ["Sally Beck", "Brent Price"],
+            None,
+        ),
+        ("From: Patti Thompson on 03/01/2001 04:32 PM", ["Patti Thompson"], "03/01/2001 04:32 PM"),
+        # must not fire: ordinary addresses, a name with "on" and no stamp
+        ('Cc: Tom Baker <tom@x.com>; "Lee, Ann" <ann@y.com>', ["Tom Baker", "Lee, Ann"], None),
+        ("From: Jo on Call <jo@x.com>", ["Jo on Call"], None),
+    ],
+)
+def test_mail_header_names(header: str, names: list[str], stamp: str | None) -> None:
+    text = f"{header}\nSubject: Staff Meeting\n\nPlease plan to attend"
+    line = split_thread(text)[0]
+    assert line.kind == "header"
+    assert [n[0] for n in line.names] == names
+    assert line.stamp == stamp
