@@ -51,6 +51,9 @@ GATE_ROWS = [
     ("review tomorrow at 10", _at(2026, 12, 3, 10), True),
     ("lunch next Tuesday at 1pm", _at(2026, 12, 8, 13), True),
     ("lunch with tom at 1pm", _at(2026, 12, 2, 13), True),  # no other day said: today
+    # chat spellings of tonight, and a twin already past (now is 07:00): one reading is left
+    ("we still on 2nite?? 8ish", _at(2026, 12, 2, 20), True),
+    ("drinks tonite at 9", _at(2026, 12, 2, 21), True),
 ]
 
 

@@ -54,6 +54,8 @@ def _first(mentions: list[TimeMention]) -> TimeMention:
         ("Friday at 9 or Saturday?", _at(2026, 3, 6, 9), True),
         ("Departure: Sat 7 Mar 2026, 06:45", _at(2026, 3, 7, 6, 45), True),  # zero-led: 24-hour
         ("Sat 7 Mar 2026, 6:45", _at(2026, 3, 7, 18, 45), True),  # open: business hours
+        ("today at 9", _at(2026, 3, 4, 21), True),  # 09:00 is past at 10:00: the evening
+        ("tomorrow at 9", _at(2026, 3, 5, 9), True),  # both ahead: business hours
         ("2026-04-06", _at(2026, 4, 6), False),
         ("next Tuesday", _at(2026, 3, 10), False),
     ],
@@ -397,3 +399,19 @@ def test_an_approximate_meal_names_no_day(parser: TimeParser, text: str, day: st
 def test_bare_hours_said_as_times(parser: TimeParser, text: str, hour: int | None) -> None:
     clocks = [m for m in parser.parse(text) if m.has_clock_time]
     assert [m.value.hour for m in clocks] == ([hour] if hour is not None else [])
+
+
+@pytest.mark.parametrize(
+    ("text", "open_"),
+    [
+        ("today at 9", False),  # 09:00 has passed (now is 10:00): only 21:00 is left
+        # must not fire: a clock alone may go with a day said elsewhere, where both are ahead
+        ("at 9", True),
+        ("ok 9 then", True),
+    ],
+)
+def test_a_past_reading_is_dropped_only_for_a_day_said_with_it(
+    parser: TimeParser, text: str, open_: bool
+) -> None:
+    [mention] = [m for m in parser.parse(text) if m.has_clock_time]
+    assert bool(mention.alternatives) is open_

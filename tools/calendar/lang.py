@@ -272,12 +272,11 @@ TIME_WORD_RE = re.compile(
 # Evening words that hold even for 10 and 11 ("dinner at 10"); "party" and "drinks" hold only
 # up to 9 ("Christmas party: Friday 18 December, 10:00–11:30" is a morning at school), so there
 # a 10 or 11 is left open and the gate asks.
-_LATE_EVENING_WORDS = (
-    r"evening|tonight|night|dinner|supper|abends?|heute\s+abend|nachts?|abendessen|soir|soirée"
-    r"|dîner|diner|noche|cena|noite|jantar"
+LATE_EVENING_RE = data.phrase_pattern("times", "evening_late")
+EVENING_RE = re.compile(
+    rf"{LATE_EVENING_RE.pattern}|{data.phrase_pattern('times', 'evening_early').pattern}",
+    re.IGNORECASE,
 )
-LATE_EVENING_RE = re.compile(rf"\b(?:{_LATE_EVENING_WORDS})\b", re.IGNORECASE)
-EVENING_RE = re.compile(rf"\b(?:{_LATE_EVENING_WORDS}|drinks|party)\b", re.IGNORECASE)
 LATE_MORNING_HOURS = frozenset({10, 11})
 
 
@@ -295,11 +294,7 @@ STAMP_BEFORE_RE = re.compile(
     r"(?:(?:on|at|le|am|el|em|um|à|a\s+las)[ \t]+)?$",
     re.IGNORECASE,
 )
-MORNING_RE = re.compile(
-    r"\b(?:morning|breakfast|morgens|vormittags?|frühstück|matin|petit[- ]déjeuner"
-    r"|desayuno|manhã|café\s+da\s+manhã)\b",
-    re.IGNORECASE,
-)
+MORNING_RE = data.phrase_pattern("times", "morning")
 
 # --- Readings the words leave open: the gate asks instead of creating -----------------------
 # A bare hour in this band names a waking morning and a waking evening start alike ("at 8");

@@ -580,7 +580,9 @@ class TimeParser:
             starts = [local(v["value"]) for v in choices] or [local(value["value"])]
             if grain in _SUBDAY and clock:
                 when = self._business_hour(starts, span, context)
-                others = self._open_readings(starts, when, span, context)
+                when, others = self._future_first(
+                    when, self._open_readings(starts, when, span, context), span
+                )
                 shifted, end, unsaid = self._explicit_zone(clean, span, end, when, speaker)
                 others = tuple(o + (shifted - when) for o in others)
                 return replace(
@@ -700,7 +702,7 @@ class TimeParser:
         """The other starts `span` allows when nothing in the words picks one.
 
         A bare hour in OPEN_MERIDIEM_HOURS with no am/pm and no morning or evening word has a
-        twin twelve hours away.
+        twin twelve hours away, unless that twin is already past.
         """
         others: list[datetime] = []
         local = chosen.astimezone(self.zone)
@@ -719,7 +721,20 @@ class TimeParser:
             twin = [s for s in starts if s != chosen and abs(s - chosen) == timedelta(hours=12)]
             others.append(twin[0] if twin else chosen + timedelta(hours=12 if local.hour < 12
                                                                   else -12))  # fmt: skip
+        # a reading already past is none: "today at 8" said at noon is 20:00; a clock alone
+        # ("at 8") may go with a day said elsewhere, where both readings are ahead
+        if lang.states_date(span):
+            return tuple(o for o in others if o >= self.now or chosen < self.now)
         return tuple(others)
+
+    def _future_first(
+        self, when: datetime, others: tuple[datetime, ...], span: str
+    ) -> tuple[datetime, tuple[datetime, ...]]:
+        """ "today at 8" said at noon: of its two readings only 20:00 is still ahead."""
+        ahead = [o for o in others if o >= self.now]
+        if when < self.now and len(ahead) == 1 and len(others) == 1 and lang.states_date(span):
+            return ahead[0], ()
+        return when, others
 
     def _explicit_zone(
         self, clean: str, span: str, end: int, when: datetime, speaker: Speaker
