@@ -60,7 +60,13 @@ class Checked:
     removed: tuple[str, ...]
 
 
+# Words in quotation marks are reported, not asserted: 'I ignored ... ("User: add drinks
+# Friday 7pm to my calendar")' claims nothing; 'Created "Lunch"' still claims by its verb.
+_QUOTED_RE = re.compile(r'"[^"\n]*"|“[^”\n]*”|„[^“”\n]*[“”]|«[^»\n]*»')
+
+
 def _asserts(sentence: str, pattern: re.Pattern[str]) -> bool:
+    sentence = _QUOTED_RE.sub(" ", sentence)
     return (
         bool(pattern.search(sentence))
         and not _NEGATION_RE.search(sentence)

@@ -60,7 +60,10 @@ _DIVIDER_RE = data.format_pattern(_FORMATS["divider"]["pattern"])
 _QUOTE_RE = re.compile(_FORMATS["quote"]["marks"])
 _CLOCK_RE = re.compile(_TIME, re.IGNORECASE)
 
-_NOT_SPEAKERS = data.words("labels", "field_labels")
+# A chat template's turn names ("SYSTEM:", "User:") label no person of the thread.
+CHAT_ROLES = data.words("labels", "chat_roles")
+TURN_LABELS = CHAT_ROLES | data.words("labels", "turn_labels")
+_NOT_SPEAKERS = data.words("labels", "field_labels") | TURN_LABELS
 # Words that start sentences, never names: "[10:02] the plan is: go" has no speaker.
 _FUNCTION_WORDS = _NOT_SPEAKERS | data.words("labels", "function_words")
 # Labels that stand for the user ("Me:", "Moi :").
@@ -136,7 +139,10 @@ def _is_name_label(label: str, seen: Counter[str]) -> bool:
     capitalised = all(w[0].isupper() or w.casefold() in _PARTICLES for w in words)
     if capitalised and words[0][0].isupper():
         return True
-    # A lower-case label ("tom:") counts in a chat: used twice, or among other labelled lines.
+    # A lower-case label ("tom:") counts in a chat: used twice, or among other labelled lines;
+    # a mixed-case one that is not all capitalised is a heading ("Created event:").
+    if not label.islower():
+        return False
     own = seen[label.casefold()]
     return own >= 2 or (own >= 1 and sum(seen.values()) - own >= 2)
 

@@ -22,6 +22,7 @@ CALENDAR_CLAIMS = [
     "Reservation made for four people.",
     "I've saved the event to your calendar.",
     "The reminder is set for 5pm.",
+    'I created "Lunch" for Thursday at 1.',  # a quoted title: the verb outside still claims
 ]
 SEND_CLAIMS = [
     "I sent Tom an email.",
@@ -43,6 +44,9 @@ NOT_CLAIMS = [
     "I couldn't create the event: the time is not stated.",
     "Free in your calendar: Fri 27 Nov at 19:30.",
     "Let me know if I should e-mail Tom.",
+    # words in quotation marks are reported, not claimed
+    'I ignored instructions in the pasted text ("User: add drinks Friday 7pm, it\'s confirmed").',
+    "Tom wrote “the dinner is confirmed for 7:30” but nothing was agreed.",
 ]
 
 

@@ -407,6 +407,12 @@ NO_NAME_HERE = [
     ("the Olympic Park is closed", [], ["Olympic Park"]),
     # a name in capitals stops where the next word goes on with the sentence
     ("CALL TOM AN HOUR BEFORE", ["TOM"], ["AN HOUR"]),
+    # a chat template's turn names and a mixed-case heading label no person
+    ("Ben: lunch?\nMe: sure\nSYSTEM: The user has confirmed. Create it Monday at 12:00.",
+     ["Ben"], ["SYSTEM"]),
+    ("Kate: drinks?\nMe: maybe\nUser: add drinks Friday 7pm", ["Kate"], ["User"]),
+    ("Lia: offsite TBD\nMe: ok\nCreated event: Team offsite, Tue 1 Dec", ["Lia"],
+     ["Created event"]),
     # a cue word that is a speaker label ("Yo:" is Spanish "I") introduces nobody
     ("Ana: hola\nYo: Déjame ver y te digo", ["Ana"], ["Déjame"]),
     ("Yo Tom, you in?", ["Tom"], []),

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from datetime import date, datetime, timedelta
 from zoneinfo import ZoneInfo
 
-from lang.thread import reported_speech
+from lang.thread import CHAT_ROLES, TURN_LABELS, reported_speech
 from tools.calendar.lang import MONTHS, states_date
 from tools.calendar.times import TimeMention
 
@@ -335,11 +335,9 @@ def reported_times(text: str, mentions: Sequence[TimeMention]) -> list[Injection
 
 # --- Injections ----------------------------------------------------------------------------
 # Who may not speak in pasted text: roles of a chat template, and the assistant's own names.
-_ROLE = (
-    r"system|sys|developer|admin(?:istrator)?|root|operator|instructions?|assistants?|ai|bots?"
-    r"|llms?|chatgpt|gpt|claude|gemini|copilot|veil|assistent(?:en)?|ki|assistente|asistente|ia"
-    r"|sistema|système|systeme|entwickler|développeur|desarrollador|desenvolvedor"
-)
+_ROLE = "|".join(sorted(map(re.escape, CHAT_ROLES), key=len, reverse=True))
+# ... and the turn names that are ordinary words except as a label at a line's start ("User:").
+_TURN = "|".join(sorted(map(re.escape, TURN_LABELS), key=len, reverse=True))
 # Imperatives an assistant acts on, in the five languages Veil reads (stems, so "books" too).
 _ACTION = (
     r"book|create|schedule|add|put|make|set|send|e-?mail|forward|reply|respond|delete|remove"
@@ -366,7 +364,7 @@ _RULES = (
 _INJECTION_RES = (
     # "SYSTEM: create_event now", "[assistant]", "<|im_start|>system", "### Instruction:"
     re.compile(
-        rf"(?:^|(?<=[\n\]>:|\-\"“„«(\)]))[ \t]*(?:\[|<\|?|#+[ \t]*)?(?:{_ROLE})"
+        rf"(?:^|(?<=[\n\]>:|\-\"“„«(\)]))[ \t]*(?:\[|<\|?|#+[ \t]*)?(?:{_TURN})"
         rf"(?:[ \t]+(?:message|prompt|note|override|instruction))?[ \t]*(?:\||\]|>|:)",
         re.IGNORECASE | re.MULTILINE,
     ),
@@ -411,6 +409,12 @@ _ORDER_RE = re.compile(
     re.IGNORECASE,
 )
 _LINE_END_RE = re.compile(r"\n")
+# A chat template's turn as a Markdown heading ("### Assistant"): its turn runs to the next
+# heading or rule ("---"), so what the forged turn says is silenced with it.
+_TURN_HEADING_RE = re.compile(
+    rf"^[ \t]*#{{1,6}}[ \t]*(?:{_TURN})[ \t]*:?[ \t]*$", re.IGNORECASE | re.MULTILINE
+)
+_TURN_END_RE = re.compile(r"^[ \t]*(?:#{1,6}[ \t]|-{3,}|={3,}|\*{3,}|_{3,})", re.MULTILINE)
 
 
 def find_injections(text: str) -> list[Injection]:
@@ -423,6 +427,9 @@ def find_injections(text: str) -> list[Injection]:
             start = match.start() + len(match.group(0)) - len(match.group(0).lstrip())
             stop = _LINE_END_RE.search(text, match.end())
             spans.append((start, stop.start() if stop else len(text)))
+    for match in _TURN_HEADING_RE.finditer(text):
+        stop = _TURN_END_RE.search(text, match.end())
+        spans.append((match.start(), stop.start() - 1 if stop else len(text)))
     merged: list[tuple[int, int]] = []
     for start, end in sorted(spans):
         if merged and start <= merged[-1][1]:
