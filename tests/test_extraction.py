@@ -715,6 +715,14 @@ def test_a_weekday_said_again_is_the_offer_it_answers(thread: str, expected: lis
     assert sorted(starts(link("add them", thread))) == sorted(expected)
 
 
+def test_a_bound_on_a_clock_names_no_day() -> None:
+    thread = (
+        "<PERSON_1>: design crit tomorrow? free 11-12 or after 3\nMe: after 3 is better for me\n"
+        "<PERSON_1>: 3:30 then?\nMe: ok"
+    )
+    assert starts(link("add it", thread)) == ["2026-11-22T15:30:00+01:00"]
+
+
 @pytest.mark.parametrize(
     ("thread", "expected"),
     [

@@ -70,12 +70,16 @@ HEADER_ROWS = [
     # Teams copy: the stamp first, the name as "Last, First"
     ("[10:03 AM] Patel, Nisha\nCan everyone make 3:00?", 0, "Patel, Nisha"),
     ("[10:03 AM] <PERSON_1>, <PERSON_2>\nhi", 0, "<PERSON_1>, <PERSON_2>"),
+    # Discord copy: the name, a dash, the stamp
+    ("Rook — Today at 10:02 AM\nraid tonight 9pm?", 0, "Rook"),
+    ("Kestrel - 25/11/2026 10:06\nin", 0, "Kestrel"),
     # must not fire: a day and month are no name, a stamp with no clock opens no message
     ("Flight UA 123\nMon, Dec 7\nDeparts 6:50 AM", 1, None),
     ("Fri, 9 Oct\nTable for 2", 0, None),
     ("Tuesday  10:02\nhey", 0, None),
     ("Sa., 14. Mai\nEinlass 18 Uhr", 0, None),
     ("[10:02] ok thanks\n[10:03] Priya: see you", 0, None),
+    ("Platform 4 — 10:02\nDelayed", 0, None),
 ]
 
 

@@ -34,6 +34,7 @@ GATE_ROWS = [
     ("create meeting on monday at 8", _at(2026, 12, 7, 20), False),
     ("basketball game friday at 7", _at(2026, 12, 4, 7), False),
     ("sync thursday at 9:30", _at(2026, 12, 3, 9, 30), False),
+    ("sync thursday at 8:20", _at(2026, 12, 3, 8, 20), False),  # minutes are no 24-hour clock
     ("Book dinner tomorrow for 1 hour at 5pm.", _at(2026, 12, 2, 17), False),
     # a party or drinks at 10 or 11 may be morning or night
     ("drinks friday at 11", _at(2026, 12, 4, 23), False),
@@ -46,6 +47,8 @@ GATE_ROWS = [
     ("party friday at 8", _at(2026, 12, 4, 20), True),
     ("party tonight at 10", _at(2026, 12, 2, 22), True),
     ("breakfast friday at 8", _at(2026, 12, 4, 8), True),
+    ("dinner thursday at 7:15", _at(2026, 12, 3, 19, 15), True),
+    ("sync thursday at 20:15", _at(2026, 12, 3, 20, 15), True),
     ("standup thursday at 09:30", _at(2026, 12, 3, 9, 30), True),
     ("call on monday at 3", _at(2026, 12, 7, 15), True),
     ("review tomorrow at 10", _at(2026, 12, 3, 10), True),

@@ -234,7 +234,7 @@ def test_stamps_are_never_mentions(parser: TimeParser, thread: str) -> None:
     [
         ("Mon 23:50", _at(2026, 3, 2, 23, 50)),
         ("Tue 3:14 PM", _at(2026, 3, 3, 15, 14)),
-        ("10:02", _at(2026, 3, 3, 10, 2)),  # later than now: yesterday
+        ("10:30", _at(2026, 3, 3, 10, 30)),  # later than now, beyond a clock skew: yesterday
         ("09:15", _at(2026, 3, 4, 9, 15)),
         ("Yesterday 10:02", _at(2026, 3, 3, 10, 2)),
         # WhatsApp from a day-first phone in a month-first zone: April 3 would be the future
@@ -415,3 +415,19 @@ def test_a_past_reading_is_dropped_only_for_a_day_said_with_it(
 ) -> None:
     [mention] = [m for m in parser.parse(text) if m.has_clock_time]
     assert bool(mention.alternatives) is open_
+
+
+@pytest.mark.parametrize(
+    ("stamp", "sent"),
+    [
+        ("10:05 AM", NOW),  # minutes ahead of this clock: another device's, just now
+        ("Today at 10:20 AM", NOW),  # "today" is never another day
+        ("Today at 9:00 AM", _at(2026, 3, 4, 9)),
+        # must not fire: far ahead is yesterday's
+        ("10:30 AM", _at(2026, 3, 3, 10, 30)),
+    ],
+)
+def test_a_stamp_a_little_ahead_of_the_clock_is_now(
+    parser: TimeParser, stamp: str, sent: datetime
+) -> None:
+    assert parser.stamp_time(stamp) == sent

@@ -124,3 +124,39 @@ def test_the_zone_database_has_the_tables_the_places_need() -> None:
     from lang.zones import zoneinfo_dir
 
     assert (Path(zoneinfo_dir()) / "iso3166.tab").exists()
+
+
+@pytest.mark.parametrize(
+    ("text", "start"),
+    [
+        # an offset as Outlook and people write it
+        ("When: Friday, November 27, 2026 2:00 PM-3:00 PM (UTC-05:00) Eastern Time", _at(27, 19)),
+        ("call friday at 3pm GMT-5", _at(27, 20)),
+        ("call friday 9am UTC+05:30", _at(27, 3, 30)),
+        # must not fire: an offset of no zone Veil knows stays as written; a plain clock
+        ("call friday at 3pm", _at(27, 15)),
+    ],
+)
+def test_a_utc_offset_after_a_time_converts_it(
+    parser: TimeParser, text: str, start: datetime
+) -> None:
+    said = [m for m in parser.parse(text) if m.has_clock_time]
+    assert [m.value for m in said] == [start]
+
+
+@pytest.mark.parametrize(
+    ("text", "clocks", "dates"),
+    [
+        ("table for 4 at 7:15 on friday", ["07:15"], []),  # a party's size, then its time
+        ("tomorrow? I'm free 11-12 or after 3", [], ["11-26"]),  # hours, not 11 December
+        # must not fire: a date word before the pair, a real count-free time
+        ("see you on 11-12 at 3pm", ["15:00"], []),
+        ("book it for 4 tomorrow", ["16:00"], []),
+    ],
+)
+def test_numbers_that_are_no_time(
+    parser: TimeParser, text: str, clocks: list[str], dates: list[str]
+) -> None:
+    found = parser.parse(text)
+    assert [f"{m.value:%H:%M}" for m in found if m.has_clock_time] == clocks
+    assert [f"{m.value:%m-%d}" for m in found if m.kind == "date"] == dates

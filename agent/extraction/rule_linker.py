@@ -617,7 +617,9 @@ class RuleLinker:
             first, span = _days_spanned(vague[-1].mention, self.zone)
             if span > 1:  # "sometime next week" is seven days to propose from, not Monday
                 within = (first, span)
-            else:
+            elif lang.states_date(vague[-1].mention.text) or not re.search(
+                r"\d", vague[-1].mention.text
+            ):  # "friday evening", "this afternoon"; a bound on a clock ("after 3") names no day
                 day = first
         said = (vague[-1].mention.text if vague else day_candidate.mention.text).strip()
         if target is not None and (not activity or target.activity == activity):

@@ -238,6 +238,28 @@ CHANGED_HOUR_RE = re.compile(
     re.IGNORECASE,
 )
 
+# A party's size before its time: "booked for 4 at 7:15", "table for 2 @ 8pm". Duckling reads
+# "4 at 7:15" as four o'clock.
+COUNT_BEFORE_TIME_RE = re.compile(
+    r"(?<![\w])(?:for|of|für|pour|para)\s+(?P<count>\d{1,2})(?=\s+(?:at|@|um|à|a\s+las|às)\s+\d)",
+    re.IGNORECASE,
+)
+
+
+def blank_counts(text: str) -> str:
+    """`text` with the party sizes before a time blanked, offsets kept."""
+    return COUNT_BEFORE_TIME_RE.sub(
+        lambda m: m.group(0)[: m.start("count") - m.start()] + " " * len(m.group("count")), text
+    )
+
+
+# A zone's offset written after a time: "2:00 PM (UTC+01:00)", "3pm GMT-5". Its digits are no time.
+OFFSET_BEFORE_RE = re.compile(r"(?:utc|gmt)\s*[+\-−]\s*$", re.IGNORECASE)
+# A day and month with a dash and no year ("11-12") is an hour range in a chat ("free 11-12"),
+# unless a date word comes before it ("on 11-12").
+DASHED_PAIR_RE = re.compile(r"\d{1,2}\s*-\s*\d{1,2}")
+DATE_BEFORE_RE = re.compile(r"\b(?:on|the|am|le|el|em|o|dia|día|du|vom|from)\s*$", re.IGNORECASE)
+
 # A bare hour followed by a counted noun is a count: "at 5 people", "table for 4 guests".
 COUNT_AFTER_RE = re.compile(
     r"\s*(?:people|persons?|ppl|guests?|pax|adults?|kids|children|of\s+us|of\s+them|seats?"
@@ -354,7 +376,9 @@ _PLACE_WORD = r"[^\W\d_][\w.'’\-]*"
 _ZONE_WORDS = "|".join(r"\s+".join(map(re.escape, w.split())) for w in _ZONES)
 ZONE_AFTER_RE = re.compile(
     r"\s*[(\[]?\s*(?:in\s+)?(?:"
-    rf"(?P<speaker>{data.phrase_pattern('times', 'zone_of_speaker').pattern})"
+    r"(?P<offset>(?:utc|gmt)\s*(?P<sign>[+\-−])\s*(?P<hours>\d{1,2})(?::?(?P<minutes>\d{2}))?)"
+    r"(?!\d)[^)\]\n]{0,60}"  # "(UTC+00:00) Dublin, Edinburgh, Lisbon, London"
+    rf"|(?P<speaker>{data.phrase_pattern('times', 'zone_of_speaker').pattern})"
     rf"|(?P<listener>{data.phrase_pattern('times', 'zone_of_listener').pattern})"
     rf"|(?P<zone>{_ZONE_WORDS})"
     r"(?:\s+time)?\b"
@@ -372,6 +396,27 @@ ZONE_OFFSETS = {
     "NZST": 12, "NZDT": 13, "HST": -10, "AKST": -9, "AKDT": -8, "PST": -8, "PDT": -7,
     "MST": -7, "MDT": -6, "CST": -6, "CDT": -5, "EST": -5, "EDT": -4, "AST": -4, "ADT": -3,
 }  # fmt: skip
+# "3pm GMT-5", "10:00 UTC+1": an offset Duckling reads as a range ("3pm GMT" to 5), written
+# as the abbreviation of that offset it converts itself, padded to the same length.
+_OFFSET_ZONE_RE = re.compile(
+    r"(?<![(\[\w])(?:utc|gmt)[ \t]*(?P<sign>[+\-−])[ \t]*(?P<hours>\d{1,2})"
+    r"(?::?(?P<minutes>\d{2}))?(?![\d:])",
+    re.IGNORECASE,
+)
+
+
+def respell_offsets(text: str) -> str:
+    """`text` with each written UTC offset as its zone abbreviation, offsets into it kept."""
+
+    def one(match: re.Match[str]) -> str:
+        hours = int(match.group("hours")) + int(match.group("minutes") or 0) / 60
+        hours = -hours if match.group("sign") in "-−" else hours
+        name = next((n for n, h in ZONE_OFFSETS.items() if h == hours), None)
+        return name.ljust(len(match.group(0))) if name else match.group(0)
+
+    return _OFFSET_ZONE_RE.sub(one, text)
+
+
 KNOWN_ZONE_RE = re.compile(rf"\b(?:{'|'.join(ZONE_OFFSETS)})\b", re.IGNORECASE)
 
 # Stamp words that say which way to look for the stamp's date (always the past).

@@ -152,11 +152,16 @@ USER = Speaker()
 # Words that fix am or pm: "8pm", "8 a.m.", "noon", a 24-hour "08:30", "19h", "um 8 Uhr".
 _MERIDIEM_RE = re.compile(
     r"\b[ap]\.?\s?m\b\.?|\d\s*[ap]\.?\s?m\b|\b(?:noon|midnight|uhr)\b|\d\s*h\b|\d{2}[:.h]\d{2}"
-    r"|(?<!\d)(?:1[3-9]|2[0-3])(?!\d)",
+    r"|(?<![\d:.])(?:1[3-9]|2[0-3])(?!\d)",  # an hour past 12, not the minutes of "7:15"
     re.IGNORECASE,
 )
 
 
+# How far ahead of this machine's clock a stamp may be and still be "just now" (another
+# device's clock, a paste made within the minute), not the same time a day or a year ago.
+STAMP_SKEW = timedelta(minutes=15)
+# A stamp's own "today": it is never another day, whatever its clock says.
+_TODAY_RE = re.compile(r"\b(?:today|heute|aujourd'hui|hoy|hoje)\b", re.IGNORECASE)
 # A two-digit hour led by a zero ("06:45", "09h30") is a 24-hour clock: the morning.
 _ZERO_LED_RE = re.compile(r"(?<!\d)0\d[:.h]\d{2}", re.IGNORECASE)
 
@@ -298,7 +303,11 @@ class TimeParser:
             return []
         ref = (sent_at or self.now).astimezone(self.zone)
         # Same length, so offsets still point into `text`; lingua and Duckling are native code.
-        clean = lang.fix_typing_slips(lang.fix_ocr_digits(_NATIVE_UNSAFE.sub(" ", text)))
+        clean = lang.respell_offsets(
+            lang.blank_counts(
+                lang.fix_typing_slips(lang.fix_ocr_digits(_NATIVE_UNSAFE.sub(" ", text)))
+            )
+        )
         if language:
             candidates = [language]
         elif context:
@@ -448,9 +457,17 @@ class TimeParser:
             candidates = [c for c in candidates if c.hour == hour] or candidates
         past = [c for c in candidates if c <= self.now]
         sent = max(past) if past else candidates[0]
+        if (
+            not has_date
+            and not has_weekday
+            and timedelta(0) < sent + timedelta(days=1) - self.now <= STAMP_SKEW
+        ):
+            return self.now  # a bare "10:02" two minutes ahead of this clock: today, not yesterday
         swapped = _day_month_swapped(stamp, sent)
         if sent > self.now and swapped is not None and swapped <= self.now:
             return swapped  # "12/04/27" from a day-first phone, read month-first by the locale
+        if sent > self.now and (_TODAY_RE.search(stamp) or sent - self.now <= STAMP_SKEW):
+            return self.now  # "Today at 10:02", or a stamp minutes ahead of this clock: just now
         if sent > self.now and not lang.STAMP_YEAR_RE.search(stamp):
             if has_date:
                 return sent.replace(year=sent.year - 1)
@@ -593,6 +610,10 @@ class TimeParser:
                     zone_unsaid=unsaid,
                 )
             if grain == "day":
+                if lang.DASHED_PAIR_RE.fullmatch(span) and not lang.DATE_BEFORE_RE.search(
+                    clean[max(0, start - 8) : start]
+                ):
+                    return None  # "I'm free 11-12": hours, not the 11th of December
                 return replace(
                     make("date", starts[0], None, False, True, None),
                     alternatives=self._open_readings(starts, starts[0], span, context),
@@ -656,6 +677,8 @@ class TimeParser:
         before = clean[:start]
         if lang.STAMP_BEFORE_RE.search(before[-40:]):
             return True  # "Sent 25/11 at 19:00": when the message was sent
+        if lang.OFFSET_BEFORE_RE.search(before[-12:]):
+            return True  # "(UTC+01:00)": a zone's offset
         return bool(
             lang.CITED_HM_RE.fullmatch(span)
             and lang.CITATION_BEFORE_RE.search(before)
@@ -745,6 +768,13 @@ class TimeParser:
         match = lang.ZONE_AFTER_RE.match(clean, end)
         if match is None or _DUCKLING_ZONE_RE.search(span.replace("AM", "").replace("PM", "")):
             return when, end, False
+        if match.group("offset"):  # "(UTC+01:00)": a fixed offset, as Outlook writes it
+            sign = -1 if match.group("sign") in "-−" else 1
+            offset = timedelta(
+                hours=int(match.group("hours")), minutes=int(match.group("minutes") or 0)
+            )
+            there = when.replace(tzinfo=None).replace(tzinfo=timezone(sign * offset))
+            return there.astimezone(self.zone), match.end(), False
         word = match.group("zone") or ""
         if len(word) <= 3 and not word.isupper():  # "19h et 20h": French "and", not ET
             word = ""
