@@ -476,14 +476,14 @@ NEXT_WEEKDAY_RE = re.compile(
     rf"|(?<![\w-])(?P<before>{_DAY_NAMES})\s+{_NEXT}",
     re.IGNORECASE,
 )
-_WEEKDAY_RE = re.compile(rf"(?<![\w-])(?:{_DAY_NAMES})\.?(?![\w-])", re.IGNORECASE)
+WEEKDAY_RE = re.compile(rf"(?<![\w-])(?:{_DAY_NAMES})(?![\w-])", re.IGNORECASE)
 
 
 def weekday_only(span: str) -> bool:
     """Whether a mention names its day by a weekday alone ("Wednesday at 11"), with no date,
     "next" or week word that would fix which one."""
     return bool(
-        _WEEKDAY_RE.search(span)
+        WEEKDAY_RE.search(span)
         and not DAY_OF_MONTH_RE.search(span)
         and not NEXT_WEEKDAY_RE.search(span)
         and not WEEK_WORD_RE.search(span)

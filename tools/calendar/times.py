@@ -30,7 +30,7 @@ import logging
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
-from datetime import UTC, date, datetime, timedelta, timezone
+from datetime import UTC, date, datetime, time, timedelta, timezone
 from typing import Any, Literal
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
@@ -505,7 +505,90 @@ class TimeParser:
             if mention is not None:
                 mentions.append(mention)
         mentions = self._attach_vague_words(text, clean, mentions, code, source)
-        return sorted(_open_days(clean, mentions), key=lambda m: m.start)
+        mentions = self._weekday_day_numbers(text, clean, mentions)
+        mentions = [self._moved_to(text, clean, m, code, ref, source, speaker) for m in mentions]
+        return sorted(_open_days(clean, [m for m in mentions if m]), key=lambda m: m.start)
+
+    def _moved_to(
+        self,
+        text: str,
+        clean: str,
+        mention: TimeMention,
+        code: str,
+        ref: datetime,
+        source: str,
+        speaker: Speaker,
+    ) -> TimeMention | None:
+        """ "postponed from Friday 4 December to Friday 11 December", "moves from Tuesday to
+        Thursday, 6.30pm": Duckling reads a range, or the old day; the move's new day is the
+        mention. Only where the part after "to" names a day ("moved from 2pm to 4pm" is the
+        linker's, which keeps the event's day)."""
+        line_start = clean.rfind("\n", 0, mention.start) + 1
+        if not lang.MOVED_FROM_RE.search(clean, line_start, mention.start + 6):
+            return mention
+        to = _MOVE_TO_RE.search(clean, mention.start, mention.end)
+        if to is None or not lang.states_date(clean[to.end() : mention.end]):
+            return mention
+        new = self._parse_language(
+            text[to.end() : mention.end], clean[to.end() : mention.end], code, ref, source, speaker
+        )
+        if len(new) != 1:
+            return mention
+        return replace(new[0], start=new[0].start + to.end(), end=new[0].end + to.end())
+
+    def _weekday_day_numbers(
+        self, text: str, clean: str, mentions: list[TimeMention]
+    ) -> list[TimeMention]:
+        """ "fri 18 at 7:30pm": Duckling drops the day of the month after a weekday, or reads it
+        as a year ("sat 28 at 2pm" in 2028). The nearest coming date that is both (within
+        DAY_NUMBER_DAYS) is the day; when none is, the day is left open (vague). After a date
+        alone, the clause must state its clock elsewhere, so the number cannot be the hour
+        ("sat 12" alone may be noon)."""
+        clocks = [m for m in mentions if m.has_clock_time]
+        out = []
+        for mention in mentions:
+            inside = _WEEKDAY_DAY_NUMBER_RE.match(clean, mention.start, mention.end)
+            after = _DAY_NUMBER_AFTER_RE.match(clean, mention.end)
+            if mention.value is None or mention.kind not in ("date", "datetime"):
+                out.append(mention)
+                continue
+            if inside and not lang.DAY_OF_MONTH_RE.search(clean, inside.end(), mention.end):
+                number, end = inside, mention.end
+            elif (
+                mention.kind == "date"
+                and lang.weekday_only(mention.text)
+                and after is not None
+                and any(c.start >= after.end() for c in clocks)
+            ):
+                number, end = after, after.end()
+            else:
+                out.append(mention)
+                continue
+            named = lang.WEEKDAY_RE.search(mention.text)
+            weekday = (
+                lang.WEEKDAY_INDEX.get(named.group(0).casefold().rstrip(".")) if named else None
+            )
+            day = int(number.group("day"))
+            today = self.now.astimezone(self.zone).date()
+            found = next(
+                (
+                    d for k in range(DAY_NUMBER_DAYS)
+                    if (d := today + timedelta(days=k)).day == day and d.weekday() == weekday
+                ),
+                None,
+            )  # fmt: skip
+            if weekday is None:
+                out.append(mention)
+            elif found is None:  # "fri 13" with no Friday the 13th near: which day is unclear
+                out.append(replace(mention, kind="vague", has_clock_time=False, all_day=False,
+                                   vague=text[mention.start:end].lower(), end=end,
+                                   text=text[mention.start:end]))  # fmt: skip
+            else:
+                local = mention.value.astimezone(self.zone)
+                at = datetime.combine(found, local.time() if mention.has_clock_time else time(),
+                                      self.zone)  # fmt: skip
+                out.append(replace(mention, value=at, end=end, text=text[mention.start : end]))
+        return out
 
     def _with_part_number(
         self, clean: str, entities: list[dict[str, Any]], ref: datetime, locale: str | None
@@ -855,6 +938,23 @@ _NUMERIC_DATE_RE = re.compile(r"\b(\d{1,2})[/.-](\d{1,2})[/.-](\d{2}|\d{4})\b")
 _OPEN_DAY_RE = data.phrase_pattern("times", "open_day")
 _APPROXIMATELY = data.words("times", "approximately")
 _SENTENCE_END_RE = re.compile(r"[.!?\n]")
+
+
+# The "to" of "moved from X to Y", in the five languages.
+_MOVE_TO_RE = re.compile(r"\s(?:to|auf|bis|à|au|a|al|para)\s", re.IGNORECASE)
+# A day of the month right after a weekday: "fri 18", "sat 12th"; not an hour ("fri 18:00",
+# "sat 12pm", "Montag 18 Uhr"), nor a month's day ("sat 12 dec", which Duckling reads whole).
+_DAY_NUMBER = (
+    r"[ \t]+(?P<day>[1-9]|[12]\d|3[01])(?:st|nd|rd|th)?"
+    r"(?![\d:.h]|[ \t]*(?:[ap]\.?m\b|uhr\b|h\b|hrs?\b|heures?\b|horas?\b|o'?clock\b))"
+    rf"(?![ \t]*(?:of[ \t]+)?{lang.MONTHS})"
+)
+_DAY_NUMBER_AFTER_RE = re.compile(_DAY_NUMBER, re.IGNORECASE)
+_WEEKDAY_DAY_NUMBER_RE = re.compile(
+    rf"(?:on[ \t]+)?{lang.WEEKDAY_RE.pattern}\.?,?{_DAY_NUMBER}", re.IGNORECASE
+)
+# How far ahead such a day may be: the next two months.
+DAY_NUMBER_DAYS = 63
 
 
 def _open_days(clean: str, mentions: list[TimeMention]) -> list[TimeMention]:

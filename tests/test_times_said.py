@@ -1,7 +1,12 @@
-"""A time said with a zone is read in that zone: a zone word ("PT"), any place of the zone
-database followed by "time" ("Tokyo time", "India time"), or the zone of whoever said it ("my
-time" from a contact whose label names a city). A zone nobody names makes the gate ask; words
-that only look like zones ("et" in French, "the latest time") change nothing."""
+"""Times as people write them in threads, at a fixed `now` (Wednesday 25 November 2026, London).
+
+A time said with a zone is read in that zone: a zone word ("PT"), any place of the zone
+database followed by "time" ("Tokyo time", "India time"), a UTC offset, or the zone of whoever
+said it ("my time" from a contact whose label names a city); a zone nobody names makes the gate
+ask. Numbers that are no start (a party's size, an offset, an hour pair) stay out; a weekday
+with its day of the month, and a move's new day, are the day. Each table has rows that must
+not fire.
+"""
 
 from __future__ import annotations
 
@@ -160,3 +165,32 @@ def test_numbers_that_are_no_time(
     found = parser.parse(text)
     assert [f"{m.value:%H:%M}" for m in found if m.has_clock_time] == clocks
     assert [f"{m.value:%m-%d}" for m in found if m.kind == "date"] == dates
+
+
+@pytest.mark.parametrize(
+    ("text", "day"),
+    [
+        # a weekday and its day of the month, which Duckling drops or reads as a year
+        ("xmas dinner fri 18 at 7:30pm?", "12-18"),
+        ("party sat 12 at 8pm?", "12-12"),
+        ("sat 28 at 2pm", "11-28"),
+        # a move names its new day
+        ("Sports Day has been postponed from Friday 4 December to Friday 11 December.", "12-11"),
+        ("club night moves from Tuesday to Thursday, 6.30pm", "11-26"),
+        # must not fire: an hour after the weekday, a month after the number, no clock elsewhere
+        ("Montag 18 Uhr", "11-30"),
+        ("sat 12 dec at 8pm", "12-12"),
+        ("sat 12?", "11-28"),
+        ("the fair runs from Friday 4 December to Sunday 6 December", "12-04"),
+    ],
+)
+def test_the_day_a_message_names(parser: TimeParser, text: str, day: str) -> None:
+    dated = [m for m in parser.parse(text) if m.value is not None and m.kind != "vague"]
+    assert f"{dated[0].value:%m-%d}" == day
+
+
+def test_a_weekday_and_a_day_number_that_never_meet_leave_the_day_open(
+    parser: TimeParser,
+) -> None:
+    found = parser.parse("fri 13 at 8pm")  # no Friday the 13th in the next two months
+    assert [m.kind for m in found if "13" in m.text] == ["vague"]
