@@ -444,7 +444,9 @@ def split_thread(text: str, *, screen: bool = False) -> list[ThreadLine]:
             after = content[index + 2] if index + 2 < len(content) else None
             following = _chat_line(text, *next_line, seen, after) if next_line is not None else None
             dated = _CLOCK_RE.search(text, start, end) is None
-            if screen or (dated and following is not None and following.kind == "message"):
+            # ... or a stamp on the paste's first line, over a labelled message ("Today 9:41 AM")
+            top = not result
+            if screen or ((dated or top) and following is not None and following.kind == "message"):
                 line = _meta(text, start, end, "divider", None)
                 line = replace(line, stamp=text[start:end].strip(), stamp_start=start,
                                stamp_end=end)  # fmt: skip

@@ -715,6 +715,25 @@ def test_a_weekday_said_again_is_the_offer_it_answers(thread: str, expected: lis
     assert sorted(starts(link("add them", thread))) == sorted(expected)
 
 
+@pytest.mark.parametrize(
+    ("thread", "expected"),
+    [
+        # a bare hour that answers a clock reads in that clock's half of the day
+        ("<PERSON_1>: footie fri 8pm?\nMe: 9 better?\n<PERSON_1>: 9 ok",
+         ["2026-11-27T21:00:00+01:00"]),
+        # "Saturday I'm away" turns the Saturday down; "maybe", "not sure" leave it open
+        ("<PERSON_1>: games Saturday 4pm then?\nMe: Saturday I'm away. next weekend?", []),
+        ("<PERSON_1>: quiz night tues 8pm?\nMe: maybe, depends on work", []),
+        ("<PERSON_1>: squash mon 7pm?\nMe: yes!\nMe: hmm actually not sure, will confirm monday",
+         []),
+        # must not fire: a yes, a plain clock that answers nothing
+        ("<PERSON_1>: quiz night tues 8pm?\nMe: yes!", ["2026-11-24T20:00:00+01:00"]),
+    ],
+)  # fmt: skip
+def test_answers_that_settle_or_leave_a_time_open(thread: str, expected: list[str]) -> None:
+    assert starts(link("add the event we agreed on", thread)) == expected
+
+
 def test_a_bound_on_a_clock_names_no_day() -> None:
     thread = (
         "<PERSON_1>: design crit tomorrow? free 11-12 or after 3\nMe: after 3 is better for me\n"

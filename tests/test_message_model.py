@@ -40,11 +40,14 @@ META_ROWS = [
      "header", "to"),
     ("Jürgen Weber <jw@x.de>\n26.11.2026, 09:00 (vor 2 Tagen)\nan mich\n\nhallo", False, 2,
      "header", "to"),
+    # a stamp on a paste's first line, over a labelled message
+    ("Today 9:41 AM\nMax: dinner sat at 8?", False, 0, "meta", "divider"),
     # must not fire: what a person wrote
     ("Can we meet friday at 9:00 AM (my time)?\nthanks", False, 0, "text", None),
     ("send it to me by friday\nthanks", False, 0, "text", None),
     ("[10:02] Ana: when?\nFriday at 3pm\n[10:03] Tom: ok", False, 1, "text", None),
     ("Can we meet?\nFriday at 3pm\nThanks", False, 1, "text", None),
+    ("Friday at 3pm\nok?", False, 0, "text", None),
     ("Read the agenda before Friday\nAna: ok", False, 0, "text", None),
     ("The meeting is on\nTuesday, March 3, 2026 10:00 AM\nin room 4", False, 1, "text", None),
     ("Sent you the file\nTom: thanks", False, 0, "text", None),

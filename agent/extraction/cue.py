@@ -57,7 +57,9 @@ RANGE_RE = re.compile(
 DECLINE_AFTER_RE = re.compile(
     r"\s*[,:–-]?\s*(?:no(?!\s+(?:problem|prob|worries|issue|later|earlier|more|longer)\b)|non"
     r"|nein|não|nao|nope|doesn'?t\s+work|won'?t\s+work|is\s+out|(?:I\s+)?can'?t|je\s+(?:ne\s+)?peux"
-    r"\s+pas|no\s+puedo|não\s+posso|geht\s+nicht|passt\s+nicht|kann\s+(?:ich\s+)?nicht)\b",
+    r"\s+pas|no\s+puedo|não\s+posso|geht\s+nicht|passt\s+nicht|kann\s+(?:ich\s+)?nicht)\b"
+    # "Saturday I'm away": the day, then the speaker is away (acts.toml [away])
+    rf"|\s*[,:–-]?\s*(?:{AWAY_RE.pattern})",
     re.IGNORECASE,
 )
 ALL_DAY_RE = re.compile(

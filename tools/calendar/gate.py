@@ -19,7 +19,7 @@ from zoneinfo import ZoneInfo
 
 from lang.thread import CHAT_ROLES, TURN_LABELS, reported_speech
 from tools.calendar.lang import MONTHS, states_date
-from tools.calendar.times import TimeMention
+from tools.calendar.times import MOVE_CLOSER_BY, TimeMention
 
 _USER_SOURCES = frozenset({"request", "thread", "ocr"})
 
@@ -110,9 +110,6 @@ def check_start(
     return GateDecision(False, reason, None)
 
 
-# A clock reading of a move must beat the other reading (am or pm) by this much in closeness to
-# the old start: "make it 8:30" for a 19:30 dinner is 20:30, for a 14:00 meeting it is unclear.
-MOVE_CLOSER_BY = timedelta(hours=4)
 # A day stated with its date ("Dec 4", "4 Dec", "the 4th", "4.12."), not only a weekday; a
 # clock's digits ("7pm", "19:00") are no date.
 _DATED_RE = re.compile(

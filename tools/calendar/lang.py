@@ -234,7 +234,10 @@ CHANGED_HOUR_RE = re.compile(
     + data.phrase_pattern("times", "bare_hour_after").pattern
     # a message that is only a yes and the hour: "ok 11", "np 6"
     + rf"|^\s*(?:{data.phrase_pattern('acts', 'accept').pattern})[\s,!.]*"
-    + rf"(?P<alone>{_BARE_HOUR})[\s.!]*$",
+    + rf"(?P<alone>{_BARE_HOUR})[\s.!]*$"
+    # a message that is only the hour and a judgement: "9 better?", "9 ok"
+    + rf"|^\s*(?P<judged>{_BARE_HOUR})\s+"
+    + rf"(?:{data.phrase_pattern('times', 'bare_hour_last').pattern})[\s?!.]*$",
     re.IGNORECASE,
 )
 

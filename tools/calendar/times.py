@@ -132,6 +132,9 @@ class TimeMention:
     # Other starts the same words allow ("at 8": 20:00 too; "next Friday": a week earlier):
     # such a mention proposes a time but never grounds a created event on its own.
     alternatives: tuple[datetime, ...] = ()
+    # A bare hour read as a time only for the words around it, that change or answer a time
+    # ("make it 9", "9 better?", "ok 9"): it reads in the half of the day of the clock before.
+    answers: bool = False
     # Said in the zone of someone whose zone the input never names ("9am my time" from a
     # contact): read in the user's zone, it grounds nothing and the gate asks.
     zone_unsaid: bool = False
@@ -405,7 +408,7 @@ class TimeParser:
             # A start and its end on two lines of one message ("Departs 6:50" / "Arrives 9:05");
             # then the doors, boarding or deadline times said beside the start.
             mentions.extend(drop_side_times(text, join_ranges(text, said)))
-        return mentions
+        return _near_the_clock_before(mentions, self.zone)
 
     def _speaker(
         self, label: str | None, note: str | None, is_self: Callable[[str | None], bool]
@@ -598,7 +601,7 @@ class TimeParser:
         changed = {
             match.span(group)
             for match in lang.CHANGED_HOUR_RE.finditer(clean)
-            for group in ("hour", "first", "alone")
+            for group in ("hour", "first", "alone", "judged")
             if match.group(group)
         }
         extra = [
@@ -621,7 +624,7 @@ class TimeParser:
             )
         ]
         return kept + [
-            x
+            {**x, "answered": (x["start"], x["end"]) in changed}
             for x in extra
             if not any(e["start"] <= x["start"] and x["end"] <= e["end"] for e in kept)
         ]
@@ -691,6 +694,7 @@ class TimeParser:
                     text=text[start:end],
                     alternatives=others,
                     zone_unsaid=unsaid,
+                    answers=bool(entity.get("answered")),
                 )
             if grain == "day":
                 if lang.DASHED_PAIR_RE.fullmatch(span) and not lang.DATE_BEFORE_RE.search(
@@ -955,6 +959,38 @@ _WEEKDAY_DAY_NUMBER_RE = re.compile(
 )
 # How far ahead such a day may be: the next two months.
 DAY_NUMBER_DAYS = 63
+
+
+# A clock reading must beat the other reading (am or pm) by this much in closeness to the
+# time it answers: "make it 8:30" for a 19:30 dinner is 20:30, for a 14:00 meeting unclear.
+MOVE_CLOSER_BY = timedelta(hours=4)
+
+
+def _apart(reading: datetime, said: datetime, zone: ZoneInfo) -> timedelta:
+    """How far apart two times of day are, around the clock."""
+    first, second = reading.astimezone(zone), said.astimezone(zone)
+    gap = abs((first.hour - second.hour) * 60 + first.minute - second.minute)
+    return timedelta(minutes=min(gap, 24 * 60 - gap))
+
+
+def _near_the_clock_before(mentions: list[TimeMention], zone: ZoneInfo) -> list[TimeMention]:
+    """A bare hour that changes or answers a time ("fri 8pm?" - "9 better?", "how about 9",
+    "ok 9") reads two ways; the reading clearly nearer the last clock said plainly before it
+    is the one meant. Only such bare hours: "at 8" in a new sentence keeps both readings."""
+    plain = [m for m in mentions if m.has_clock_time and not m.alternatives and m.value]
+    out: list[TimeMention] = []
+    for mention in mentions:
+        before = [m for m in plain if m.end <= mention.start]
+        if mention.answers and mention.alternatives and mention.value and before:
+            said = before[-1].value
+            readings = sorted(
+                [mention.value, *mention.alternatives], key=lambda r: _apart(r, said, zone)
+            )
+            gaps = [_apart(r, said, zone) for r in readings]
+            if len(readings) == 2 and gaps[1] - gaps[0] >= MOVE_CLOSER_BY:
+                mention = replace(mention, value=readings[0], alternatives=())
+        out.append(mention)
+    return out
 
 
 def _open_days(clean: str, mentions: list[TimeMention]) -> list[TimeMention]:
