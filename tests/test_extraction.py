@@ -726,8 +726,12 @@ def test_a_weekday_said_again_is_the_offer_it_answers(thread: str, expected: lis
         ("<PERSON_1>: quiz night tues 8pm?\nMe: maybe, depends on work", []),
         ("<PERSON_1>: squash mon 7pm?\nMe: yes!\nMe: hmm actually not sure, will confirm monday",
          []),
-        # must not fire: a yes, a plain clock that answers nothing
+        # an activity answered with no is off, the one answered with yes stands
+        ("<PERSON_1>: lunch thurs 1pm and drinks fri 6pm?\nMe: lunch yes, drinks I can't sorry",
+         ["2026-11-26T13:00:00+01:00"]),
+        # must not fire: a yes, a plain clock that answers nothing, "no problem"
         ("<PERSON_1>: quiz night tues 8pm?\nMe: yes!", ["2026-11-24T20:00:00+01:00"]),
+        ("<PERSON_1>: drinks fri 6pm?\nMe: drinks no problem!", ["2026-11-27T18:00:00+01:00"]),
     ],
 )  # fmt: skip
 def test_answers_that_settle_or_leave_a_time_open(thread: str, expected: list[str]) -> None:

@@ -45,9 +45,17 @@ ROWS = [
         ["12-18 10:00"],
     ),
     ("Boarding 16:35, departs 17:05 on Friday", ["11-27 17:05"]),  # the label reaches one time
+    # a place's opening hours are never a start, even with no other time in the message
+    (
+        "Your parcel is ready for collection. Please collect by Wednesday 2 December. "
+        "Opening hours 9am–5:30pm, Mon–Sat.",
+        [],
+    ),
+    ("Öffnungszeiten: Mo–Fr 9–18 Uhr", []),
     # must not fire: a side time alone, a start with no label, a chat's own plans
     ("Bookings close on Friday 4 December at 12 noon.", ["12-04 12:00"]),
     ("I'll pick up the kids at 3pm and dinner is at 7pm", ["11-25 15:00", "11-25 19:00"]),
+    ("We're open late on Friday: the party starts at 8pm", ["11-25 20:00"]),
 ]
 
 

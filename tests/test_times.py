@@ -57,6 +57,7 @@ def _first(mentions: list[TimeMention]) -> TimeMention:
         ("today at 9", _at(2026, 3, 4, 21), True),  # 09:00 is past at 10:00: the evening
         ("tomorrow at 9", _at(2026, 3, 5, 9), True),  # both ahead: business hours
         ("2026-04-06", _at(2026, 4, 6), False),
+        ("collect by Friday 6 March", _at(2026, 3, 6), False),  # a day's deadline: no midnight
         ("next Tuesday", _at(2026, 3, 10), False),
     ],
 )

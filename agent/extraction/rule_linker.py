@@ -530,7 +530,15 @@ class RuleLinker:
     def _decline(
         self, text: str, own: list[Candidate], offset: int, events: list[ProposedEvent]
     ) -> None:
-        """A day answered with no ("lundi oui, mardi non") calls off the event set on it."""
+        """A day answered with no ("lundi oui, mardi non") calls off the event set on it; so
+        does an activity answered with no ("lunch yes, drinks I can't")."""
+        for event in events:
+            if event.cancelled or not event.activity:
+                continue
+            named = re.search(rf"(?<!\w){re.escape(event.activity.split()[-1])}(?!\w)", text, re.I)
+            said_clock = any(c.mention.has_clock_time for c in own)
+            if named and DECLINE_AFTER_RE.match(text, named.end()) and not said_clock:
+                event.cancelled = True
         for candidate in own:
             mention = candidate.mention
             if not mention.all_day or mention.value is None:

@@ -22,18 +22,31 @@ _LABEL = data.phrase_pattern("times", "side_labels").pattern
 # earlier than 14:10", "Pick-up is at 12:30"; not "Boarding 16:35, departs 17:05".
 _SIDE_RE = re.compile(rf"{_LABEL}[:\s]*(?:[^\W\d][^\s\d]*[ \t]*){{0,3}}$", re.IGNORECASE)
 _CLAUSE_END_RE = re.compile(r"[.!?;\n|]")
+# A business's hours: never a start (times.toml [hours_labels]).
+# (anywhere before the time in its clause: "Opening hours 9am–5:30pm, Mon–Sat")
+_HOURS_RE = data.phrase_pattern("times", "hours_labels")
 _LOOK_BACK = 120  # characters: a label and three words fit; a long message costs no more
+
+
+def _clause_before(text: str, mention: TimeMention) -> str:
+    before = text[max(0, mention.start - _LOOK_BACK) : mention.start]
+    return _CLAUSE_END_RE.split(before)[-1]
 
 
 def is_side_time(text: str, mention: TimeMention) -> bool:
     """Whether a side-time label sits right before `mention` in its sentence."""
-    before = text[max(0, mention.start - _LOOK_BACK) : mention.start]
-    clause = _CLAUSE_END_RE.split(before)[-1]
-    return bool(_SIDE_RE.search(clause))
+    return bool(_SIDE_RE.search(_clause_before(text, mention)))
+
+
+def is_opening_hours(text: str, mention: TimeMention) -> bool:
+    """Whether `mention` is a place's hours ("Opening hours 9am–5:30pm")."""
+    return bool(_HOURS_RE.search(_clause_before(text, mention)))
 
 
 def drop_side_times(text: str, mentions: Sequence[TimeMention]) -> list[TimeMention]:
-    """`mentions` of one message without its side times, when it states a start beside them."""
+    """`mentions` of one message without its side times, when it states a start beside them,
+    and without a place's opening hours, always."""
+    mentions = [m for m in mentions if not (m.has_clock_time and is_opening_hours(text, m))]
     side = [m for m in mentions if m.has_clock_time and is_side_time(text, m)]
     if not side or not any(m.has_clock_time and m not in side for m in mentions):
         return list(mentions)

@@ -186,6 +186,8 @@ def _deadline_open(entity: dict[str, Any], ref: datetime) -> dict[str, Any]:
     if abs(begins - ref) >= timedelta(minutes=1):
         return entity
     grain = lower.get("grain") if lower.get("grain") in ("minute", "hour") else "minute"
+    if not lang.states_clock_time(lang.DAY_OF_MONTH_RE.sub(" ", str(entity.get("body", "")))):
+        grain = "day"  # "collect by Wednesday 2 December": a day, no clock time
     return {**entity, "value": {"type": "value", "value": upper["value"], "grain": grain}}
 
 
