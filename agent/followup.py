@@ -22,7 +22,7 @@ from typing import Any, Literal
 
 from agent.bundle import BundleEvent, BundleFile, PlanItem, StepOutcome, TurnBundle, in_zone
 from agent.calendar_answers import event_time
-from agent.extraction.cue import CANCEL_RE, MOVE_RE
+from agent.extraction.cue import MOVE_RE, calls_off
 from lang import data
 from memory.calendar import CalendarStore
 from memory.errors import StoreError
@@ -64,7 +64,7 @@ def find_follow_up(
     if not session or thread.strip():
         return None
     said = [m for m in mentions if m.source == "request" and m.value is not None]
-    cancel, move = CANCEL_RE.search(request), MOVE_RE.search(request)
+    cancel, move = calls_off(request), MOVE_RE.search(request)
     if pending is not None:
         # A proposal's clock was Veil's suggestion (a meal default), so only a clock time
         # answers it. An event refused for words read two ways ("at 8", "next thursday") had

@@ -15,7 +15,7 @@ from typing import Literal
 
 from agent.asked import asked
 from agent.bundle import PlanItem, StepOutcome, TurnBundle
-from agent.extraction.cue import CANCEL_RE
+from agent.extraction.cue import calls_off
 from memory.store import Contact, Fact, MemoryStore
 from privacy.entity_map import normalize_value
 from tools.calendar.times import TimeMention
@@ -49,7 +49,7 @@ def find_memory_act(request: str, *, thread: str, mentions: list[TimeMention]) -
         if hit is None:
             continue
         words = tuple(hit.object_words)
-        if act == "forget" and CANCEL_RE.search(request):
+        if act == "forget" and calls_off(request):
             return None  # "oh forget about it": the plan is off (acts.toml [cancel])
         if not words or {w.casefold() for w in words} <= _NOT_AN_OBJECT:
             return None

@@ -738,6 +738,27 @@ def test_answers_that_settle_or_leave_a_time_open(thread: str, expected: list[st
     assert starts(link("add the event we agreed on", thread)) == expected
 
 
+@pytest.mark.parametrize(
+    ("request_", "thread", "expected"),
+    [
+        # how to cancel is an instruction for later, not a call-off
+        ("add my appointment", "Your appointment is confirmed for Thursday 26 November at 08:50. "
+         "To cancel call <PHONE_1>.", ["2026-11-26T08:50:00+01:00"]),
+        ("add it", "Table for 2 on Friday 27 November at 8pm. Free cancellation until 6pm.",
+         ["2026-11-27T20:00:00+01:00"]),
+        # the request's own name for the one event a notice calls "your appointment"
+        ("add my haircut", "Your appointment on Sat 28 Nov at 11:00 has been moved to Sat 28 Nov "
+         "at 12:30.", ["2026-11-28T12:30:00+01:00"]),
+        # must not fire: a real call-off
+        ("add it", "<PERSON_1>: dinner friday 27 november at 8pm?\nMe: sorry, need to cancel", []),
+    ],
+)  # fmt: skip
+def test_notices_say_how_to_cancel_and_the_request_names_them(
+    request_: str, thread: str, expected: list[str]
+) -> None:
+    assert starts(link(request_, thread)) == expected
+
+
 def test_a_bound_on_a_clock_names_no_day() -> None:
     thread = (
         "<PERSON_1>: design crit tomorrow? free 11-12 or after 3\nMe: after 3 is better for me\n"

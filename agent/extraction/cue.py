@@ -16,7 +16,21 @@ RESCHEDULE_RE = re.compile(
     re.IGNORECASE,
 )
 # The plan is off; a reply that turns it down with no time of its own (lang/data/acts.toml).
-CANCEL_RE = data.phrase_pattern("acts", "cancel")
+_CANCEL_WORDS_RE = data.phrase_pattern("acts", "cancel")
+# ... said at a sentence's start: "To cancel call ..." instructs; "I need to cancel" calls off.
+_INSTRUCTION = data.phrase_pattern("acts", "cancel_instructions").pattern
+_CANCEL_INSTRUCTION_RE = re.compile(
+    rf"(?:^|(?<=[.!?:;\n]))[ \t]*(?:please[ \t]+)?(?:{_INSTRUCTION})", re.IGNORECASE
+)
+
+
+def calls_off(text: str) -> re.Match[str] | None:
+    """Where `text` calls a plan off (acts.toml [cancel]), once its instructions on how to
+    cancel ("To cancel call ...", [cancel_instructions]) are blanked out; offsets hold."""
+    blanked = _CANCEL_INSTRUCTION_RE.sub(lambda m: " " * len(m.group(0)), text)
+    return _CANCEL_WORDS_RE.search(blanked)
+
+
 DECLINE_RE = data.phrase_pattern("acts", "decline")
 DEFER_RE = data.phrase_pattern("acts", "defer")
 DISMISS_RE = data.phrase_pattern("acts", "dismiss")

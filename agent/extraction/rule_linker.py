@@ -20,7 +20,6 @@ from agent.extraction.cue import (
     AVAILABILITY_RE,
     AWAY_RE,
     BY_RE,
-    CANCEL_RE,
     CLOCK_SAID_RE,
     CONFIRM_RE,
     DECIDE_RE,
@@ -43,6 +42,7 @@ from agent.extraction.cue import (
     RESTATED_DAY_RE,
     SAME_TIME_RE,
     SCHEDULE_QUESTION_RE,
+    calls_off,
 )
 from agent.extraction.title import (
     ACTIVITY_RE,
@@ -184,9 +184,16 @@ def _answers(event: ProposedEvent, who: str | None, text: str) -> bool:
     """Whether a message with no time of its own says yes to the counter `event` waits on."""
     if event.awaiting is None or who is None or who == event.awaiting:
         return False
-    if any(p.search(text) for p in (CANCEL_RE, DECLINE_RE, DEFER_RE, RESCHEDULE_RE)):
+    if calls_off(text) or any(p.search(text) for p in (DECLINE_RE, DEFER_RE, RESCHEDULE_RE)):
         return False  # "ok, what about friday?": a yes that counters again is none
     return bool(ACCEPT_RE.match(text.lstrip(" \t-–—:,.!")) or DECIDE_RE.search(text))
+
+
+def _unnamed(event: ProposedEvent) -> bool:
+    """An event a notice names only by its kind ("your appointment", "the booking")."""
+    return not event.named and (
+        not event.activity or bool(GENERIC_EVENT_RE.fullmatch(event.activity))
+    )
 
 
 def _at(day: date, clock: time, zone: ZoneInfo) -> datetime:
@@ -270,7 +277,7 @@ class RuleLinker:
         dates = [c for c in own if c.mention.all_day and c.mention.value is not None]
         vague = [c for c in own if c.mention.kind == "vague"]
         moving = bool(RESCHEDULE_RE.search(text))
-        target = self._target(events, activity, text)
+        target = self._target(events, activity, text, request=segment.source == "request")
         current = _current(events)
         # "Please confirm: ...", "Date of the event: March 12th at 11:15 am": the event being
         # set up, said again with its day and time
@@ -297,7 +304,7 @@ class RuleLinker:
         ):
             target = _current(events, timed=True)
             activity = ""  # "actually make it 1:30, call me": a change, not a new event
-        if CANCEL_RE.search(text) and not (moving and clocks):
+        if calls_off(text) and not (moving and clocks):
             # "drinks are off", "can't make it, skip it"; with no activity of its own ("need to
             # call off monday"), the plan on the table. Cancelling too much costs a question.
             called_off = target or _current(events)
@@ -498,15 +505,20 @@ class RuleLinker:
         return None
 
     def _target(
-        self, events: list[ProposedEvent], activity: str, text: str
+        self, events: list[ProposedEvent], activity: str, text: str, *, request: bool = False
     ) -> ProposedEvent | None:
-        """The event this message talks about: same activity, else the one spoken of last."""
+        """The event this message talks about: same activity, else the one spoken of last. The
+        request's own name for the one timed event a notice calls only "your appointment"
+        ("add my haircut") is that event."""
         live = [e for e in events if not e.cancelled]
         if activity:
             key = activity.split()[-1].lower()
             for event in reversed(live):
                 if event.activity and event.activity.split()[-1].lower() == key:
                     return event
+            timed = [e for e in live if e.start is not None]
+            if request and len(timed) == 1 and _unnamed(timed[0]):
+                return timed[0]
             if GENERIC_EVENT_RE.fullmatch(activity) and DEFINITE_RE.search(
                 text[: text.lower().find(activity.split()[0].lower())]
             ):  # "the appointment", "your booking": the one spoken of
@@ -608,6 +620,9 @@ class RuleLinker:
             unnamed = [e for e in events if not e.cancelled and not e.activity]
             if activity and unnamed and LABEL_RE.search(text):
                 unnamed[-1].title = unnamed[-1].activity = activity  # "title it The Hives Concert"
+                return
+            if activity and target is not None and target.start is not None and _unnamed(target):
+                target.title = target.activity = activity  # "add my haircut": the notice's event
                 return
             if activity and target is None:
                 events.append(
