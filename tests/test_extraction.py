@@ -726,6 +726,8 @@ def test_a_weekday_said_again_is_the_offer_it_answers(thread: str, expected: lis
         ("<PERSON_1>: quiz night tues 8pm?\nMe: maybe, depends on work", []),
         ("<PERSON_1>: squash mon 7pm?\nMe: yes!\nMe: hmm actually not sure, will confirm monday",
          []),
+        # a bare hour said again, in either of its readings, is the agreed time
+        ("<PERSON_1>: pub 2nite @ 7ish?\nMe: 7ish 👍", ["2026-11-21T19:00:00+01:00"]),
         # an activity answered with no is off, the one answered with yes stands
         ("<PERSON_1>: lunch thurs 1pm and drinks fri 6pm?\nMe: lunch yes, drinks I can't sorry",
          ["2026-11-26T13:00:00+01:00"]),

@@ -493,10 +493,15 @@ class RuleLinker:
         `weekday`, one on that weekday too: "Wednesday at 11 works" answers "Wednesday Dec 2 at
         11?" though the coming Wednesday is another date."""
         wall = mention.value.astimezone(self.zone)
+        # either reading of a bare hour: "7ish 👍" after "pub 2nite @ 7ish?" is 19:00 said again
+        clocks = {
+            (r.astimezone(self.zone).hour, r.astimezone(self.zone).minute)
+            for r in (mention.value, *(() if weekday else mention.alternatives))
+        }
         for event in events:
             if (event.schedulable or event.pending) and not event.all_day:
                 start = event.start.astimezone(self.zone)
-                if (start.hour, start.minute) != (wall.hour, wall.minute):
+                if (start.hour, start.minute) not in clocks:
                     continue
                 if not weekday or (
                     start.weekday() == wall.weekday() and start.date() != wall.date()
