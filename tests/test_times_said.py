@@ -53,6 +53,7 @@ def _monday(hour: int) -> datetime:
         ("friday 3pm the latest time", _at(27, 15)),
         ("friday 3pm pt", _at(27, 15)),
         ("friday 4pm your time", _at(27, 16)),  # said to the user: the user's own zone
+        ("friday 6:30pm (Tokyo local time)", _at(27, 9, 30)),
     ],
 )
 def test_a_zone_said_after_a_time_converts_it(
@@ -194,3 +195,29 @@ def test_a_weekday_and_a_day_number_that_never_meet_leave_the_day_open(
 ) -> None:
     found = parser.parse("fri 13 at 8pm")  # no Friday the 13th in the next two months
     assert [m.kind for m in found if "13" in m.text] == ["vague"]
+
+
+@pytest.mark.parametrize(
+    ("text", "unsaid"),
+    [
+        ("Departs Sat 19 Dec 2026 18:30 (JFK local time)", True),  # a place Veil cannot place
+        ("Departs Sat 19 Dec 2026 18:30 (<PERSON_1> local time)", True),  # one redacted
+        # must not fire: local time with no place, a known place
+        ("Departs Sat 19 Dec 2026 18:30 local time", False),
+        ("Departs Sat 19 Dec 2026 18:30 (Tokyo local time)", False),
+    ],
+)
+def test_a_local_time_of_an_unknown_place_leaves_the_zone_open(
+    parser: TimeParser, text: str, unsaid: bool
+) -> None:
+    [mention] = [m for m in parser.parse(text) if m.has_clock_time]
+    assert mention.zone_unsaid is unsaid
+
+
+def test_an_arrival_with_its_own_date_ends_the_departure(parser: TimeParser) -> None:
+    text = "Departs Sat 19 Dec 2026 18:30\nArrives Sun 20 Dec 2026 06:40"
+    [flight] = [m for m in parser.parse_input("", text) if m.has_clock_time]
+    assert (flight.value, flight.end_value) == (
+        datetime(2026, 12, 19, 18, 30, tzinfo=LONDON),
+        datetime(2026, 12, 20, 6, 40, tzinfo=LONDON),
+    )

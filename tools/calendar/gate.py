@@ -212,8 +212,8 @@ def _open_reason(
         else:
             hit = any(r.date() == wanted for r in local)
             shown = " or ".join(f"{r:%a %d %b}" for r in local)
-        if hit and mention.zone_unsaid:
-            return f"{mention.text!r}{ZONE_UNSAID}"
+        if hit and mention.zone_unsaid:  # the start's own line, not the end's under it
+            return f"{mention.text.splitlines()[0]!r}{ZONE_UNSAID}"
         if hit:
             return f"{mention.text!r}{COULD_MEAN}{shown}"
     return None

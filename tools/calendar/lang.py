@@ -375,7 +375,7 @@ MOVED_FROM_RE = re.compile(
 # --- Zones Duckling does not read ("3pm PT", "9am Tokyo time", "9am my time"); the ones it does
 # ("CET", "PST") it converts itself. Words in lang/data/times.toml; places from the zone database.
 _ZONES: dict[str, str] = data.table("times")["zones"]
-_PLACE_WORD = r"[^\W\d_][\w.'’\-]*"
+_PLACE_WORD = r"(?:<[A-Z]+_\d+>|[^\W\d_][\w.'’\-]*)"  # a placeholder too: "(<PERSON_1> local time)"
 _ZONE_WORDS = "|".join(r"\s+".join(map(re.escape, w.split())) for w in _ZONES)
 ZONE_AFTER_RE = re.compile(
     r"\s*[(\[]?\s*(?:in\s+)?(?:"
@@ -385,7 +385,7 @@ ZONE_AFTER_RE = re.compile(
     rf"|(?P<listener>{data.phrase_pattern('times', 'zone_of_listener').pattern})"
     rf"|(?P<zone>{_ZONE_WORDS})"
     r"(?:\s+time)?\b"
-    rf"|(?P<place>{_PLACE_WORD}(?:\s+{_PLACE_WORD}){{0,2}}?)\s+time\b"
+    rf"|(?P<place>{_PLACE_WORD}(?:\s+{_PLACE_WORD}){{0,2}}?)(?P<local>\s+local)?\s+time\b"
     r")[)\]]?",
     re.IGNORECASE,
 )

@@ -31,6 +31,11 @@ _BETWEEN_RE = re.compile(
     re.IGNORECASE,
 )
 _MERIDIEM_RE = re.compile(r"\d\s*[ap]\.?\s?m\b|\b[ap]\.?m\b", re.IGNORECASE)
+# An end label on the next line, whatever the rest of the first line says: "Departs Mon 14 Dec
+# 11:25 (LHR)" + "Arrives Mon 14 Dec 14:30".
+_END_LABEL_RE = re.compile(
+    rf"[^\n]*\n[ \t]*(?<![^\W\d_])(?:{_END_LABEL})(?![^\W\d_])[\s:.]*", re.IGNORECASE
+)
 # A departure, an arrow, the places on the way, the arrival: "08:43 → Manchester Piccadilly 10:51".
 _JOURNEY_RE = re.compile(
     rf"[ \t]*(?:{data.alternation('times', 'journey_connectors')})[ \t]*"
@@ -66,7 +71,11 @@ def _is_range(text: str, first: TimeMention, second: TimeMention) -> bool:
     if _journey(text, first, second):
         return True  # "08:43 → Manchester 10:51, Monday 7 December": the arrival dates both
     if lang.states_date(second.text):
-        return False  # "Monday 3pm - Tuesday 9am" spans days: not read here
+        # "Departs Mon 14 Dec 11:25 (LHR)" / "Arrives Mon 14 Dec 14:30": an end label before a
+        # dated time makes it the end all the same; "Monday 3pm - Tuesday 9am" is not read here
+        return (
+            bool(_END_LABEL_RE.match(text, first.end, second.start)) and second.value > first.value
+        )
     if not _BETWEEN_RE.fullmatch(text, first.end, second.start):
         return False
     line_start = text.rfind("\n", 0, first.start) + 1
@@ -87,6 +96,8 @@ def _range(text: str, first: TimeMention, second: TimeMention) -> TimeMention:
         start = datetime.combine(arrival.date(), start.time(), start.tzinfo)
     clock = second.value.astimezone(start.tzinfo)
     end = datetime.combine(start.date(), clock.time(), start.tzinfo)
+    if lang.states_date(second.text) and lang.states_date(first.text):
+        end = clock  # a dated end: an overnight flight lands the next day
     if end <= start and not _MERIDIEM_RE.search(second.text) and end + timedelta(hours=12) > start:
         end += timedelta(hours=12)  # "9 to 5": the afternoon's 5
     elif end <= start:

@@ -876,6 +876,8 @@ class TimeParser:
             name = speaker.zone if not speaker.is_user else None
         else:
             name = zones.zone_for_place(word or match.group("place"), self._engine.zoneinfo_dir)
+            if name is None and match.group("local") and match.group("place").casefold() != "the":
+                return when, match.end(), True  # "(JFK local time)": a place Veil cannot place
             if name is None:  # "at 3pm the latest time": no place, no zone
                 return when, end, False
         if name is None:
