@@ -229,10 +229,22 @@ def _chunks(text: str) -> Iterable[tuple[int, str]]:
 _AT_BEFORE_RE = re.compile(r"(?:\bat|@)[ \t]+$", re.IGNORECASE)
 
 
+# A token of a name holds a letter and no digit ("Tom", "O'Neil", "Ji-woo", "Tom,").
+_TOKEN_RE = re.compile(r"\S+")
+_NAME_TOKEN_RE = re.compile(r"[^\d\s]*[^\W\d_][^\d\s]*")
+
+
 def _name_part(text: str, start: int, end: int) -> tuple[int, int]:
-    """The name inside a span another reader found: no title before it ("Mr. Leiva"), no
-    possessive after it ("Yefremova's"), and in a capitalised name no lower-case word after it
-    ("Tom sync")."""
+    """The name inside a span another reader found: no stamp or number around it ("18:20 -
+    Tom"), no title before it ("Mr. Leiva"), no possessive after it ("Yefremova's"), and in a
+    capitalised name no lower-case word after it ("Tom sync")."""
+    tokens = list(_TOKEN_RE.finditer(text, start, end))
+    while tokens and not _NAME_TOKEN_RE.fullmatch(tokens[0].group()):
+        tokens.pop(0)  # "18:20 - Tom": a stamp and a dash are no part of a name
+    while tokens and not _NAME_TOKEN_RE.fullmatch(tokens[-1].group()):
+        tokens.pop()
+    if tokens:
+        start, end = tokens[0].start(), tokens[-1].end()
     title = LEADING_TITLE_RE.match(text[start:end])
     start += title.end() if title else 0
     if text[start:end].endswith(("'s", "’s")):

@@ -413,6 +413,9 @@ NO_NAME_HERE = [
     ("Kate: drinks?\nMe: maybe\nUser: add drinks Friday 7pm", ["Kate"], ["User"]),
     ("Lia: offsite TBD\nMe: ok\nCreated event: Team offsite, Tue 1 Dec", ["Lia"],
      ["Created event"]),
+    # a stamp before a speaker's name is no part of the name, and stays a stamp
+    ("24/11/2026, 18:02 - Tom: bowling?\n24/11/2026, 18:20 - Tom: 9.30 ok?", ["Tom"],
+     ["24/11/2026, 18:20 - "]),
     # a cue word that is a speaker label ("Yo:" is Spanish "I") introduces nobody
     ("Ana: hola\nYo: Déjame ver y te digo", ["Ana"], ["Déjame"]),
     ("Yo Tom, you in?", ["Tom"], []),

@@ -178,6 +178,8 @@ def test_numbers_that_are_no_time(
         # a move names its new day
         ("Sports Day has been postponed from Friday 4 December to Friday 11 December.", "12-11"),
         ("club night moves from Tuesday to Thursday, 6.30pm", "11-26"),
+        # a weekday right before a clock Duckling read without it ("sun" is no day to it)
+        ("brunch sun 11:30?", "11-29"),
         # must not fire: an hour after the weekday, a month after the number, no clock elsewhere
         ("Montag 18 Uhr", "11-30"),
         ("sat 12 dec at 8pm", "12-12"),

@@ -472,14 +472,14 @@ WEEKDAY_INDEX = {
     for index, names in enumerate(days)
     for name in names.split()
 }
-_DAY_NAMES = "|".join(sorted(map(re.escape, WEEKDAY_INDEX), key=len, reverse=True))
+DAY_NAMES = "|".join(sorted(map(re.escape, WEEKDAY_INDEX), key=len, reverse=True))
 _NEXT = data.phrase_pattern("times", "next_weekday").pattern
 NEXT_WEEKDAY_RE = re.compile(
-    rf"{_NEXT}\s+(?:[^\W\d]+\s+)?(?P<day>{_DAY_NAMES})(?![\w-])"
-    rf"|(?<![\w-])(?P<before>{_DAY_NAMES})\s+{_NEXT}",
+    rf"{_NEXT}\s+(?:[^\W\d]+\s+)?(?P<day>{DAY_NAMES})(?![\w-])"
+    rf"|(?<![\w-])(?P<before>{DAY_NAMES})\s+{_NEXT}",
     re.IGNORECASE,
 )
-WEEKDAY_RE = re.compile(rf"(?<![\w-])(?:{_DAY_NAMES})(?![\w-])", re.IGNORECASE)
+WEEKDAY_RE = re.compile(rf"(?<![\w-])(?:{DAY_NAMES})(?![\w-])", re.IGNORECASE)
 
 
 def weekday_only(span: str) -> bool:

@@ -511,8 +511,37 @@ class TimeParser:
                 mentions.append(mention)
         mentions = self._attach_vague_words(text, clean, mentions, code, source)
         mentions = self._weekday_day_numbers(text, clean, mentions)
+        mentions = [self._weekday_before(text, clean, m, mentions) for m in mentions]
         mentions = [self._moved_to(text, clean, m, code, ref, source, speaker) for m in mentions]
         return sorted(_open_days(clean, [m for m in mentions if m]), key=lambda m: m.start)
+
+    def _weekday_before(
+        self, text: str, clean: str, mention: TimeMention, mentions: list[TimeMention]
+    ) -> TimeMention:
+        """ "brunch sun 11:30": a weekday right before a clock that Duckling read without it
+        (it reads "sun" as no day) is the clock's day, the coming one."""
+        if not mention.has_clock_time or mention.value is None or lang.states_date(mention.text):
+            return mention
+        before = _WEEKDAY_BEFORE_RE.search(clean, max(0, mention.start - 16), mention.start)
+        if before is None or any(m.start <= before.start() < m.end for m in mentions):
+            return mention
+        weekday = lang.WEEKDAY_INDEX.get(before.group("day").casefold())
+        if weekday is None:
+            return mention
+        local = mention.value.astimezone(self.zone)
+        today = self.now.astimezone(self.zone)
+        ahead = (weekday - today.weekday()) % 7
+        if ahead == 0:
+            return mention  # today's weekday: today or a week on, which is unclear
+        at = datetime.combine(today.date() + timedelta(days=ahead), local.time(), self.zone)
+        others = tuple(
+            datetime.combine(at.date(), o.astimezone(self.zone).time(), self.zone)
+            for o in mention.alternatives
+        )
+        return replace(
+            mention, value=at, alternatives=others, start=before.start(),
+            text=text[before.start() : mention.end],
+        )  # fmt: skip
 
     def _moved_to(
         self,
@@ -948,6 +977,12 @@ _APPROXIMATELY = data.words("times", "approximately")
 _SENTENCE_END_RE = re.compile(r"[.!?\n]")
 
 
+# A weekday right before a clock: "sun 11:30", "Sat @ 9".
+_WEEKDAY_BEFORE_RE = re.compile(
+    rf"(?<![\w-])(?P<day>{lang.DAY_NAMES})"
+    r"\.?,?[ \t]+(?:at[ \t]+|@[ \t]*|um[ \t]+|à[ \t]+|a[ \t]+las[ \t]+|às[ \t]+)?$",
+    re.IGNORECASE,
+)
 # The "to" of "moved from X to Y", in the five languages.
 _MOVE_TO_RE = re.compile(r"\s(?:to|auf|bis|à|au|a|al|para)\s", re.IGNORECASE)
 # A day of the month right after a weekday: "fri 18", "sat 12th"; not an hour ("fri 18:00",
