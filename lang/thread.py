@@ -68,6 +68,8 @@ _NOT_SPEAKERS = data.words("labels", "field_labels") | TURN_LABELS
 _FUNCTION_WORDS = _NOT_SPEAKERS | data.words("labels", "function_words")
 # Labels that stand for the user ("Me:", "Moi :").
 SELF_SPEAKERS = data.words("labels", "self_speakers")
+# A clock with a zero-led hour ("09:20"): a stamp, never a verse's "3:16".
+_ZERO_LED_CLOCK_RE = re.compile(r"0\d[:.]\d{2}")
 # What a label says of its speaker in parentheses: "Aiko (Tokyo):", "Mike (NY):".
 _SPEAKER_NOTE_RE = re.compile(r"\s*\((?P<note>[^()\n:]{1,40})\)\s*:")
 _CALENDAR_WORDS = data.words("labels", "calendar_words")
@@ -327,14 +329,25 @@ def _chat_line(
 
 
 def _is_name_header(match: re.Match[str], seen: Counter[str]) -> bool:
-    """ "Dana Whit  10:02" opens a message; "John 3:16" (one word, one space) is a verse, and
+    """ "Dana Whit  10:02", "Schmidt, Lena 09:14" and "You 09:20" open a message; "John 3:16"
+    (one word, one space) is a verse, and
     "Mon, Dec 7" (a name made only of day and month words, a stamp with no clock) a date line."""
     speaker = match.group("speaker")
     if not _is_name_label(speaker, seen) or not _HEADER_CLOCK_RE.search(match.group("stamp")):
         return False
     if all(w.casefold().strip(".,") in _CALENDAR_WORDS for w in speaker.split()):
         return False
-    roomy = match.group("open") or len(match.group("gap")) >= 2 or "," in match.group("gap")
+    roomy = (
+        match.group("open")
+        or len(match.group("gap")) >= 2
+        or "," in match.group("gap")
+        or "," in speaker  # "Schmidt, Lena 09:14": a surname first, as Teams writes it
+        # "You 09:20", "<PERSON_1> 09:33": the user, or someone the redactor found, over a stamp
+        or (
+            (is_self(speaker) or _PLACEHOLDER_LABEL_RE.fullmatch(speaker))
+            and _ZERO_LED_CLOCK_RE.match(match.group("stamp"))
+        )
+    )
     return bool(roomy) or (
         len(match.group("speaker").split()) >= 2
         and re.search(r"[ap]\.?m\.?\s*$", match.group("stamp"), re.IGNORECASE) is not None

@@ -73,6 +73,10 @@ HEADER_ROWS = [
     # Teams copy: the stamp first, the name as "Last, First"
     ("[10:03 AM] Patel, Nisha\nCan everyone make 3:00?", 0, "Patel, Nisha"),
     ("[10:03 AM] <PERSON_1>, <PERSON_2>\nhi", 0, "<PERSON_1>, <PERSON_2>"),
+    # Teams chat copy: a surname first; the user's own "You" over a zero-led stamp
+    ("Schmidt, Lena 09:14\nCould we move our 1:1?", 0, "Schmidt, Lena"),
+    ("Schmidt, Lena 09:14\nmove?\nYou 09:20\nok", 2, "You"),
+    ("<PERSON_1> 09:33\nMonday is fine", 0, "<PERSON_1>"),
     # Discord copy: the name, a dash, the stamp
     ("Rook — Today at 10:02 AM\nraid tonight 9pm?", 0, "Rook"),
     ("Kestrel - 25/11/2026 10:06\nin", 0, "Kestrel"),
@@ -83,6 +87,8 @@ HEADER_ROWS = [
     ("Sa., 14. Mai\nEinlass 18 Uhr", 0, None),
     ("[10:02] ok thanks\n[10:03] Priya: see you", 0, None),
     ("Platform 4 — 10:02\nDelayed", 0, None),
+    ("John 3:16\nFor God so loved the world", 0, None),
+    ("Meeting 09:30\nRoom 4", 0, None),
 ]
 
 
