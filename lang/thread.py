@@ -68,8 +68,9 @@ _NOT_SPEAKERS = data.words("labels", "field_labels") | TURN_LABELS
 _FUNCTION_WORDS = _NOT_SPEAKERS | data.words("labels", "function_words")
 # Labels that stand for the user ("Me:", "Moi :").
 SELF_SPEAKERS = data.words("labels", "self_speakers")
-# A clock with a zero-led hour ("09:20"): a stamp, never a verse's "3:16".
-_ZERO_LED_CLOCK_RE = re.compile(r"0\d[:.]\d{2}")
+# A clock with a zero-led hour ("09:20", "06h45"): 24-hour, so a morning, and a stamp's,
+# never a verse's "3:16".
+ZERO_LED_CLOCK_RE = re.compile(r"(?<!\d)0\d[:.h]\d{2}", re.IGNORECASE)
 # What a label says of its speaker in parentheses: "Aiko (Tokyo):", "Mike (NY):".
 _SPEAKER_NOTE_RE = re.compile(r"\s*\((?P<note>[^()\n:]{1,40})\)\s*:")
 _CALENDAR_WORDS = data.words("labels", "calendar_words")
@@ -345,7 +346,7 @@ def _is_name_header(match: re.Match[str], seen: Counter[str]) -> bool:
         # "You 09:20", "<PERSON_1> 09:33": the user, or someone the redactor found, over a stamp
         or (
             (is_self(speaker) or _PLACEHOLDER_LABEL_RE.fullmatch(speaker))
-            and _ZERO_LED_CLOCK_RE.match(match.group("stamp"))
+            and ZERO_LED_CLOCK_RE.match(match.group("stamp"))
         )
     )
     return bool(roomy) or (

@@ -4,6 +4,7 @@ tzdata package: "9am Tokyo time" is a zone to the time parser and no person to t
 from __future__ import annotations
 
 import functools
+import re
 from importlib import resources
 from pathlib import Path
 
@@ -63,3 +64,16 @@ def zone_for_place(name: str, directory: str | None = None) -> str | None:
     except FileNotFoundError:
         return None
     return table.get(" ".join(name.split()).casefold())
+
+
+@functools.cache
+def zone_name_re() -> re.Pattern[str]:
+    """An IANA zone's name as code writes it into a reply ("Europe/London"): its area is one of
+    the zone database's ("Europe", "America", ...)."""
+    try:
+        areas = {zone.split("/")[0] for zone in zone_countries(zoneinfo_dir())}
+    except FileNotFoundError:
+        areas = set()
+    areas |= {"Etc"}
+    alternation = "|".join(sorted(map(re.escape, areas)))
+    return re.compile(rf"\b(?:{alternation})(?:/[A-Za-z][\w+\-]*)+")

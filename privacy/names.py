@@ -235,7 +235,7 @@ def _cue_names(text: str) -> Iterator[NameHit]:
         # a rejected word may itself be the next cue: "remind me to email karthikeyan"
         position = match.start("name")
         name = match.group("name")
-        if ":" in text[match.start() : match.start("name")] and line_start(text, match.start()):
+        if ":" in text[match.start() : match.start("name")] and _at_line_start(text, match.start()):
             continue  # "Yo: Déjame ver": a speaker label, not the greeting "yo Tom"
         strength: Strength = "strong" if match.group("strong") else "weak"
         if name.islower() and _SELF_CUE_RE.fullmatch(match.group("strong") or ""):
@@ -269,7 +269,7 @@ def _cue_names(text: str) -> Iterator[NameHit]:
                 yield NameHit(before.start(1), before.end(1), "list")
 
 
-def line_start(text: str, position: int) -> bool:
+def _at_line_start(text: str, position: int) -> bool:
     """Whether only blanks stand between `position` and the start of its line."""
     return not text[text.rfind("\n", 0, position) + 1 : position].strip()
 

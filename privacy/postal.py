@@ -24,7 +24,7 @@ from privacy.errors import PrivacyError
 _UNIT = (
     rf"(?:(?:{data.alternation('places', 'unit_words')})\.?[ \t]*#?[ \t]*"
     r"(?=\w{0,5}\d)\w{1,6}\b"
-    r"|\d{1,2}[º°ª](?:[ \t]*(?:[A-Z]\b|izda|izq|dcha|der|centro))?)"
+    rf"|\d{{1,2}}[º°ª](?:[ \t]*(?:[A-Z]\b|(?:{data.alternation('places', 'floor_doors')})\b))?)"
 )
 # A number (house, building, postal) or a unit just before the street, on the same line.
 _BEFORE_RE = regex.compile(rf"(?i)(?:^|(?<=[\s>(,]))(?:\d{{1,6}}|{_UNIT})[ \t]*,?[ \t]*$")

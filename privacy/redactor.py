@@ -17,7 +17,7 @@ from dataclasses import asdict, dataclass, field, replace
 
 from lang.data import alternation
 from lang.thread import split_thread
-from lang.zones import zone_for_place
+from lang.zones import zone_for_place, zone_name_re
 from privacy.context import (
     SENDER_BEFORE_RE,
     english_line,
@@ -82,11 +82,6 @@ KEPT_TYPES = ("DATE_TIME", "ORGANIZATION", "LOCATION", "NRP")
 _TIER = {"EMAIL": 0, "CARD": 0, "IBAN": 0}
 _PRIORITY = {"EMAIL": 0, "CARD": 1, "IBAN": 1, "SSN": 1, "IP": 1, "PHONE": 2, "ADDRESS": 3,
              "PERSON": 4}  # fmt: skip
-# An IANA zone's name ("Europe/London", "America/New_York") as code writes it into a reply.
-_ZONE_ID_RE = re.compile(
-    r"\b(?:Africa|America|Antarctica|Arctic|Asia|Atlantic|Australia|Europe|Indian|Pacific)"
-    r"(?:/[A-Za-z][\w+\-]*)+"
-)
 # "Sydney time", "Paris time": a place name a time zone follows.
 _TIME_AFTER_RE = re.compile(r"\s+time\b", re.IGNORECASE)
 _WORD_RE = re.compile(r"[^\W_][\w'’\-]*")
@@ -264,9 +259,13 @@ def _never_a_name(text: str, start: int, end: int) -> bool:
     words = [w.casefold() for w in _WORD_RE.findall(value)]
     if not words or any(ch.isdigit() for ch in value) or PLACEHOLDER_RE.search(value):
         return True
-    return all(w in NOT_NAMES or w in TIME_WORDS for w in words) or (
-        any(w in ORG_WORDS for w in words) and not _hyphened_given_then_surname(value)
-    )
+    return all(w in NOT_NAMES or w in TIME_WORDS for w in words) or _names_an_org(value, words)
+
+
+def _names_an_org(value: str, words: list[str]) -> bool:
+    """A word of the span says company or venue ("Acme Corp", "Hyde Park"), unless it is the
+    surname after a hyphened given name ("Ji-woo Park")."""
+    return any(w in ORG_WORDS for w in words) and not _hyphened_given_then_surname(value)
 
 
 # A romanised double given name joined by a hyphen: "Ji-woo", "Min-jun", "Thanh-Hà", "Jean-Luc".
@@ -313,7 +312,7 @@ def _checks(
     checks = {
         "employer": employer_before(text, start, value) and not bare_of,
         "of_before": bare_of,
-        "org_word": any(w in ORG_WORDS for w in words) and not _hyphened_given_then_surname(value),
+        "org_word": _names_an_org(value, words),
         "venue_before": _venue_before(before),
         "brand": one and is_brand_shaped(first),
         # "San Jose", "Fort Collins": a place opener before or at the start of a name
@@ -448,7 +447,7 @@ class Redactor:
         # Values known to the session (and just found) are replaced wherever else they appear,
         # but never inside a zone's name: "Europe/London" stays whole when "London Euston" is
         # someone's name here.
-        zones = _Spans([m.span() for m in _ZONE_ID_RE.finditer(text)])
+        zones = _Spans([m.span() for m in zone_name_re().finditer(text)])
         final = [
             f for f in _resolve(chosen + self._known(text), text)
             if not zones.overlaps(f.start, f.end)

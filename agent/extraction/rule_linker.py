@@ -388,7 +388,7 @@ class RuleLinker:
             and (lang.MOVED_FROM_RE.search(text) or _starts_at(target, mention, self.zone))
         ):  # "moved from 4pm to 11am": the new time is the end; "let's do 2 to 3" is a range
             new = mention.end_value.astimezone(self.zone)
-            said_to = re.split(r"\b(?:to|auf|à)\b", mention.text, flags=re.IGNORECASE)[-1]
+            said_to = lang.MOVE_TO_RE.split(mention.text)[-1]
             day = new.date() if lang.states_date(said_to) else start.astimezone(self.zone).date()
             start = _at(day, new.time(), self.zone)  # "... to Friday, March 9 at 9": its day
         end = self._end(chosen.mention, start, activity or (target.activity if target else ""))
@@ -549,12 +549,12 @@ class RuleLinker:
     ) -> None:
         """A day answered with no ("lundi oui, mardi non") calls off the event set on it; so
         does an activity answered with no ("lunch yes, drinks I can't")."""
+        said_clock = any(c.mention.has_clock_time for c in own)
         for event in events:
-            if event.cancelled or not event.activity:
+            if event.cancelled or not event.activity or said_clock:
                 continue
             named = re.search(rf"(?<!\w){re.escape(event.activity.split()[-1])}(?!\w)", text, re.I)
-            said_clock = any(c.mention.has_clock_time for c in own)
-            if named and DECLINE_AFTER_RE.match(text, named.end()) and not said_clock:
+            if named and DECLINE_AFTER_RE.match(text, named.end()):
                 event.cancelled = True
         for candidate in own:
             mention = candidate.mention

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import functools
 import re
+from datetime import timedelta
 
 from lang import data, zones
 from lang.frequency import zipf
@@ -241,10 +242,20 @@ CHANGED_HOUR_RE = re.compile(
     re.IGNORECASE,
 )
 
+# The words between a day or a count and its clock ("at", "@", "um", "a las"), as regex source.
+CLOCK_PREPOSITIONS = "|".join(
+    r"\s+".join(map(re.escape, phrase.split()))
+    for phrase in sorted(
+        (p for ps in data.table("times")["clock_prepositions"].values() for p in ps),
+        key=len,
+        reverse=True,
+    )
+)
 # A party's size before its time: "booked for 4 at 7:15", "table for 2 @ 8pm". Duckling reads
 # "4 at 7:15" as four o'clock.
 COUNT_BEFORE_TIME_RE = re.compile(
-    r"(?<![\w])(?:for|of|für|pour|para)\s+(?P<count>\d{1,2})(?=\s+(?:at|@|um|à|a\s+las|às)\s+\d)",
+    r"(?<![\w])(?:for|of|für|pour|para)\s+(?P<count>\d{1,2})"
+    rf"(?=\s+(?:{CLOCK_PREPOSITIONS})\s*\d)",
     re.IGNORECASE,
 )
 
@@ -371,15 +382,29 @@ MOVED_FROM_RE = re.compile(
     rf"(?:{data.alternation('times', 'move_from')})\b",
     re.IGNORECASE,
 )
+# ... and the word before the move's new time: "... from Friday 4 December to Friday 11".
+MOVE_TO_RE = re.compile(rf"\s(?:{data.alternation('times', 'move_to')})\s", re.IGNORECASE)
 
 # --- Zones Duckling does not read ("3pm PT", "9am Tokyo time", "9am my time"); the ones it does
 # ("CET", "PST") it converts itself. Words in lang/data/times.toml; places from the zone database.
 _ZONES: dict[str, str] = data.table("times")["zones"]
+# A UTC offset as written: "UTC+01:00", "GMT-5", "utc+5:30".
+_OFFSET = r"(?:utc|gmt)[ \t]*(?P<sign>[+\-−])[ \t]*(?P<hours>\d{1,2})(?::?(?P<minutes>\d{2}))?"
+
+
+def offset_of(match: re.Match[str]) -> timedelta:
+    """The UTC offset a match of a pattern holding _OFFSET's groups writes."""
+    sign = -1 if match.group("sign") in "-−" else 1
+    return sign * timedelta(
+        hours=int(match.group("hours")), minutes=int(match.group("minutes") or 0)
+    )
+
+
 _PLACE_WORD = r"(?:<[A-Z]+_\d+>|[^\W\d_][\w.'’\-]*)"  # a placeholder too: "(<PERSON_1> local time)"
 _ZONE_WORDS = "|".join(r"\s+".join(map(re.escape, w.split())) for w in _ZONES)
 ZONE_AFTER_RE = re.compile(
     r"\s*[(\[]?\s*(?:in\s+)?(?:"
-    r"(?P<offset>(?:utc|gmt)\s*(?P<sign>[+\-−])\s*(?P<hours>\d{1,2})(?::?(?P<minutes>\d{2}))?)"
+    rf"(?P<offset>{_OFFSET})"
     r"(?!\d)[^)\]\n]{0,60}"  # "(UTC+00:00) Dublin, Edinburgh, Lisbon, London"
     rf"|(?P<speaker>{data.phrase_pattern('times', 'zone_of_speaker').pattern})"
     rf"|(?P<listener>{data.phrase_pattern('times', 'zone_of_listener').pattern})"
@@ -401,19 +426,14 @@ ZONE_OFFSETS = {
 }  # fmt: skip
 # "3pm GMT-5", "10:00 UTC+1": an offset Duckling reads as a range ("3pm GMT" to 5), written
 # as the abbreviation of that offset it converts itself, padded to the same length.
-_OFFSET_ZONE_RE = re.compile(
-    r"(?<![(\[\w])(?:utc|gmt)[ \t]*(?P<sign>[+\-−])[ \t]*(?P<hours>\d{1,2})"
-    r"(?::?(?P<minutes>\d{2}))?(?![\d:])",
-    re.IGNORECASE,
-)
+_OFFSET_ZONE_RE = re.compile(rf"(?<![(\[\w]){_OFFSET}(?![\d:])", re.IGNORECASE)
 
 
 def respell_offsets(text: str) -> str:
     """`text` with each written UTC offset as its zone abbreviation, offsets into it kept."""
 
     def one(match: re.Match[str]) -> str:
-        hours = int(match.group("hours")) + int(match.group("minutes") or 0) / 60
-        hours = -hours if match.group("sign") in "-−" else hours
+        hours = offset_of(match) / timedelta(hours=1)
         name = next((n for n, h in ZONE_OFFSETS.items() if h == hours), None)
         return name.ljust(len(match.group(0))) if name else match.group(0)
 

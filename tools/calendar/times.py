@@ -28,7 +28,7 @@ import functools
 import json
 import logging
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from datetime import UTC, date, datetime, time, timedelta, timezone
 from typing import Any, Literal
@@ -37,6 +37,7 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 from lang import data, zones
 from lang.frequency import LANGUAGES
 from lang.once import once
+from lang.thread import ZERO_LED_CLOCK_RE, is_self, messages, speaker_note
 from tools.calendar import lang
 from tools.calendar.ranges import join_ranges
 from tools.calendar.side_times import drop_side_times
@@ -164,9 +165,7 @@ _MERIDIEM_RE = re.compile(
 # device's clock, a paste made within the minute), not the same time a day or a year ago.
 STAMP_SKEW = timedelta(minutes=15)
 # A stamp's own "today": it is never another day, whatever its clock says.
-_TODAY_RE = re.compile(r"\b(?:today|heute|aujourd'hui|hoy|hoje)\b", re.IGNORECASE)
-# A two-digit hour led by a zero ("06:45", "09h30") is a 24-hour clock: the morning.
-_ZERO_LED_RE = re.compile(r"(?<!\d)0\d[:.h]\d{2}", re.IGNORECASE)
+_TODAY_RE = re.compile(rf"\b(?:{data.alternation('times', 'today_words')})\b", re.IGNORECASE)
 
 
 def _deadline_open(entity: dict[str, Any], ref: datetime) -> dict[str, Any]:
@@ -383,8 +382,6 @@ class TimeParser:
     def _parse_thread(self, text: str, source: str) -> list[TimeMention]:
         """Parse what each message says; its own stamp (metadata only) anchors its relative
         dates. Headers, receipts, dividers and separators are never parsed for event times."""
-        from lang.thread import is_self, messages, speaker_note
-
         mentions: list[TimeMention] = []
         sent_at: datetime | None = None
         found = list(messages(text, screen=source == "ocr"))
@@ -394,7 +391,7 @@ class TimeParser:
             if message.stamp:
                 sent_at = self.stamp_time(message.stamp) or sent_at
             said: list[TimeMention] = []
-            speaker = self._speaker(message.speaker, speaker_note(text, message), is_self)
+            speaker = self._speaker(message.speaker, speaker_note(text, message))
             for line in message.lines:
                 body = text[line.body_start : line.body_end]
                 for mention in self.parse(
@@ -412,9 +409,7 @@ class TimeParser:
             mentions.extend(drop_side_times(text, join_ranges(text, said)))
         return _near_the_clock_before(mentions, self.zone)
 
-    def _speaker(
-        self, label: str | None, note: str | None, is_self: Callable[[str | None], bool]
-    ) -> Speaker:
+    def _speaker(self, label: str | None, note: str | None) -> Speaker:
         """Who said a pasted message: the user ("Me:", a screenshot's right-hand bubble), or
         someone whose zone their label's note names ("Aiko (Tokyo):") or nothing names (an
         unsigned e-mail is someone else's too)."""
@@ -513,7 +508,7 @@ class TimeParser:
         mentions = self._weekday_day_numbers(text, clean, mentions)
         mentions = [self._weekday_before(text, clean, m, mentions) for m in mentions]
         mentions = [self._moved_to(text, clean, m, code, ref, source, speaker) for m in mentions]
-        return sorted(_open_days(clean, [m for m in mentions if m]), key=lambda m: m.start)
+        return sorted(_open_days(clean, mentions), key=lambda m: m.start)
 
     def _weekday_before(
         self, text: str, clean: str, mention: TimeMention, mentions: list[TimeMention]
@@ -552,16 +547,16 @@ class TimeParser:
         ref: datetime,
         source: str,
         speaker: Speaker,
-    ) -> TimeMention | None:
+    ) -> TimeMention:
         """ "postponed from Friday 4 December to Friday 11 December", "moves from Tuesday to
         Thursday, 6.30pm": Duckling reads a range, or the old day; the move's new day is the
         mention. Only where the part after "to" names a day ("moved from 2pm to 4pm" is the
         linker's, which keeps the event's day)."""
-        line_start = clean.rfind("\n", 0, mention.start) + 1
-        if not lang.MOVED_FROM_RE.search(clean, line_start, mention.start + 6):
-            return mention
-        to = _MOVE_TO_RE.search(clean, mention.start, mention.end)
+        to = lang.MOVE_TO_RE.search(clean, mention.start, mention.end)
         if to is None or not lang.states_date(clean[to.end() : mention.end]):
+            return mention
+        line_start = clean.rfind("\n", 0, mention.start) + 1
+        if not lang.MOVED_FROM_RE.search(clean, line_start, to.start()):
             return mention
         new = self._parse_language(
             text[to.end() : mention.end], clean[to.end() : mention.end], code, ref, source, speaker
@@ -821,7 +816,7 @@ class TimeParser:
         twin = [s for s in local if s.hour == (first.hour + 12) % 24 and s.minute == first.minute]
         if not twin and (_MERIDIEM_RE.search(span) or first.hour > 12 or first.hour == 0):
             return starts[0]  # "at 5pm", "17:00": the words chose
-        if _ZERO_LED_RE.search(span):  # "06:45" is a 24-hour clock: the morning
+        if ZERO_LED_CLOCK_RE.search(span):  # "06:45" is a 24-hour clock: the morning
             return next((c for c, seen in zip(starts, local, strict=True) if seen.hour < 12), first)
         hour = first.hour % 12 or 12
         if lang.evening_holds(hour, context):
@@ -887,11 +882,7 @@ class TimeParser:
         if match is None or _DUCKLING_ZONE_RE.search(span.replace("AM", "").replace("PM", "")):
             return when, end, False
         if match.group("offset"):  # "(UTC+01:00)": a fixed offset, as Outlook writes it
-            sign = -1 if match.group("sign") in "-−" else 1
-            offset = timedelta(
-                hours=int(match.group("hours")), minutes=int(match.group("minutes") or 0)
-            )
-            there = when.replace(tzinfo=None).replace(tzinfo=timezone(sign * offset))
+            there = when.replace(tzinfo=None).replace(tzinfo=timezone(lang.offset_of(match)))
             return there.astimezone(self.zone), match.end(), False
         word = match.group("zone") or ""
         if len(word) <= 3 and not word.isupper():  # "19h et 20h": French "and", not ET
@@ -905,8 +896,11 @@ class TimeParser:
             name = speaker.zone if not speaker.is_user else None
         else:
             name = zones.zone_for_place(word or match.group("place"), self._engine.zoneinfo_dir)
-            if name is None and match.group("local") and match.group("place").casefold() != "the":
-                return when, match.end(), True  # "(JFK local time)": a place Veil cannot place
+            place = match.group("place") or ""
+            named = place.startswith("<") or place[:1].isupper()
+            if name is None and match.group("local") and named:
+                # "(JFK local time)": a named place Veil cannot place; "the local time" names none
+                return when, match.end(), True
             if name is None:  # "at 3pm the latest time": no place, no zone
                 return when, end, False
         if name is None:
@@ -980,11 +974,9 @@ _SENTENCE_END_RE = re.compile(r"[.!?\n]")
 # A weekday right before a clock: "sun 11:30", "Sat @ 9".
 _WEEKDAY_BEFORE_RE = re.compile(
     rf"(?<![\w-])(?P<day>{lang.DAY_NAMES})"
-    r"\.?,?[ \t]+(?:at[ \t]+|@[ \t]*|um[ \t]+|à[ \t]+|a[ \t]+las[ \t]+|às[ \t]+)?$",
+    rf"\.?,?[ \t]+(?:(?:{lang.CLOCK_PREPOSITIONS})[ \t]*)?$",
     re.IGNORECASE,
 )
-# The "to" of "moved from X to Y", in the five languages.
-_MOVE_TO_RE = re.compile(r"\s(?:to|auf|bis|à|au|a|al|para)\s", re.IGNORECASE)
 # A day of the month right after a weekday: "fri 18", "sat 12th"; not an hour ("fri 18:00",
 # "sat 12pm", "Montag 18 Uhr"), nor a month's day ("sat 12 dec", which Duckling reads whole).
 _DAY_NUMBER = (
