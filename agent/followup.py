@@ -77,8 +77,10 @@ def find_follow_up(
     event = store.latest_of_chat(session)
     if event is None or event.end <= now:
         return None
-    act = "cancel" if cancel and not said else "move" if move and said else None
-    if act is None or not _about(request, event, [cancel, move], said):
+    # "push it back an hour", "30 min earlier": a move by an amount is a move act in itself
+    shifts = [m for m in mentions if m.source == "request" and m.shift is not None]
+    act = "cancel" if cancel and not said else "move" if (move and said) or shifts else None
+    if act is None or not _about(request, event, [cancel, move], [*said, *shifts]):
         return None
     return FollowUp(act, event)
 

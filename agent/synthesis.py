@@ -140,8 +140,9 @@ def facts(
             if event.day is not None
             else ""
         )
+        done = "postponed with no new time" if event.postponed else "called off"
         lines.append(
-            f"{event.title}{f' on {when}' if when else ''} was called off in the thread, "
+            f"{event.title}{f' on {when}' if when else ''} was {done} in the thread, "
             "so nothing is scheduled."
         )
     if (

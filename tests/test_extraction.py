@@ -297,6 +297,13 @@ def titles(events: list[ProposedEvent]) -> list[tuple[str, str]]:
          ["2026-11-23T18:00:00+01:00"]),
         ("<PERSON_1>: squash wed at 7pm and thu at 7pm?\nMe: wed no problem, see you",
          ["2026-11-25T19:00:00+01:00", "2026-11-26T19:00:00+01:00"]),  # no-match row
+        # a time turned down ("4 is bad"), the earlier one kept ("keep 3")
+        ("<PERSON_1>: thu at 3?\nMe: ok\n<PERSON_1>: can we do 4?\nMe: 4 is bad, can we keep 3?"
+         "\n<PERSON_1>: sure, keep 3", ["2026-11-26T15:00:00+01:00"]),
+        # an emoji-only yes
+        ("<PERSON_1>: brunch sun 11:30?\n<PERSON_2>: 🙌🙌", ["2026-11-22T11:30:00+01:00"]),
+        # a clock written with a dot names no day: it takes the day the message named
+        ("<PERSON_1>: Squash on Tuesday? 6.45pm?", ["2026-11-24T18:45:00+01:00"]),
     ],
 )  # fmt: skip
 def test_offers_and_answers(thread: str, expected: list[str]) -> None:
@@ -403,7 +410,8 @@ def test_a_cancelled_or_declined_plan_creates_nothing(thread: str, expected: lis
     assert starts(link("add this", thread)) == expected
 
 
-# Relative moves (lang/data/acts.toml [same_time], [shift_later], [shift_earlier]).
+# Relative moves (acts.toml [same_time]; times.toml [shift_later_after], [shift_earlier_before]
+# and their kin) and postponements with no new time (acts.toml [postpone]).
 @pytest.mark.parametrize(
     ("thread", "expected"),
     [
@@ -414,7 +422,21 @@ def test_a_cancelled_or_declined_plan_creates_nothing(thread: str, expected: lis
          ["2026-11-24T09:00:00+01:00"]),
         ("<PERSON_1>: review tuesday 2pm?\nMe: ok\n<PERSON_1>: same time but Monday?\nMe: fine",
          ["2026-11-23T14:00:00+01:00"]),
+        ("<PERSON_1>: coffee tuesday 10am?\nMe: ok\n<PERSON_1>: could we push it back an hour?"
+         "\nMe: sure", ["2026-11-24T11:00:00+01:00"]),
+        ("<PERSON_1>: call at 4 tomorrow?\nMe: yes\n<PERSON_1>: can we bring it forward by 30 "
+         "minutes?\nMe: ok", ["2026-11-22T15:30:00+01:00"]),
+        ("<PERSON_1>: review monday at 10?\nMe: ok\n<PERSON_1>: client asked to postpone, new date "
+         "TBC", []),
+        ("<PERSON_1>: review monday at 10\n<PERSON_2>: ok\n<PERSON_1>: we need to push it back "
+         "20 minutes", []),  # a change in a group chat that nobody else took up yet
         # must not fire
+        ("<PERSON_1>: review monday at 10?\nMe: ok\n<PERSON_1>: it got postponed from 9 to 10",
+         ["2026-11-23T10:00:00+01:00"]),
+        ("<PERSON_1>: coffee tuesday 10am?\nMe: ok, the drive takes an hour so I'll leave early",
+         ["2026-11-24T10:00:00+01:00"]),
+        ("<PERSON_1>: dentist tuesday 10am. To reschedule, call the office.",
+         ["2026-11-24T10:00:00+01:00"]),
         ("<PERSON_1>: coffee tuesday 10am?\nMe: ok, it takes 30 min later I have a call",
          ["2026-11-24T10:00:00+01:00"]),
         ("<PERSON_1>: review tuesday 2pm?\nMe: same time works", ["2026-11-24T14:00:00+01:00"]),
@@ -425,14 +447,31 @@ def test_relative_moves(thread: str, expected: list[str]) -> None:
     assert starts(link("add this", thread)) == expected
 
 
-def test_a_start_moved_by_an_amount_is_asked_about_not_created() -> None:
-    """No words state 10:30, so the gate refuses it: the user confirms the new time."""
+@pytest.mark.parametrize(
+    ("thread", "hour", "minute", "allowed"),
+    [
+        ("<PERSON_1>: coffee tuesday 10am?\nMe: ok\n<PERSON_1>: can we do 30 min later?", 10, 30,
+         True),
+        ("<PERSON_1>: coffee tuesday 10am?\nMe: ok\n<PERSON_1>: bring it forward by 30 minutes?",
+         9, 30, True),
+        # must not: another amount, the amount the other way, a move no start was stated for
+        ("<PERSON_1>: coffee tuesday 10am?\nMe: ok\n<PERSON_1>: can we do 30 min later?", 10, 45,
+         False),
+        ("<PERSON_1>: coffee tuesday 10am?\nMe: ok\n<PERSON_1>: can we do 30 min later?", 9, 30,
+         False),
+        ("<PERSON_1>: coffee tuesday?\nMe: ok\n<PERSON_1>: can we do 30 min later?", 10, 30,
+         False),
+    ],
+)  # fmt: skip
+def test_the_gate_takes_a_stated_start_moved_by_a_stated_amount(
+    thread: str, hour: int, minute: int, allowed: bool
+) -> None:
     from tools.calendar.gate import check_start
 
-    thread = "<PERSON_1>: coffee tuesday 10am?\nMe: ok\n<PERSON_1>: can we do 30 min later?"
-    [event] = [e for e in link("add this", thread) if e.schedulable]
     mentions = TimeParser(tz=TZ, now=NOW).parse_input("add this", thread)
-    assert not check_start(event.start, all_day=False, mentions=mentions, tz=TZ, now=NOW).allowed
+    start = datetime(2026, 11, 24, hour, minute, tzinfo=ZoneInfo(TZ))
+    decision = check_start(start, all_day=False, mentions=mentions, tz=TZ, now=NOW)
+    assert decision.allowed is allowed, decision.reason
 
 
 @pytest.mark.parametrize(

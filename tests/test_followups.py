@@ -71,12 +71,31 @@ def test_make_it_then_cancel_it_change_the_same_event(chat: tuple[Assistant, Mem
 
 
 @pytest.mark.parametrize(
+    ("request_text", "hour", "minute"),
+    [
+        ("push it back an hour", 14, 0),
+        ("can we bring it forward 30 minutes", 12, 30),
+        ("15 min later please", 13, 15),
+    ],
+)
+def test_a_move_by_an_amount_moves_the_chats_event(
+    chat: tuple[Assistant, MemoryStore], request_text: str, hour: int, minute: int
+) -> None:
+    session = chat[1].create_session("lunch").id
+    say(chat, session, "lunch with Karthik Rao thursday next week at 1")
+    [event] = say(chat, session, request_text).events
+    assert event.status == "updated"
+    assert event.start.startswith(f"2026-12-03T{hour:02d}:{minute:02d}")
+
+
+@pytest.mark.parametrize(
     "request_text",
     [
         "cancel the dentist",  # names something that is not the chat's event
         "dinner with Ana Silva on friday at 8pm",  # a new plan, no follow-up act
         "can we do dinner with Ana Silva on friday at 8pm instead",  # a move act, another plan
         "make it 8",  # 08:00 or 20:00 for a 13:00 lunch: neither is clearly meant
+        "the dentist is 30 min later",  # an amount said of something else
     ],
 )
 def test_follow_ups_that_must_not_change_the_event(

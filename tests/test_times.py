@@ -432,3 +432,51 @@ def test_a_stamp_a_little_ahead_of_the_clock_is_now(
     parser: TimeParser, stamp: str, sent: datetime
 ) -> None:
     assert parser.stamp_time(stamp) == sent
+
+
+# A duration said as a move carries its signed amount (times.toml [shift_*]); one said as a
+# length, or followed by another clause, does not.
+@pytest.mark.parametrize(
+    ("text", "minutes"),
+    [
+        ("can we do 30 min later?", 30),
+        ("could we push it back an hour?", 60),
+        ("push the review back 15 minutes", 15),
+        ("can we bring it forward by 30 minutes?", -30),  # no year 2030 in "by 30"
+        ("move it up 15 min", -15),
+        ("half an hour earlier?", -30),
+        ("eine Stunde früher?", -60),
+        # must not fire
+        ("it takes 30 min, later I have gym", None),
+        ("the meeting lasts 2 hours", None),
+        ("the move back took an hour", None),
+        ("30 min later than the others we arrived", None),
+    ],
+)
+def test_a_move_by_an_amount(parser: TimeParser, text: str, minutes: int | None) -> None:
+    durations = [m for m in parser.parse(text) if m.kind == "duration"]
+    assert durations, "no duration read"
+    shift = durations[0].shift
+    assert (None if shift is None else shift.total_seconds() / 60) == minutes
+
+
+# A numeric day with dots is day.month ("4.12.", "04.12.2026"); "7.30" and "6.45" are clocks.
+@pytest.mark.parametrize(
+    ("span", "dated"),
+    [
+        ("4.12.", True),
+        ("04.12.2026", True),
+        ("12/03", True),
+        ("2026-12-01", True),
+        ("fri 8", True),
+        # must not
+        ("7.30", False),
+        ("6.45pm", False),
+        ("at 9.30", False),
+        ("at 4", False),
+    ],
+)
+def test_which_spans_name_their_day(span: str, dated: bool) -> None:
+    from tools.calendar.lang import states_date
+
+    assert states_date(span) is dated

@@ -41,6 +41,7 @@ class ProposedEvent:
     kind: Literal["event", "reminder"] = "event"
     undecided: list[str] = field(default_factory=list)  # "1 or 2?": the options, unpicked
     cancelled: bool = False
+    postponed: bool = False  # cancelled by a postponement that gave no new time
     activity: str = ""
     named: bool = False  # the title is the user's own name for it ("call it Out of office")
     said: int = -1  # the last message that created or changed it

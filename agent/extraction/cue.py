@@ -24,11 +24,24 @@ _CANCEL_INSTRUCTION_RE = re.compile(
 )
 
 
+_POSTPONE_WORDS_RE = data.phrase_pattern("acts", "postpone")
+
+
+def _instructions_blanked(text: str) -> str:
+    """`text` with its instructions on how to cancel or move ("To cancel call ...", "If you
+    need to reschedule, ...": acts.toml [cancel_instructions]) blanked out; offsets hold."""
+    return _CANCEL_INSTRUCTION_RE.sub(lambda m: " " * len(m.group(0)), text)
+
+
 def calls_off(text: str) -> re.Match[str] | None:
-    """Where `text` calls a plan off (acts.toml [cancel]), once its instructions on how to
-    cancel ("To cancel call ...", [cancel_instructions]) are blanked out; offsets hold."""
-    blanked = _CANCEL_INSTRUCTION_RE.sub(lambda m: " " * len(m.group(0)), text)
-    return _CANCEL_WORDS_RE.search(blanked)
+    """Where `text` calls a plan off (acts.toml [cancel]), instructions aside."""
+    return _CANCEL_WORDS_RE.search(_instructions_blanked(text))
+
+
+def puts_off(text: str) -> re.Match[str] | None:
+    """Where `text` puts a plan off (acts.toml [postpone]), instructions aside; only a message
+    with no time of its own leaves the plan with no time."""
+    return _POSTPONE_WORDS_RE.search(_instructions_blanked(text))
 
 
 DECLINE_RE = data.phrase_pattern("acts", "decline")
@@ -46,8 +59,6 @@ DECLINE_BEFORE_RE = re.compile(
 )
 # "same time but Monday" keeps the clock; "30 min later" moves by an amount (acts.toml).
 SAME_TIME_RE = data.phrase_pattern("acts", "same_time")
-LATER_RE = data.phrase_pattern("acts", "shift_later")
-EARLIER_RE = data.phrase_pattern("acts", "shift_earlier")
 # The user changes the plan the chat made: "actually make it 8:30" (acts.toml).
 MOVE_RE = data.phrase_pattern("acts", "move")
 # A sentence that reports free time ("you have an empty slot from 8 am to 11 am", "I'm free
@@ -67,13 +78,12 @@ RANGE_RE = re.compile(
     r"|hasta|até)\b|\bto\s+(?=\d|noon|midnight)",
     re.IGNORECASE,
 )
-# A day answered with no: "lundi oui, mardi non", "Tuesday no, sorry", "Friday doesn't work".
+# A day or time answered with no, said right after it: "lundi oui, mardi non", "Tuesday no,
+# sorry", "4 is bad" (acts.toml [decline_after]); or "Saturday I'm away" ([away]).
 DECLINE_AFTER_RE = re.compile(
-    r"\s*[,:–-]?\s*(?:no(?!\s+(?:problem|prob|worries|issue|later|earlier|more|longer)\b)|non"
-    r"|nein|não|nao|nope|doesn'?t\s+work|won'?t\s+work|is\s+out|(?:I\s+)?can'?t|je\s+(?:ne\s+)?peux"
-    r"\s+pas|no\s+puedo|não\s+posso|geht\s+nicht|passt\s+nicht|kann\s+(?:ich\s+)?nicht)\b"
-    # "Saturday I'm away": the day, then the speaker is away (acts.toml [away])
-    rf"|\s*[,:–-]?\s*(?:{AWAY_RE.pattern})",
+    rf"\s*[,:–-]?\s*(?!no\s+(?:{data.alternation('acts', 'no_but')})\b)"
+    rf"(?:{data.phrase_pattern('acts', 'decline_after').pattern}"
+    rf"|{AWAY_RE.pattern})",
     re.IGNORECASE,
 )
 ALL_DAY_RE = re.compile(

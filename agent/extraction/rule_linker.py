@@ -29,10 +29,8 @@ from agent.extraction.cue import (
     DEFER_RE,
     DEFINITE_RE,
     DISMISS_RE,
-    EARLIER_RE,
     FROM_TO_RE,
     GENERIC_EVENT_RE,
-    LATER_RE,
     MANY_RE,
     ONE_RE,
     OR_RE,
@@ -43,6 +41,7 @@ from agent.extraction.cue import (
     SAME_TIME_RE,
     SCHEDULE_QUESTION_RE,
     calls_off,
+    puts_off,
 )
 from agent.extraction.title import (
     ACTIVITY_RE,
@@ -311,6 +310,11 @@ class RuleLinker:
             if called_off is not None:
                 called_off.cancelled = True
             return last_day  # a plan called off in the same breath is no event either
+        if puts_off(text) and not own:  # "client asked to postpone, new date TBC"
+            put_off = target or _current(events)
+            if put_off is not None and (put_off.start is not None or put_off.day is not None):
+                put_off.cancelled = put_off.postponed = True
+            return last_day
         if DISMISS_RE.search(text) and not (own or segment.source == "request"):
             # "looks like phishing": the plan on the table came from a fake, not a person
             dismissed = target or _current(events)
@@ -343,7 +347,7 @@ class RuleLinker:
                 said.all_day or (said.has_clock_time and lang.states_date(said.text))
             ):
                 last_day = (said.value.astimezone(self.zone).date(), candidate.id)
-        if not clocks and not dates and self._shifted(text, own, segment.start, events):
+        if not clocks and not dates and self._shifted(own, segment, events):
             return last_day
         if not clocks:
             if (
@@ -436,29 +440,24 @@ class RuleLinker:
         return last_day
 
     # ------------------------------------------------------------------ pieces
-    def _shifted(
-        self, text: str, own: list[Candidate], offset: int, events: list[ProposedEvent]
-    ) -> bool:
-        """ "can we do 30 min later": the timed plan on the table moves by that amount. No words
-        state the new start, so the gate asks before anything is created."""
-        for candidate in own:
-            said = candidate.mention
-            if said.kind != "duration" or said.duration is None:
-                continue
-            after = text[said.end - offset :].lstrip()
-            shift = LATER_RE.match(after) or EARLIER_RE.match(after)
-            # The amount ends its clause ("30 min later?"): "takes 30 min, later I call" is no move.
-            rest = re.split(r"[.!?,;\n]", after[shift.end() :], maxsplit=1)[0] if shift else ""
-            moved = _current(events, timed=True)
-            if shift is None or len(rest.split()) > 2 or moved is None or moved.start is None:
-                continue
-            later = shift.re is LATER_RE
-            length = moved.end - moved.start if moved.end else DEFAULT_DURATION
-            moved.start = moved.start + (said.duration if later else -said.duration)
-            moved.end = moved.start + length
-            moved.grounds = [candidate.id]
-            return True
-        return False
+    def _shifted(self, own: list[Candidate], segment: Segment, events: list[ProposedEvent]) -> bool:
+        """ "can we do 30 min later?", "push it back an hour?": the timed plan on the table moves
+        by the amount said, as a counter that waits for someone else's yes. The gate lets the
+        new start through only as that stated start moved by that stated amount."""
+        moved = _current(events, timed=True)
+        shifts = [c for c in own if c.mention.shift is not None]
+        if not shifts or moved is None or moved.start is None:
+            return False
+        said = shifts[-1]
+        length = moved.end - moved.start if moved.end else DEFAULT_DURATION
+        moved.start = moved.start + said.mention.shift
+        moved.end = moved.start + length
+        moved.grounds = [said.id]
+        who = _who(segment)
+        if who is not None:  # a change to an agreed plan, even one's own: the others' yes
+            moved.offers.setdefault(moved.start, set()).add(who)
+            moved.setter, moved.pending, moved.awaiting = who, True, who
+        return True
 
     def _is_event_time(self, candidate: Candidate, segment: Segment) -> bool:
         """A stated clock time that could start an event: not "I'm free from 2 to 5", not
@@ -578,6 +577,14 @@ class RuleLinker:
         and whether that day was said at all (False: the parser's next such hour)."""
         mention = chosen.mention
         value = mention.value.astimezone(self.zone)
+        if mention.alternatives and target is not None and target.start is not None:
+            # "6.45?" - "can do 7.30": of 07:30 and 19:30, the reading nearer the time on the
+            # table (the gate still asks, since the words allow both)
+            was = target.start.astimezone(self.zone)
+            value = min(
+                (v.astimezone(self.zone) for v in (mention.value, *mention.alternatives)),
+                key=lambda v: abs((v.hour * 60 + v.minute) - (was.hour * 60 + was.minute)),
+            )
         if mention.kind == "interval" and mention.end_value and BY_RE.match(mention.text):
             value = (mention.end_value + timedelta(seconds=1)).astimezone(self.zone)
         if lang.states_date(mention.text):

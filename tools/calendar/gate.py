@@ -104,10 +104,36 @@ def check_start(
             f"{clock_mention.text!r} in the user's input",
             clock_mention,
         )
+    moved = _shifted_from(wanted, mentions, tz)
+    if moved is not None:
+        return moved
     reason = _open_reason(wanted, open_, zone) or _blocked_reason(
         f"{wanted:%Y-%m-%d %H:%M}", mentions
     )
     return GateDecision(False, reason, None)
+
+
+def _shifted_from(
+    wanted: datetime, mentions: Sequence[TimeMention], tz: str
+) -> GateDecision | None:
+    """A start moved by a stated amount ("fri at 10?" ... "could we push it back an hour?"):
+    allowed when the start before the move is itself stated, by words said before the move.
+    One move only; two in a row ("30 min later" ... "another 15 min later?") ask."""
+    for shift in (m for m in mentions if m.shift is not None and m.source in _USER_SOURCES):
+        before = [
+            m
+            for m in mentions
+            if m.shift is None and (m.source != shift.source or m.end <= shift.start)
+        ]
+        base = check_start(wanted - shift.shift, all_day=False, mentions=before, tz=tz)
+        if base.allowed and base.mention is not None:
+            return GateDecision(
+                True,
+                f"{wanted:%Y-%m-%d %H:%M} is {base.mention.text!r} moved by "
+                f"{shift.text!r} ({'later' if shift.shift > timedelta(0) else 'earlier'})",
+                base.mention,
+            )
+    return None
 
 
 # A day stated with its date ("Dec 4", "4 Dec", "the 4th", "4.12."), not only a weekday; a
@@ -138,6 +164,13 @@ def moved_start(
     said = [m for m in mentions if m.source == "request" and m.value is not None]
     days = [m for m in said if not m.has_clock_time and m.grain in ("day", "week", None)]
     clocks = [m for m in said if m.has_clock_time]
+    shifts = [m for m in mentions if m.source == "request" and m.shift is not None]
+    if shifts and not clocks and not days:  # "push it back an hour", "30 min earlier"
+        if len(shifts) > 1:
+            return None, "the request states more than one change"
+        new = old + shifts[0].shift
+        past = _in_the_past(new, now, zone)
+        return (None, past) if past else (new, f"{new:%Y-%m-%d %H:%M}: {shifts[0].text!r} moved")
     if not clocks and not days:
         return None, "the request states no new day or time"
     if len({_wall(m.value, zone).date() for m in days if m.value}) > 1 or len(clocks) > 1:

@@ -385,6 +385,23 @@ MOVED_FROM_RE = re.compile(
 # ... and the word before the move's new time: "... from Friday 4 December to Friday 11".
 MOVE_TO_RE = re.compile(rf"\s(?:{data.alternation('times', 'move_to')})\s", re.IGNORECASE)
 
+# A move by an amount: "30 min later" (words after it, ending the clause), "push it back an
+# hour", "bring it forward by 30 minutes" (words right before it). Phrases in times.toml.
+SHIFT_LATER_AFTER_RE = data.phrase_pattern("times", "shift_later_after")
+SHIFT_EARLIER_AFTER_RE = data.phrase_pattern("times", "shift_earlier_after")
+_SHIFT_BY = rf"(?:\s+(?:{data.alternation('times', 'shift_by')}))?\s*$"
+SHIFT_LATER_BEFORE_RE = re.compile(
+    rf"(?:{data.phrase_pattern('times', 'shift_later_before').pattern}){_SHIFT_BY}", re.IGNORECASE
+)
+SHIFT_EARLIER_BEFORE_RE = re.compile(
+    rf"(?:{data.phrase_pattern('times', 'shift_earlier_before').pattern}){_SHIFT_BY}",
+    re.IGNORECASE,
+)
+# The rest of a clause after "30 min later" may hold a word or two ("30 min later then?"); more
+# is another clause ("it takes 30 min, later I have gym" ends the clause first anyway).
+SHIFT_CLAUSE_END_RE = re.compile(r"[.!?,;\n]")
+
+
 # --- Zones Duckling does not read ("3pm PT", "9am Tokyo time", "9am my time"); the ones it does
 # ("CET", "PST") it converts itself. Words in lang/data/times.toml; places from the zone database.
 _ZONES: dict[str, str] = data.table("times")["zones"]
@@ -473,7 +490,9 @@ _DATE_WORD_RE = re.compile(
     rf"|lundi|mardi|mercredi|jeudi|vendredi|samedi|dimanche|lun|mer|jeu|ven|sam|dim|lunes|martes"
     rf"|miércoles|miercoles|jueves|viernes|sábado|sabado|domingo|mié|jue|vie|seg|ter|qua|qui|sex"
     rf")\.?(?![\w])|\b{MONTHS}\s*\d|\d{{1,2}}(?:st|nd|rd|th|er|e|º|ª)?\.?\s+{MONTHS}"
-    rf"|\b\d{{1,4}}[./-]\d{{1,2}}(?:[./-]\d{{2,4}})?\b|\bthe\s+\d{{1,2}}(?:st|nd|rd|th)\b"
+    # numeric dates; with dots only day.month ("4.12.", "04.12.2026"): "7.30" is a clock
+    rf"|\b\d{{1,4}}[/-]\d{{1,2}}(?:[./-]\d{{2,4}})?\b|\b\d{{4}}\.\d{{1,2}}\.\d{{1,2}}\b"
+    rf"|\b\d{{1,2}}\.(?:0?[1-9]|1[0-2])\b(?:\.\d{{2,4}}\b)?|\bthe\s+\d{{1,2}}(?:st|nd|rd|th)\b"
     rf"|\bin\s+\d+\s+days?\b",
     re.IGNORECASE,
 )

@@ -139,6 +139,9 @@ class TimeMention:
     # Said in the zone of someone whose zone the input never names ("9am my time" from a
     # contact): read in the user's zone, it grounds nothing and the gate asks.
     zone_unsaid: bool = False
+    # A duration said as a move of the plan on the table ("30 min later", "push it back an
+    # hour"): the signed amount. Only stated start + stated amount may ground such a start.
+    shift: timedelta | None = None
 
 
 @dataclass(frozen=True)
@@ -166,6 +169,64 @@ _MERIDIEM_RE = re.compile(
 STAMP_SKEW = timedelta(minutes=15)
 # A stamp's own "today": it is never another day, whatever its clock says.
 _TODAY_RE = re.compile(rf"\b(?:{data.alternation('times', 'today_words')})\b", re.IGNORECASE)
+
+
+def _counts_of_durations(clean: str, entities: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """ "by 30 minutes": Duckling also reads "by 30" as the year 2030. A time whose last number
+    is the count of a duration running on past it is that duration, not a time; so is one
+    that holds a duration said as a move ("push back by 1h" is no 01:00)."""
+    durations = [e for e in entities if e["dim"] == "duration"]
+
+    def a_count(e: dict[str, Any], d: dict[str, Any]) -> bool:
+        if e["start"] < d["start"] < e["end"] < d["end"]:
+            return True
+        return (
+            e["start"] <= d["start"]
+            and d["end"] <= e["end"]
+            and _shift_before(clean, d["start"]) != 0
+        )
+
+    return [e for e in entities if e["dim"] != "time" or not any(a_count(e, d) for d in durations)]
+
+
+def _shift_before(clean: str, at: int) -> tuple[int, int]:
+    """+1 or -1 when the words ending at `at` move a plan later or earlier ("push it back",
+    "bring it forward by"), and where those words start; (0, at) when they do not."""
+    before = clean[max(0, at - 40) : at]
+    for pattern, sign in ((lang.SHIFT_LATER_BEFORE_RE, 1), (lang.SHIFT_EARLIER_BEFORE_RE, -1)):
+        found = pattern.search(before)
+        if found:
+            return sign, at - len(before) + found.start()
+    return 0, at
+
+
+def _shift_after(clean: str, at: int) -> tuple[int, int]:
+    """+1 or -1 when the words from `at` move a plan ("later", "earlier") and end its clause
+    but for a word or two ("30 min later then?"), and where they end; (0, at) otherwise."""
+    after = clean[at:]
+    for pattern, sign in ((lang.SHIFT_LATER_AFTER_RE, 1), (lang.SHIFT_EARLIER_AFTER_RE, -1)):
+        found = pattern.match(after, len(after) - len(after.lstrip()))
+        if found:
+            rest = lang.SHIFT_CLAUSE_END_RE.split(after[found.end() :], maxsplit=1)[0]
+            return (sign, at + found.end()) if len(rest.split()) <= 2 else (0, at)
+    return 0, at
+
+
+def _shifted(text: str, clean: str, mention: TimeMention) -> TimeMention:
+    """A duration said as a move ("30 min later", "bring it forward by 30 minutes") carries its
+    signed amount, and its span takes in the words that make it one; any other duration ("it
+    takes 30 min, later I ...") is left as it is."""
+    if mention.kind != "duration" or mention.duration is None:
+        return mention
+    sign, start = _shift_before(clean, mention.start)
+    end = mention.end
+    if not sign:
+        sign, end = _shift_after(clean, mention.end)
+    if not sign:
+        return mention
+    return replace(
+        mention, text=text[start:end], start=start, end=end, shift=sign * mention.duration
+    )
 
 
 def _deadline_open(entity: dict[str, Any], ref: datetime) -> dict[str, Any]:
@@ -492,6 +553,7 @@ class TimeParser:
             entities = self._with_part_number(clean, entities, ref, locale)
         entities = [_deadline_open(e, ref) for e in entities]
         mentions: list[TimeMention] = []
+        entities = _counts_of_durations(clean, entities)
         time_spans = [(e["start"], e["end"]) for e in entities if e["dim"] == "time"]
         for entity in entities:
             if entity["dim"] == "time" and _BC_YEAR_RE.search(json.dumps(entity["value"])):
@@ -508,6 +570,7 @@ class TimeParser:
         mentions = self._weekday_day_numbers(text, clean, mentions)
         mentions = [self._weekday_before(text, clean, m, mentions) for m in mentions]
         mentions = [self._moved_to(text, clean, m, code, ref, source, speaker) for m in mentions]
+        mentions = [_shifted(text, clean, m) for m in mentions]
         return sorted(_open_days(clean, mentions), key=lambda m: m.start)
 
     def _weekday_before(
