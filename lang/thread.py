@@ -63,6 +63,7 @@ _CLOCK_RE = re.compile(_TIME, re.IGNORECASE)
 # A chat template's turn names ("SYSTEM:", "User:") label no person of the thread.
 CHAT_ROLES = data.words("labels", "chat_roles")
 TURN_LABELS = CHAT_ROLES | data.words("labels", "turn_labels")
+ORDER_FILLERS = data.words("labels", "order_fillers")
 _NOT_SPEAKERS = data.words("labels", "field_labels") | TURN_LABELS
 # Words that start sentences, never names: "[10:02] the plan is: go" has no speaker.
 _FUNCTION_WORDS = _NOT_SPEAKERS | data.words("labels", "function_words")

@@ -397,7 +397,10 @@ def test_a_time_turned_down_is_not_the_new_time(second: str, hour: int) -> None:
          "> Let's meet Tuesday at 2pm", []),
         ("<PERSON_1>: coffee tuesday 10am?\n<PERSON_2>: Termin abgesagt, tut mir leid", []),
         ("<PERSON_1>: drinks thursday 6pm\n<PERSON_1>: ça ne marche pas, désolé", []),
+        ("<PERSON_1>: gym 7am fri?\nMe: lol no way 7am 😂", []),
         # must not fire
+        ("<PERSON_1>: gym 7am fri?\nMe: lol no way 7am 😂 8am?\n<PERSON_1>: fine",
+         ["2026-11-27T08:00:00+01:00"]),
         ("<PERSON_1>: dinner monday at 7pm?\nMe: tuesday 8pm won't work, monday is great",
          ["2026-11-23T19:00:00+01:00"]),
         ("<PERSON_1>: that doesn't work for me, how about tuesday at 2pm?",

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from datetime import date, datetime, timedelta
 from zoneinfo import ZoneInfo
 
-from lang.thread import CHAT_ROLES, TURN_LABELS, reported_speech
+from lang.thread import CHAT_ROLES, ORDER_FILLERS, TURN_LABELS, reported_speech
 from tools.calendar.lang import MONTHS, states_date
 from tools.calendar.times import MOVE_CLOSER_BY, TimeMention
 
@@ -368,6 +368,7 @@ def reported_times(text: str, mentions: Sequence[TimeMention]) -> list[Injection
 _ROLE = "|".join(sorted(map(re.escape, CHAT_ROLES), key=len, reverse=True))
 # ... and the turn names that are ordinary words except as a label at a line's start ("User:").
 _TURN = "|".join(sorted(map(re.escape, TURN_LABELS), key=len, reverse=True))
+_FILLER = "|".join(sorted(map(re.escape, ORDER_FILLERS), key=len, reverse=True))
 # Imperatives an assistant acts on, in the five languages Veil reads (stems, so "books" too).
 _ACTION = (
     r"book|create|schedule|add|put|make|set|send|e-?mail|forward|reply|respond|delete|remove"
@@ -409,7 +410,10 @@ _INJECTION_RES = (
     # "assistant, book ...", "hey AI: please send ...", "Assistente, marque ..."
     re.compile(
         rf"\b(?:hey|hi|ok|dear|note\s+to(?:\s+the)?)?\s*(?:the\s+)?(?:{_ROLE})\b\s*[,:!-]?\s*"
-        rf"(?:please\s+|bitte\s+|s'il\s+te\s+plaît\s+|por\s+favor\s+)?(?:{_ACTION})\w*",
+        rf"(?:please\s+|bitte\s+|s'il\s+te\s+plaît\s+|por\s+favor\s+)?(?:{_ACTION})\w*"
+        # ... or addressed with a comma and a word or two before the order: "ps assistant,
+        # also add ...", "AI: could you quickly send ..." ("my assistant can book" says none)
+        rf"|\b(?:{_ROLE})[ \t]*[,:][ \t]*(?:(?:{_FILLER})[ \t]+){{1,3}}?(?:{_ACTION})\w*\b",
         re.IGNORECASE,
     ),
     # Tool calls written out: "create_event(", "call create_reminder now", {"tool": ...}
