@@ -16,6 +16,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import asdict, dataclass, field, replace
 
 from lang.data import alternation
+from lang.spelling import misspelt_weekday
 from lang.thread import split_thread
 from lang.zones import zone_for_place, zone_name_re
 from privacy.context import (
@@ -253,13 +254,15 @@ def _name_part(text: str, start: int, end: int) -> tuple[int, int]:
 
 
 def _never_a_name(text: str, start: int, end: int) -> bool:
-    """Spans no evidence makes a name: digits, a placeholder, only time or non-name words, or
-    an organisation word ("Q3", "Tomorrow", "Acme Corp")."""
+    """Spans no evidence makes a name: digits, a placeholder, only time or non-name words (a
+    misspelt weekday too: "modnay"), or an organisation word ("Q3", "Tomorrow", "Acme Corp")."""
     value = text[start:end]
     words = [w.casefold() for w in _WORD_RE.findall(value)]
     if not words or any(ch.isdigit() for ch in value) or PLACEHOLDER_RE.search(value):
         return True
-    return all(w in NOT_NAMES or w in TIME_WORDS for w in words) or _names_an_org(value, words)
+    return all(
+        w in NOT_NAMES or w in TIME_WORDS or misspelt_weekday(w) for w in words
+    ) or _names_an_org(value, words)
 
 
 def _names_an_org(value: str, words: list[str]) -> bool:

@@ -55,6 +55,8 @@ MUST_REDACT = [
     # a hyphened given name before a surname that is also a venue word; capitals up to a field's end
     ("dinner with Ji-woo Park on friday", {("PERSON", "Ji-woo Park")}),
     ("PASSENGER: NGUYEN VAN AN  SEAT 14C", {("PERSON", "NGUYEN VAN AN")}),
+    # a word one keystroke from a weekday is a day only alone: beside a surname it is a name
+    ("lunch with Thurday Okafor?", {("PERSON", "Thurday Okafor")}),
     ("Hallo Jürgen, treffen wir uns morgen mit Anna?", {("PERSON", "Jürgen"), ("PERSON", "Anna")}),
     ("Salut Élodie, on dîne avec Marc jeudi ?", {("PERSON", "Élodie"), ("PERSON", "Marc")}),
     ("Oi João, vamos almoçar com a Ana amanhã?", {("PERSON", "João"), ("PERSON", "Ana")}),
@@ -108,6 +110,8 @@ def test_must_be_redacted(text: str, expected: set[tuple[str, str]]) -> None:
         ("email karthik my cfo about Q3 and the dentist", ["cfo", "Q3", "dentist"]),
         ("Tomorrow: bring cake", ["Tomorrow"]),
         ("mark it for next Thursday", ["mark it", "next Thursday"]),
+        # a weekday one keystroke off is still a day, never a name
+        ("create vacation to brazil on modnay at 3", ["modnay"]),
     ],
 )  # fmt: skip
 def test_must_stay_visible(text: str, visible: list[str]) -> None:

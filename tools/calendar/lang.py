@@ -14,6 +14,7 @@ from datetime import timedelta
 from lang import data, zones
 from lang.frequency import zipf
 from lang.once import once
+from lang.spelling import misspelt_weekday
 
 DEFAULT_LANGUAGE = "en"  # parsed alongside any detected language, and preferred on a tie
 
@@ -125,22 +126,7 @@ _NUMBER_DASH_RE = re.compile(
 # "12 noon", "12 midnight": the number makes Duckling read "at 12" and "noon" apart, the day
 # said before them left with the first; the word alone is the same time.
 _TWELVE_RE = re.compile(r"(?<![\w:])12\s+(?=(?:noon|midday|midnight)\b)", re.IGNORECASE)
-_WEEKDAYS = tuple(names.split()[0] for names in data.table("times")["weekdays"]["en"])
 _WORD_RE = re.compile(r"[^\W\d_]{5,10}")
-
-
-def _one_edit(word: str, target: str) -> bool:
-    """Whether `word` is `target` with one letter dropped, added, changed or two swapped."""
-    if word == target or abs(len(word) - len(target)) > 1:
-        return False
-    if len(word) == len(target):
-        diff = [i for i, (a, b) in enumerate(zip(word, target, strict=True)) if a != b]
-        return len(diff) == 1 or (
-            len(diff) == 2 and diff[1] == diff[0] + 1
-            and word[diff[0]] == target[diff[1]] and word[diff[1]] == target[diff[0]]
-        )  # fmt: skip
-    short, long_ = sorted((word, target), key=len)
-    return any(long_[:i] + long_[i + 1 :] == short for i in range(len(long_)))
 
 
 def _spellings(section: str) -> tuple[dict[str, str], re.Pattern[str]]:
@@ -180,11 +166,8 @@ def fix_typing_slips(text: str) -> str:
 
     def weekday(match: re.Match[str]) -> str:
         word = match.group(0)
-        folded = word.casefold()
-        for day in _WEEKDAYS:
-            if _one_edit(folded, day) and zipf(folded) < 2.0:
-                return (word[0] + day[1:3]).ljust(len(word))
-        return word
+        day = misspelt_weekday(word)
+        return (word[0] + day[1:3]).ljust(len(word)) if day else word
 
     fixed = _CLOCK_SLIP_RE.sub(lambda m: f"{m.group(1)}:{m.group(2)}", text)
     return _WORD_RE.sub(weekday, fixed)
