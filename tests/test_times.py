@@ -480,3 +480,29 @@ def test_which_spans_name_their_day(span: str, dated: bool) -> None:
     from tools.calendar.lang import states_date
 
     assert states_date(span) is dated
+
+
+# A weekday and a bare number with no clock on the line: the hour when no such day of the
+# month is near ("Monday 10": no Monday the 10th within two months), unclear when one is
+# ("Friday 3": the 3rd of April is a Friday, or 3 o'clock). NOW is Wednesday 2026-03-04.
+@pytest.mark.parametrize(
+    ("text", "kind", "value", "others"),
+    [
+        ("they offered Monday 10", "datetime", _at(2026, 3, 9, 10), [_at(2026, 3, 9, 22)]),
+        ("Tuesday 4 fine", "datetime", _at(2026, 3, 10, 16), [_at(2026, 3, 10, 4)]),
+        ("Thursday 15?", "datetime", _at(2026, 3, 5, 15), []),
+        ("Tuesday 14?", "vague", None, []),  # Tuesday the 14th of April, or 2pm
+        # must not read an hour
+        ("bowling Friday 3?", "vague", None, []),
+        ("see you Monday 13th", "date", _at(2026, 4, 13), []),
+        ("Monday 10 at 2pm", "vague", None, []),  # the clock is said: 10 is a day, not near
+    ],
+)
+def test_a_weekday_and_a_bare_number(
+    parser: TimeParser, text: str, kind: str, value: datetime | None, others: list[datetime]
+) -> None:
+    mention = _first(parser.parse(text))
+    assert mention.kind == kind
+    if value is not None:
+        assert mention.value == value
+        assert list(mention.alternatives) == others

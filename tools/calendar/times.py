@@ -644,15 +644,23 @@ class TimeParser:
             if mention.value is None or mention.kind not in ("date", "datetime"):
                 out.append(mention)
                 continue
+            hour_too = False
             if inside and not lang.DAY_OF_MONTH_RE.search(clean, inside.end(), mention.end):
                 number, end = inside, mention.end
-            elif (
-                mention.kind == "date"
-                and lang.weekday_only(mention.text)
-                and after is not None
-                and any(c.start >= after.end() for c in clocks)
-            ):
+            elif mention.kind == "date" and lang.weekday_only(mention.text) and after is not None:
                 number, end = after, after.end()
+                # "they offered Wednesday 11": with no clock on its line, the number may be
+                # the hour; an ordinal ("wed 11th") is always the day
+                line = (
+                    clean.rfind("\n", 0, mention.start) + 1,
+                    clean.find("\n", end) % (len(clean) + 1),
+                )
+                hour_too = not number.group(0).rstrip()[-1].isalpha() and not any(
+                    line[0] <= c.start < line[1] for c in clocks
+                )
+                if not hour_too and not any(c.start >= after.end() for c in clocks):
+                    out.append(mention)
+                    continue
             else:
                 out.append(mention)
                 continue
@@ -671,7 +679,10 @@ class TimeParser:
             )  # fmt: skip
             if weekday is None:
                 out.append(mention)
-            elif found is None:  # "fri 13" with no Friday the 13th near: which day is unclear
+            elif hour_too and found is None and day <= 23:  # no Wednesday the 11th near: 11:00
+                out.append(self._weekday_at_hour(text, mention, day, end))
+            elif found is None or hour_too:  # "fri 13" with no Friday the 13th near, or "fri 8"
+                # with one (the 8th, or 8 o'clock): which day or time is unclear
                 out.append(replace(mention, kind="vague", has_clock_time=False, all_day=False,
                                    vague=text[mention.start:end].lower(), end=end,
                                    text=text[mention.start:end]))  # fmt: skip
@@ -681,6 +692,19 @@ class TimeParser:
                                       self.zone)  # fmt: skip
                 out.append(replace(mention, value=at, end=end, text=text[mention.start : end]))
         return out
+
+    def _weekday_at_hour(self, text: str, mention: TimeMention, hour: int, end: int) -> TimeMention:
+        """ "Wednesday 11" read as that weekday at that hour: a working hour's half of the day
+        (7-11 morning, 1-6 afternoon), the other half an alternative the gate asks about."""
+        day = mention.value.astimezone(self.zone).date()
+        said = hour if hour >= 12 else hour + 12 if hour <= 6 else hour
+        other = () if hour >= 12 else ((said + 12) % 24,)
+        return replace(
+            mention, kind="datetime", has_clock_time=True, all_day=False, grain="hour",
+            value=datetime.combine(day, time(said), self.zone), end=end,
+            text=text[mention.start : end],
+            alternatives=tuple(datetime.combine(day, time(h), self.zone) for h in other),
+        )  # fmt: skip
 
     def _with_part_number(
         self, clean: str, entities: list[dict[str, Any]], ref: datetime, locale: str | None
