@@ -304,6 +304,8 @@ def titles(events: list[ProposedEvent]) -> list[tuple[str, str]]:
         ("<PERSON_1>: brunch sun 11:30?\n<PERSON_2>: 🙌🙌", ["2026-11-22T11:30:00+01:00"]),
         # a clock written with a dot names no day: it takes the day the message named
         ("<PERSON_1>: Squash on Tuesday? 6.45pm?", ["2026-11-24T18:45:00+01:00"]),
+        # a meal said with its day gives the clock after it that day
+        ("<PERSON_1>: lunch wed nxt wk @ 1?\nMe: 👍 sounds gd", ["2026-11-25T13:00:00+01:00"]),
     ],
 )  # fmt: skip
 def test_offers_and_answers(thread: str, expected: list[str]) -> None:

@@ -506,3 +506,21 @@ def test_a_weekday_and_a_bare_number(
     if value is not None:
         assert mention.value == value
         assert list(mention.alternatives) == others
+
+
+# A weekday with words after it that put it in the coming week, as chat spells them
+# (times.toml [week_after]). NOW is Wednesday 2026-03-04.
+@pytest.mark.parametrize(
+    ("text", "day"),
+    [
+        ("lunch fri nxt wk @ 1?", "03-13"),
+        ("call tues next wk", "03-10"),
+        ("Dienstag nächste Woche um 10", "03-10"),
+        # must not fire
+        ("drinks fri nxt wknd?", "03-06"),
+        ("call fri. nxt wk is busy", "03-06"),
+    ],
+)
+def test_a_weekday_in_the_coming_week(parser: TimeParser, text: str, day: str) -> None:
+    mention = [m for m in parser.parse(text) if m.value is not None][0]
+    assert f"{mention.value:%m-%d}" == day

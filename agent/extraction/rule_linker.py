@@ -383,7 +383,9 @@ class RuleLinker:
                 and not target.undecided  # "Friday at 4 or Saturday?" - "Saturday 10am it is"
             ):
                 target = None  # "the plumber comes monday at 8": its own day, its own event
-        start, grounds, dated = self._resolve(chosen, target, last_day, dates)
+        # "lunch wed nxt wk @ 1": a meal said with its day gives the clock its day
+        days = dates or [c for c in vague if lang.states_date(c.mention.text)]
+        start, grounds, dated = self._resolve(chosen, target, last_day, days)
         if (
             moving
             and mention.kind == "interval"

@@ -569,6 +569,7 @@ class TimeParser:
         mentions = self._attach_vague_words(text, clean, mentions, code, source)
         mentions = self._weekday_day_numbers(text, clean, mentions)
         mentions = [self._weekday_before(text, clean, m, mentions) for m in mentions]
+        mentions = [self._week_after(text, clean, m) for m in mentions]
         mentions = [self._moved_to(text, clean, m, code, ref, source, speaker) for m in mentions]
         mentions = [_shifted(text, clean, m) for m in mentions]
         return sorted(_open_days(clean, mentions), key=lambda m: m.start)
@@ -599,6 +600,40 @@ class TimeParser:
         return replace(
             mention, value=at, alternatives=others, start=before.start(),
             text=text[before.start() : mention.end],
+        )  # fmt: skip
+
+    def _week_after(self, text: str, clean: str, mention: TimeMention) -> TimeMention:
+        """ "lunch wed nxt wk @ 1": a weekday with words after it that put it in the coming week
+        (times.toml [week_after], spellings Duckling does not read) is that week's day."""
+        if mention.value is None or mention.kind not in ("date", "datetime", "vague"):
+            return mention
+        named = lang.WEEKDAY_RE.search(mention.text)
+        after = _WEEK_AFTER_RE.match(clean, mention.end)
+        if (
+            named is None
+            or after is None
+            or lang.DAY_OF_MONTH_RE.search(mention.text)
+            or mention.text.rstrip()[-1] in ".,;!?"  # "fri. nxt wk is busy": another sentence
+        ):
+            return mention
+        weekday = lang.WEEKDAY_INDEX.get(named.group(0).casefold().rstrip("."))
+        if weekday is None:
+            return mention
+        today = self.now.astimezone(self.zone).date()
+        day = today + timedelta(days=7 - today.weekday() + weekday)
+        local = mention.value.astimezone(self.zone)
+        moved = day - local.date()
+        return replace(
+            mention,
+            value=datetime.combine(day, local.time(), self.zone),
+            end_value=(
+                datetime.combine(mention.end_value.astimezone(self.zone).date() + moved,
+                                 mention.end_value.astimezone(self.zone).time(), self.zone)
+                if mention.end_value is not None else None
+            ),
+            alternatives=(),
+            end=after.end(),
+            text=text[mention.start : after.end()],
         )  # fmt: skip
 
     def _moved_to(
@@ -1072,6 +1107,9 @@ _DAY_NUMBER = (
     rf"(?![ \t]*(?:of[ \t]+)?{lang.MONTHS})"
 )
 _DAY_NUMBER_AFTER_RE = re.compile(_DAY_NUMBER, re.IGNORECASE)
+_WEEK_AFTER_RE = re.compile(
+    rf"[ \t]+(?:{data.phrase_pattern('times', 'week_after').pattern})", re.IGNORECASE
+)
 _WEEKDAY_DAY_NUMBER_RE = re.compile(
     rf"(?:on[ \t]+)?{lang.WEEKDAY_RE.pattern}\.?,?{_DAY_NUMBER}", re.IGNORECASE
 )
