@@ -64,7 +64,10 @@ _CLOCK_RE = re.compile(_TIME, re.IGNORECASE)
 CHAT_ROLES = data.words("labels", "chat_roles")
 TURN_LABELS = CHAT_ROLES | data.words("labels", "turn_labels")
 ORDER_FILLERS = data.words("labels", "order_fillers")
-_NOT_SPEAKERS = data.words("labels", "field_labels") | TURN_LABELS
+# ... and the labels of a time that is no start ("Arrive: 14:05", times.toml [end_labels]).
+_NOT_SPEAKERS = (
+    data.words("labels", "field_labels") | TURN_LABELS | data.words("times", "end_labels")
+)
 # Words that start sentences, never names: "[10:02] the plan is: go" has no speaker.
 _FUNCTION_WORDS = _NOT_SPEAKERS | data.words("labels", "function_words")
 # Labels that stand for the user ("Me:", "Moi :").

@@ -98,6 +98,9 @@ EVIDENCE_LOG: list[tuple[str, Evidence]] | None = None
 # "Mei Tanaka from Fabrikam Labs": what follows a name and "of", "from" or "at" is where
 # they are from.
 _OWNER_OF_RE = re.compile(r"[A-ZÀ-Þ][\w'’\-]*[ \t]+[A-ZÀ-Þ][\w'’\-]*[ \t]+(?:of|from|at)[ \t]+$")
+# How common the words after a city must be for the span to be a landmark ("Heathrow" 3.4,
+# "Euston" 2.8) rather than a rare surname ("Adeyemi" 2.0).
+CITY_WORD_ZIPF = 2.5
 _OPENER_BEFORE_RE = re.compile(
     rf"\b(?:{alternation('places', 'place_openers')})[ \t]+$", re.IGNORECASE
 )
@@ -345,6 +348,12 @@ def _checks(
         "in_thread": thread,  # a chat export is full of people's names
         # "9am Sydney time": a place of the zone database, said as a time zone
         "zone_place": bool(_TIME_AFTER_RE.match(text, end)) and zone_for_place(value) is not None,
+        # "London Heathrow", "New York Penn": a city of the zone database, then known words that
+        # name no one ("Sydney Adeyemi", "Paris Chen" are people: a rare word or a surname)
+        "city_first": len(words) > 1
+        and zone_for_place(written[0]) is not None
+        and not any(given[1:])
+        and all(not is_surname(w) and zipf(w) >= CITY_WORD_ZIPF for w in words[1:]),
     }  # fmt: skip
     if not guess:
         return checks

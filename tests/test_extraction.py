@@ -304,6 +304,9 @@ def titles(events: list[ProposedEvent]) -> list[tuple[str, str]]:
         ("<PERSON_1>: brunch sun 11:30?\n<PERSON_2>: 🙌🙌", ["2026-11-22T11:30:00+01:00"]),
         # a clock written with a dot names no day: it takes the day the message named
         ("<PERSON_1>: Squash on Tuesday? 6.45pm?", ["2026-11-24T18:45:00+01:00"]),
+        # "Depart:" and "Arrive:" are field labels, not speakers: the departure is the start
+        ("BA0117 LHR -> JFK\nDepart: Tue 08 Dec 2026 11:20\nArrive: Tue 08 Dec 2026 14:05",
+         ["2026-12-08T11:20:00+01:00"]),
         # a meal said with its day gives the clock after it that day
         ("<PERSON_1>: lunch wed nxt wk @ 1?\nMe: 👍 sounds gd", ["2026-11-25T13:00:00+01:00"]),
     ],
@@ -400,7 +403,10 @@ def test_a_time_turned_down_is_not_the_new_time(second: str, hour: int) -> None:
         ("<PERSON_1>: coffee tuesday 10am?\n<PERSON_2>: Termin abgesagt, tut mir leid", []),
         ("<PERSON_1>: drinks thursday 6pm\n<PERSON_1>: ça ne marche pas, désolé", []),
         ("<PERSON_1>: gym 7am fri?\nMe: lol no way 7am 😂", []),
+        ("<PERSON_1>: dinner monday at 7pm?\nMe: yes\n<PERSON_1>: call me, I need to cancel", []),
         # must not fire
+        ("Reminder: your appointment is on Tue 24/11 at 16:15. Reply C to cancel, or call "
+         "<PHONE_1>.", ["2026-11-24T16:15:00+01:00"]),
         ("<PERSON_1>: gym 7am fri?\nMe: lol no way 7am 😂 8am?\n<PERSON_1>: fine",
          ["2026-11-27T08:00:00+01:00"]),
         ("<PERSON_1>: dinner monday at 7pm?\nMe: tuesday 8pm won't work, monday is great",

@@ -57,6 +57,8 @@ MUST_REDACT = [
     ("PASSENGER: NGUYEN VAN AN  SEAT 14C", {("PERSON", "NGUYEN VAN AN")}),
     # a word one keystroke from a weekday is a day only alone: beside a surname it is a name
     ("lunch with Thurday Okafor?", {("PERSON", "Thurday Okafor")}),
+    ("lunch with Sydney Adeyemi and Paris Chen", {("PERSON", "Sydney Adeyemi"),
+                                                 ("PERSON", "Paris Chen")}),
     ("Hallo Jürgen, treffen wir uns morgen mit Anna?", {("PERSON", "Jürgen"), ("PERSON", "Anna")}),
     ("Salut Élodie, on dîne avec Marc jeudi ?", {("PERSON", "Élodie"), ("PERSON", "Marc")}),
     ("Oi João, vamos almoçar com a Ana amanhã?", {("PERSON", "João"), ("PERSON", "Ana")}),
@@ -112,6 +114,8 @@ def test_must_be_redacted(text: str, expected: set[tuple[str, str]]) -> None:
         ("mark it for next Thursday", ["mark it", "next Thursday"]),
         # a weekday one keystroke off is still a day, never a name
         ("create vacation to brazil on modnay at 3", ["modnay"]),
+        # a city, then a known word that names no one: a landmark ("Sydney Adeyemi" is redacted)
+        ("BA0117  London Heathrow (LHR) T5 -> New York JFK T8", ["London Heathrow"]),
     ],
 )  # fmt: skip
 def test_must_stay_visible(text: str, visible: list[str]) -> None:
