@@ -63,7 +63,11 @@ def regex_alternation(file: str, section: str) -> str:
 def phrase_pattern(file: str, section: str) -> re.Pattern[str]:
     """The phrase lists of `section` (all languages) as one case-insensitive, word-bounded
     pattern; a space in a phrase matches any run of spaces, a "*" one word."""
-    entries = [p for phrases in table(file)[section].values() for p in phrases]
+    return phrases_regex([p for phrases in table(file)[section].values() for p in phrases])
+
+
+def phrases_regex(entries: list[str]) -> re.Pattern[str]:
+    """Phrases as one case-insensitive, word-bounded pattern, as `phrase_pattern` reads them."""
     body = "|".join(
         r"\s+".join(r"[^\s.,;!?]+" if w == "*" else re.escape(w) for w in p.split())
         for p in sorted(entries, key=len, reverse=True)

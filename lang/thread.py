@@ -338,7 +338,11 @@ def _is_name_header(match: re.Match[str], seen: Counter[str]) -> bool:
     (one word, one space) is a verse, and
     "Mon, Dec 7" (a name made only of day and month words, a stamp with no clock) a date line."""
     speaker = match.group("speaker")
-    if not _is_name_label(speaker, seen) or not _HEADER_CLOCK_RE.search(match.group("stamp")):
+    # Discord's "zed — Today at 09:12": a long dash before the stamp, which no one types in
+    # a chat line, lets a username in any case through
+    dashed = any(dash in match.group("gap") for dash in "—–") and _is_stamped_label(speaker)
+    named = _is_name_label(speaker, seen) or dashed
+    if not named or not _HEADER_CLOCK_RE.search(match.group("stamp")):
         return False
     if all(w.casefold().strip(".,") in _CALENDAR_WORDS for w in speaker.split()):
         return False

@@ -307,6 +307,13 @@ def titles(events: list[ProposedEvent]) -> list[tuple[str, str]]:
         # "Depart:" and "Arrive:" are field labels, not speakers: the departure is the start
         ("BA0117 LHR -> JFK\nDepart: Tue 08 Dec 2026 11:20\nArrive: Tue 08 Dec 2026 14:05",
          ["2026-12-08T11:20:00+01:00"]),
+        # a pick by place among offered times (acts.toml [ordinal_picks])
+        ("<PERSON_1>: Could you do Tue 24 Nov 11:00, Wed 25 Nov 15:00 or Thu 26 Nov 09:30?\n"
+         "Me: The second one please.", ["2026-11-25T15:00:00+01:00"]),
+        ("<PERSON_1>: Tue 24 Nov 11:00 or Wed 25 Nov 15:00?\nMe: option 1 works",
+         ["2026-11-24T11:00:00+01:00"]),
+        ("<PERSON_1>: Tue 24 Nov 11:00 or Wed 25 Nov 15:00?\nMe: it's my first one-on-one "
+         "with them", []),  # must not: no pick
         # a meal said with its day gives the clock after it that day
         ("<PERSON_1>: lunch wed nxt wk @ 1?\nMe: 👍 sounds gd", ["2026-11-25T13:00:00+01:00"]),
     ],
@@ -404,6 +411,7 @@ def test_a_time_turned_down_is_not_the_new_time(second: str, hour: int) -> None:
         ("<PERSON_1>: drinks thursday 6pm\n<PERSON_1>: ça ne marche pas, désolé", []),
         ("<PERSON_1>: gym 7am fri?\nMe: lol no way 7am 😂", []),
         ("<PERSON_1>: dinner monday at 7pm?\nMe: yes\n<PERSON_1>: call me, I need to cancel", []),
+        ("Ihr Termin am 24.11.2026 um 08:15 Uhr muss leider entfallen. Wir melden uns.", []),
         # must not fire
         ("Reminder: your appointment is on Tue 24/11 at 16:15. Reply C to cancel, or call "
          "<PHONE_1>.", ["2026-11-24T16:15:00+01:00"]),

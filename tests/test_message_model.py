@@ -80,6 +80,7 @@ HEADER_ROWS = [
     # Discord copy: the name, a dash, the stamp
     ("Rook — Today at 10:02 AM\nraid tonight 9pm?", 0, "Rook"),
     ("Kestrel - 25/11/2026 10:06\nin", 0, "Kestrel"),
+    ("zed — Today at 09:12\ngame night sat 8pm?", 0, "zed"),  # a username in lower case
     # must not fire: a day and month are no name, a stamp with no clock opens no message
     ("Flight UA 123\nMon, Dec 7\nDeparts 6:50 AM", 1, None),
     ("Fri, 9 Oct\nTable for 2", 0, None),
@@ -87,6 +88,8 @@ HEADER_ROWS = [
     ("Sa., 14. Mai\nEinlass 18 Uhr", 0, None),
     ("[10:02] ok thanks\n[10:03] Priya: see you", 0, None),
     ("Platform 4 — 10:02\nDelayed", 0, None),
+    ("the plan — Today at 10:02\nok", 0, None),
+    ("sure - 3pm\nok", 0, None),
     ("John 3:16\nFor God so loved the world", 0, None),
     ("Meeting 09:30\nRoom 4", 0, None),
 ]

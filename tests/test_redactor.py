@@ -114,6 +114,8 @@ def test_must_be_redacted(text: str, expected: set[tuple[str, str]]) -> None:
         ("mark it for next Thursday", ["mark it", "next Thursday"]),
         # a weekday one keystroke off is still a day, never a name
         ("create vacation to brazil on modnay at 3", ["modnay"]),
+        # a clock's minutes are no house number
+        ("Let's grab lunch Friday at 12:30, usual place?", ["12:30, usual place"]),
         # a city, then a known word that names no one: a landmark ("Sydney Adeyemi" is redacted)
         ("BA0117  London Heathrow (LHR) T5 -> New York JFK T8", ["London Heathrow"]),
     ],

@@ -483,13 +483,17 @@ def test_which_spans_name_their_day(span: str, dated: bool) -> None:
 
 
 # A weekday and a bare number with no clock on the line: the hour when no such day of the
-# month is near ("Monday 10": no Monday the 10th within two months), unclear when one is
+# month is near ("Monday 10": no Monday the 10th within two months), am or pm as a bare hour's
+# words decide; unclear when such a day is near
 # ("Friday 3": the 3rd of April is a Friday, or 3 o'clock). NOW is Wednesday 2026-03-04.
 @pytest.mark.parametrize(
     ("text", "kind", "value", "others"),
     [
-        ("they offered Monday 10", "datetime", _at(2026, 3, 9, 10), [_at(2026, 3, 9, 22)]),
-        ("Tuesday 4 fine", "datetime", _at(2026, 3, 10, 16), [_at(2026, 3, 10, 4)]),
+        ("they offered Monday 10", "datetime", _at(2026, 3, 9, 10), []),
+        ("Tuesday 4 fine", "datetime", _at(2026, 3, 10, 16), []),
+        ("Monday 8?", "datetime", _at(2026, 3, 9, 8), [_at(2026, 3, 9, 20)]),  # 8 is open
+        ("drinks Monday 8?", "datetime", _at(2026, 3, 9, 20), []),  # drinks: evening
+        ("pizza night Friday 7?", "datetime", _at(2026, 3, 6, 19), []),
         ("Thursday 15?", "datetime", _at(2026, 3, 5, 15), []),
         ("Tuesday 14?", "vague", None, []),  # Tuesday the 14th of April, or 2pm
         # must not read an hour
@@ -524,3 +528,46 @@ def test_a_weekday_and_a_bare_number(
 def test_a_weekday_in_the_coming_week(parser: TimeParser, text: str, day: str) -> None:
     mention = [m for m in parser.parse(text) if m.value is not None][0]
     assert f"{mention.value:%m-%d}" == day
+
+
+# A season names no day: no all-day event from "Spring" (a range of weeks said with no number).
+@pytest.mark.parametrize(
+    ("text", "kind"),
+    [
+        ("Spring Pottery (8 weeks) starts in January", "vague"),
+        ("this summer", "vague"),
+        # must not: a range with its days said
+        ("Dec 14-16", "interval"),
+        ("from March 10 to April 20", "interval"),
+    ],
+)
+def test_a_season_is_no_date_range(parser: TimeParser, text: str, kind: str) -> None:
+    assert _first(parser.parse(text)).kind == kind
+
+
+def test_a_list_of_times_is_read_one_by_one(parser: TimeParser) -> None:
+    """Duckling also reads across a list's commas ("5 Mar 11:00, Fri 6 Mar" in another year)."""
+    found = parser.parse("Could you do Thu 5 Mar 11:00, Fri 6 Mar 15:00 or Mon 9 Mar 09:30?")
+    assert [f"{m.value:%m-%d %H:%M}" for m in found] == [
+        "03-05 11:00",
+        "03-06 15:00",
+        "03-09 09:30",
+    ]
+
+
+# A weekday said on that weekday: today, or a week on; "today" or a date says which.
+# NOW is Wednesday 2026-03-04 10:00.
+@pytest.mark.parametrize(
+    ("text", "others"),
+    [
+        ("Wednesday at 2pm works", [_at(2026, 3, 11, 14)]),
+        # must not fire
+        ("Thursday at 2pm works", []),
+        ("today at 2pm works", []),
+        ("Wednesday March 11 at 2pm", []),
+    ],
+)
+def test_todays_weekday_could_be_next_week(
+    parser: TimeParser, text: str, others: list[datetime]
+) -> None:
+    assert list(_first(parser.parse(text)).alternatives) == others

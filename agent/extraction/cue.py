@@ -48,6 +48,23 @@ def puts_off(text: str) -> re.Match[str] | None:
     return _POSTPONE_WORDS_RE.search(_instructions_blanked(text))
 
 
+# "The second one please": a pick by place among offered times (acts.toml [ordinal_picks]).
+_PICKS = [
+    (int(place), data.phrases_regex(phrases))
+    for table in data.table("acts")["ordinal_picks"].values()
+    for place, phrases in table.items()
+]
+
+
+def picked_place(text: str) -> tuple[int, re.Match[str]] | None:
+    """The place in a list of offered times a message picks (1 first, -1 last), and where."""
+    for place, pattern in _PICKS:
+        for found in pattern.finditer(text):
+            if not text.startswith("-", found.end()):  # "my first one-on-one" picks nothing
+                return place, found
+    return None
+
+
 DECLINE_RE = data.phrase_pattern("acts", "decline")
 DEFER_RE = data.phrase_pattern("acts", "defer")
 DISMISS_RE = data.phrase_pattern("acts", "dismiss")

@@ -41,6 +41,7 @@ from agent.extraction.cue import (
     SAME_TIME_RE,
     SCHEDULE_QUESTION_RE,
     calls_off,
+    picked_place,
     puts_off,
 )
 from agent.extraction.title import (
@@ -340,6 +341,28 @@ class RuleLinker:
             declined = target or _current(events)
             if declined is not None:
                 declined.cancelled = True
+            return last_day
+        pick = picked_place(text)
+        # a time of its own outside the pick's words ("the second" is a date, "second one" a
+        # duration to Duckling) makes it no pick
+        timed = pick is not None and any(
+            c.mention.kind != "duration"
+            and not (
+                c.mention.start - segment.start < pick[1].end()
+                and pick[1].start() < c.mention.end - segment.start
+            )
+            for c in own
+        )
+        offered = next((e for e in reversed(events) if e.undecided and not e.cancelled), None)
+        if pick and not timed and offered is not None and abs(pick[0]) <= len(offered.undecided):
+            # "Thu 11:00, Fri 15:00 or Mon 09:30?" - "The second one please."
+            place = pick[0]
+            wanted = offered.undecided[place - 1 if place > 0 else place]
+            chosen = next(c for c in found if c.id == wanted)
+            offered.start, offered.grounds, offered.dated = self._resolve(chosen, None, None, [])
+            offered.end = self._end(chosen.mention, offered.start, offered.activity)
+            offered.undecided = []
+            _offered(offered, _who(segment), picked=True)
             return last_day
         for candidate in own:  # the last day anyone named: "1pm works" means that day
             said = candidate.mention

@@ -33,6 +33,8 @@ _SUFFIX_CAPITALISED = (
     r"|Trace|Track|Trafficway|Tunnel|Underpass|Unions?|Valleys?|Viaduct|Views|Villages|Ville"
     r"|Vista|Walks|Ways|Wells?)\b)"
 )
+# A house number is never a clock's minutes: "Friday at 12:30, usual place?"
+_CLOCK_NOT = r"(?<!\d[:.])"
 # A unit holds a digit: "Apt. 4B", "no. 12", never "no way".
 _UNIT = (
     r"(?:apt|apartment|suite|ste|unit|flat|fl|floor|room|rm|#|no|nr|box)\.?\s*#?\s*"
@@ -94,7 +96,7 @@ class StreetAddressRecognizer(PatternRecognizer):
         Pattern(
             "number street suffix",
             # one line: "Suite 445\n LOW STREET" is a unit, then a town
-            rf"(?:\b{_UNIT},?\s+)?\b\d{{1,6}}[a-z]?(?:[-/]\d{{1,4}})?,?[ \t]+"
+            rf"(?:\b{_UNIT},?\s+)?{_CLOCK_NOT}\b\d{{1,6}}[a-z]?(?:[-/]\d{{1,4}})?,?[ \t]+"
             rf"(?:(?:{_NAME_WORD}|{_ORDINAL})[ \t]+){{0,4}}?{_SUFFIX}\b\.?"
             # "12 Upper St Martin's Lane": a saint's "St" inside the name, the street word after
             rf"(?:[ \t]+(?-i:\p{{Lu}})[\p{{L}}'’\-]*(?:[ \t]+{_NAME_WORD}){{0,2}}[ \t]+{_SUFFIX}"
@@ -104,14 +106,15 @@ class StreetAddressRecognizer(PatternRecognizer):
         ),
         Pattern(
             "number name usps suffix",
-            rf"\b\d{{1,6}}[a-z]?,?\s+(?-i:\p{{Lu}})[\p{{L}}'’\-]+(?:\s+(?-i:\p{{Lu}})[\p{{L}}'’\-]+)?"
+            rf"{_CLOCK_NOT}\b\d{{1,6}}[a-z]?,?\s+(?-i:\p{{Lu}})[\p{{L}}'’\-]+(?:\s+(?-i:\p{{Lu}})[\p{{L}}'’\-]+)?"
             rf"\s+{_SUFFIX_CAPITALISED}(?:,?\s+{_UNIT}\b)?",
             0.5,
         ),
         # Bangalore-style numbered mains and crosses: "7, 3rd Main", "42 11th Cross Road"
         Pattern(
             "number numbered main or cross",
-            rf"\b\d{{1,5}}[a-z]?(?:[-/]\d{{1,4}})?,?[ \t]+{_ORDINAL}[ \t]+(?-i:Main|Cross)\b"
+            rf"{_CLOCK_NOT}\b\d{{1,5}}[a-z]?(?:[-/]\d{{1,4}})?,?[ \t]+{_ORDINAL}"
+            rf"[ \t]+(?-i:Main|Cross)\b"
             rf"(?:[ \t]+(?:Road|Rd)\b\.?)?",
             0.6,
         ),
@@ -124,7 +127,7 @@ class StreetAddressRecognizer(PatternRecognizer):
         ),
         Pattern(
             "number romance street",
-            rf"\b\d{{1,5}}[a-z]?,?\s+{_ROMANCE}\s+{_PARTICLE}*{_WORD}{_MORE_WORDS}",
+            rf"{_CLOCK_NOT}\b\d{{1,5}}[a-z]?,?\s+{_ROMANCE}\s+{_PARTICLE}*{_WORD}{_MORE_WORDS}",
             0.6,
         ),
         Pattern(

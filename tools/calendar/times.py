@@ -158,7 +158,7 @@ USER = Speaker()
 
 # Words that fix am or pm: "8pm", "8 a.m.", "noon", a 24-hour "08:30", "19h", "um 8 Uhr".
 _MERIDIEM_RE = re.compile(
-    r"\b[ap]\.?\s?m\b\.?|\d\s*[ap]\.?\s?m\b|\b(?:noon|midnight|uhr)\b|\d\s*h\b|\d{2}[:.h]\d{2}"
+    r"\b[ap]\.?\s?m\b\.?|\d\s*[ap]\.?\s?m\b|\b(?:noon|midnight|uhr)\b|\d\s*h(?:\d{2})?\b|\d{2}[:.h]\d{2}"
     r"|(?<![\d:.])(?:1[3-9]|2[0-3])(?!\d)",  # an hour past 12, not the minutes of "7:15"
     re.IGNORECASE,
 )
@@ -169,6 +169,25 @@ _MERIDIEM_RE = re.compile(
 STAMP_SKEW = timedelta(minutes=15)
 # A stamp's own "today": it is never another day, whatever its clock says.
 _TODAY_RE = re.compile(rf"\b(?:{data.alternation('times', 'today_words')})\b", re.IGNORECASE)
+
+
+def _across_commas(clean: str, entities: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Without the readings Duckling makes across a list's commas ("Thu 26 Nov 11:00, Fri 27
+    Nov 15:00" also held "26 Nov 11:00, Fri 27 Nov" in 2027): a time with a comma inside that
+    overlaps a time read before it. ("lunch Wednesday" and "Wednesday at 11" both stay.)"""
+    kept: list[dict[str, Any]] = []
+    for entity in sorted(entities, key=lambda e: (e["start"], -e["end"])):
+        if (
+            entity["dim"] == "time"
+            and "," in clean[entity["start"] : entity["end"]]
+            and any(
+                k["dim"] == "time" and k["start"] < entity["end"] and entity["start"] < k["end"]
+                for k in kept
+            )
+        ):
+            continue
+        kept.append(entity)
+    return kept
 
 
 def _counts_of_durations(clean: str, entities: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -389,7 +408,25 @@ class TimeParser:
             key = (sum(m.end - m.start for m in mentions), code == preferred)
             if key > best_key:
                 best, best_key = mentions, key
-        return join_ranges(text, [self._next_weekday(m, ref) for m in best])
+        return join_ranges(
+            text, [self._same_weekday(self._next_weekday(m, ref), ref) for m in best]
+        )
+
+    def _same_weekday(self, mention: TimeMention, ref: datetime) -> TimeMention:
+        """ "Wed 2pm works" said on a Wednesday: today, or the Wednesday a week on (people say
+        "today" for today), so both readings stand and the gate asks. "this Wednesday" and a
+        date say which."""
+        if (
+            mention.value is None
+            or mention.kind not in ("datetime", "date")
+            or not lang.weekday_only(mention.text)
+            or _THIS_RE.search(mention.text)
+            or mention.value.astimezone(self.zone).date() != ref.astimezone(self.zone).date()
+        ):
+            return mention
+        week = timedelta(days=7)
+        later = (mention.value + week, *(o + week for o in mention.alternatives))
+        return replace(mention, alternatives=(*mention.alternatives, *later))
 
     def _next_weekday(self, mention: TimeMention, ref: datetime) -> TimeMention:
         """ "next Friday" said on a Wednesday: this week's Friday or next week's, and nothing
@@ -553,7 +590,7 @@ class TimeParser:
             entities = self._with_part_number(clean, entities, ref, locale)
         entities = [_deadline_open(e, ref) for e in entities]
         mentions: list[TimeMention] = []
-        entities = _counts_of_durations(clean, entities)
+        entities = _counts_of_durations(clean, _across_commas(clean, entities))
         time_spans = [(e["start"], e["end"]) for e in entities if e["dim"] == "time"]
         for entity in entities:
             if entity["dim"] == "time" and _BC_YEAR_RE.search(json.dumps(entity["value"])):
@@ -609,6 +646,9 @@ class TimeParser:
             return mention
         named = lang.WEEKDAY_RE.search(mention.text)
         after = _WEEK_AFTER_RE.match(clean, mention.end)
+        before = _WEEK_BEFORE_RE.search(clean, max(0, mention.start - 24), mention.start)
+        start = before.start() if before and after is None else mention.start
+        after = after or (before and _EMPTY_AT.match(clean, mention.end))
         if (
             named is None
             or after is None
@@ -631,9 +671,14 @@ class TimeParser:
                                  mention.end_value.astimezone(self.zone).time(), self.zone)
                 if mention.end_value is not None else None
             ),
-            alternatives=(),
+            alternatives=tuple(
+                datetime.combine(o.astimezone(self.zone).date() + moved,
+                                 o.astimezone(self.zone).time(), self.zone)
+                for o in mention.alternatives
+            ),
+            start=start,
             end=after.end(),
-            text=text[mention.start : after.end()],
+            text=text[start : after.end()],
         )  # fmt: skip
 
     def _moved_to(
@@ -676,13 +721,17 @@ class TimeParser:
         for mention in mentions:
             inside = _WEEKDAY_DAY_NUMBER_RE.match(clean, mention.start, mention.end)
             after = _DAY_NUMBER_AFTER_RE.match(clean, mention.end)
-            if mention.value is None or mention.kind not in ("date", "datetime"):
+            if mention.value is None or mention.kind not in ("date", "datetime", "vague"):
                 out.append(mention)
                 continue
             hour_too = False
             if inside and not lang.DAY_OF_MONTH_RE.search(clean, inside.end(), mention.end):
                 number, end = inside, mention.end
-            elif mention.kind == "date" and lang.weekday_only(mention.text) and after is not None:
+            elif (
+                mention.kind in ("date", "vague")
+                and lang.weekday_only(mention.text)
+                and after is not None
+            ):  # "fri 18 at 7pm", "night fri 7?"
                 number, end = after, after.end()
                 # "they offered Wednesday 11": with no clock on its line, the number may be
                 # the hour; an ordinal ("wed 11th") is always the day
@@ -715,7 +764,7 @@ class TimeParser:
             if weekday is None:
                 out.append(mention)
             elif hour_too and found is None and day <= 23:  # no Wednesday the 11th near: 11:00
-                out.append(self._weekday_at_hour(text, mention, day, end))
+                out.append(self._weekday_at_hour(text, clean, mention, day, end))
             elif found is None or hour_too:  # "fri 13" with no Friday the 13th near, or "fri 8"
                 # with one (the 8th, or 8 o'clock): which day or time is unclear
                 out.append(replace(mention, kind="vague", has_clock_time=False, all_day=False,
@@ -728,17 +777,21 @@ class TimeParser:
                 out.append(replace(mention, value=at, end=end, text=text[mention.start : end]))
         return out
 
-    def _weekday_at_hour(self, text: str, mention: TimeMention, hour: int, end: int) -> TimeMention:
-        """ "Wednesday 11" read as that weekday at that hour: a working hour's half of the day
-        (7-11 morning, 1-6 afternoon), the other half an alternative the gate asks about."""
+    def _weekday_at_hour(
+        self, text: str, clean: str, mention: TimeMention, hour: int, end: int
+    ) -> TimeMention:
+        """ "Wednesday 11" read as that weekday at that hour, am or pm as a bare hour's words
+        decide ("drinks sat 8" is 20:00); when none do, the other half stays open."""
         day = mention.value.astimezone(self.zone).date()
-        said = hour if hour >= 12 else hour + 12 if hour <= 6 else hour
-        other = () if hour >= 12 else ((said + 12) % 24,)
+        hours = [hour, hour + 12] if hour < 12 else [hour]
+        starts = [datetime.combine(day, time(h), self.zone) for h in hours]
+        span = clean[mention.start : end]
+        context = clean[max(0, mention.start - 30) : end + 20]
+        chosen = self._business_hour(starts, span, context) if hour <= 12 else starts[0]
         return replace(
             mention, kind="datetime", has_clock_time=True, all_day=False, grain="hour",
-            value=datetime.combine(day, time(said), self.zone), end=end,
-            text=text[mention.start : end],
-            alternatives=tuple(datetime.combine(day, time(h), self.zone) for h in other),
+            value=chosen, end=end, text=text[mention.start : end],
+            alternatives=self._open_readings(starts, chosen, span, context) if hour < 12 else (),
         )  # fmt: skip
 
     def _with_part_number(
@@ -878,7 +931,12 @@ class TimeParser:
                 alternatives=tuple(o + (shifted - begin) for o in others),
                 zone_unsaid=unsaid,
             )
-        if grain == "day":
+        if grain == "day" and not (
+            # "Spring", "this summer": a season is weeks long and names no day
+            not any(ch.isdigit() for ch in span)
+            and not lang.states_date(span)
+            and local(upper["value"]) - local(lower["value"]) > SEASON_DAYS
+        ):
             return make(
                 "interval",
                 local(lower["value"]),
@@ -1107,14 +1165,22 @@ _DAY_NUMBER = (
     rf"(?![ \t]*(?:of[ \t]+)?{lang.MONTHS})"
 )
 _DAY_NUMBER_AFTER_RE = re.compile(_DAY_NUMBER, re.IGNORECASE)
+_THIS_RE = re.compile(rf"(?<!\w)(?:{data.alternation('times', 'this_words')})(?!\w)", re.IGNORECASE)
 _WEEK_AFTER_RE = re.compile(
     rf"[ \t]+(?:{data.phrase_pattern('times', 'week_after').pattern})", re.IGNORECASE
 )
+# ... or before it: "dentist nxt wk thurs 9.15"
+_WEEK_BEFORE_RE = re.compile(
+    rf"(?:{data.phrase_pattern('times', 'week_after').pattern})[ \t]+$", re.IGNORECASE
+)
+_EMPTY_AT = re.compile("")
 _WEEKDAY_DAY_NUMBER_RE = re.compile(
     rf"(?:on[ \t]+)?{lang.WEEKDAY_RE.pattern}\.?,?{_DAY_NUMBER}", re.IGNORECASE
 )
 # How far ahead such a day may be: the next two months.
 DAY_NUMBER_DAYS = 63
+# A range of days said with no number nor day name longer than this is a season, not a date.
+SEASON_DAYS = timedelta(days=14)
 
 
 # A clock reading must beat the other reading (am or pm) by this much in closeness to the
