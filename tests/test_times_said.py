@@ -97,6 +97,27 @@ def test_a_label_note_names_the_speakers_zone(parser: TimeParser) -> None:
     assert [m.value for m in said] == [datetime(2026, 11, 30, 0, tzinfo=LONDON)]
 
 
+@pytest.mark.parametrize(
+    ("thread", "unsaid"),
+    [
+        # someone who says they are in another zone gives a time with no zone: theirs or ours?
+        ("Mike: I'm in Chicago all this week, let's talk Thursday at 4\nMe: 4 works", [True]),
+        ("Aiko (Tokyo): Let's talk Monday at 9?\nMe: ok", [True]),
+        ("Mike: I'm in Chicago all week\nMike: Thursday at 4?", [True]),  # said before
+        # must not fire: the user's own zone, no place, a zone said with the time
+        ("Mike: I'm in London all this week, let's talk Thursday at 4", [False]),
+        ("Mike: I'm in a meeting, let's talk Thursday at 4", [False]),
+        ("Mike: I'm in Chicago all this week, let's talk Thursday at 10am your time", [False]),
+        ("Me: I'm in Chicago this week, let's talk Thursday at 4", [False]),
+    ],
+)
+def test_a_speaker_in_another_zone_leaves_the_zone_unsaid(
+    parser: TimeParser, thread: str, unsaid: list[bool]
+) -> None:
+    said = [m for m in parser.parse_input("", thread) if m.has_clock_time]
+    assert [m.zone_unsaid for m in said][: len(unsaid)] == unsaid
+
+
 def test_the_gate_asks_for_a_zone_nobody_names(parser: TimeParser) -> None:
     thread = "Aiko: Let's talk Monday 9am my time\nMe: ok that works"
     mentions = parser.parse_input("", thread)

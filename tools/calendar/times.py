@@ -482,6 +482,7 @@ class TimeParser:
         dates. Headers, receipts, dividers and separators are never parsed for event times."""
         mentions: list[TimeMention] = []
         sent_at: datetime | None = None
+        whereabouts: dict[str, str | None] = {}  # speaker -> the zone they said they are in
         found = list(messages(text, screen=source == "ocr"))
         said = " ".join(text[ln.body_start : ln.body_end] for m in found for ln in m.lines)
         context = lang.detect_languages(_NATIVE_UNSAFE.sub(" ", said)) if said.strip() else []
@@ -489,7 +490,17 @@ class TimeParser:
             if message.stamp:
                 sent_at = self.stamp_time(message.stamp) or sent_at
             said: list[TimeMention] = []
-            speaker = self._speaker(message.speaker, speaker_note(text, message))
+            body = " ".join(text[ln.body_start : ln.body_end] for ln in message.lines)
+            located = _LOCATED_IN_RE.search(body)
+            if located and message.speaker and not is_self(message.speaker):
+                place = zones.zone_for_place(located.group("place"), self._engine.zoneinfo_dir)
+                whereabouts[message.speaker.casefold()] = place or whereabouts.get(
+                    message.speaker.casefold()
+                )
+            speaker = self._speaker(
+                message.speaker, speaker_note(text, message),
+                whereabouts.get((message.speaker or "").casefold()),
+            )  # fmt: skip
             for line in message.lines:
                 body = text[line.body_start : line.body_end]
                 for mention in self.parse(
@@ -507,14 +518,14 @@ class TimeParser:
             mentions.extend(drop_side_times(text, join_ranges(text, said)))
         return _near_the_clock_before(mentions, self.zone)
 
-    def _speaker(self, label: str | None, note: str | None) -> Speaker:
+    def _speaker(self, label: str | None, note: str | None, located: str | None = None) -> Speaker:
         """Who said a pasted message: the user ("Me:", a screenshot's right-hand bubble), or
-        someone whose zone their label's note names ("Aiko (Tokyo):") or nothing names (an
-        unsigned e-mail is someone else's too)."""
+        someone whose zone their label's note names ("Aiko (Tokyo):"), or their own words
+        ("I'm in Chicago"), or nothing names (an unsigned e-mail is someone else's too)."""
         if is_self(label):
             return USER
         zone = zones.zone_for_place(note, self._engine.zoneinfo_dir) if note else None
-        return Speaker(is_user=False, zone=zone)
+        return Speaker(is_user=False, zone=zone or located)
 
     def stamp_time(self, stamp: str) -> datetime | None:
         """When a message was sent, from its stamp as written; always the past, never a mention."""
@@ -1059,8 +1070,10 @@ class TimeParser:
         "3pm PT", "9am Tokyo time", "9am my time" (the zone of whoever said it), "4pm your
         time" (the other side's). Also whether that zone is one the input never names."""
         match = lang.ZONE_AFTER_RE.match(clean, end)
-        if match is None or _DUCKLING_ZONE_RE.search(span.replace("AM", "").replace("PM", "")):
+        if _DUCKLING_ZONE_RE.search(span.replace("AM", "").replace("PM", "")):
             return when, end, False
+        if match is None:  # no zone said: unclear when the speaker is in another one
+            return when, end, self._elsewhere(speaker, when)
         if match.group("offset"):  # "(UTC+01:00)": a fixed offset, as Outlook writes it
             there = when.replace(tzinfo=None).replace(tzinfo=timezone(lang.offset_of(match)))
             return there.astimezone(self.zone), match.end(), False
@@ -1068,7 +1081,7 @@ class TimeParser:
         if len(word) <= 3 and not word.isupper():  # "19h et 20h": French "and", not ET
             word = ""
         if not (word or match.group("place") or match.group("speaker") or match.group("listener")):
-            return when, end, False
+            return when, end, self._elsewhere(speaker, when)
         if match.group("speaker") or match.group("listener"):
             # "my time" from the user, or "your time" said to the user, is the user's zone.
             if speaker.is_user == bool(match.group("speaker")):
@@ -1082,11 +1095,19 @@ class TimeParser:
                 # "(JFK local time)": a named place Veil cannot place; "the local time" names none
                 return when, match.end(), True
             if name is None:  # "at 3pm the latest time": no place, no zone
-                return when, end, False
+                return when, end, self._elsewhere(speaker, when)
         if name is None:
             return when, match.end(), True
         there = when.replace(tzinfo=None).replace(tzinfo=ZoneInfo(name))
         return there.astimezone(self.zone), match.end(), False
+
+    def _elsewhere(self, speaker: Speaker, when: datetime) -> bool:
+        """Whether someone said a time with no zone from a zone other than the user's ("I'm in
+        Chicago all week, let's talk Thursday at 4"): theirs or the user's, nothing says."""
+        if speaker.is_user or speaker.zone is None:
+            return False
+        wall = when.replace(tzinfo=None)
+        return ZoneInfo(speaker.zone).utcoffset(wall) != self.zone.utcoffset(wall)
 
     # ------------------------------------------------------------------ vague words
     def _attach_vague_words(
@@ -1165,6 +1186,11 @@ _DAY_NUMBER = (
     rf"(?![ \t]*(?:of[ \t]+)?{lang.MONTHS})"
 )
 _DAY_NUMBER_AFTER_RE = re.compile(_DAY_NUMBER, re.IGNORECASE)
+_LOCATED_IN_RE = re.compile(
+    rf"{data.phrase_pattern('times', 'located_in').pattern}[ \t]+"
+    r"(?P<place>(?-i:[A-Z][\w.'’-]*)(?:[ \t]+(?-i:[A-Z][\w.'’-]*)){0,2})",
+    re.IGNORECASE,
+)
 _THIS_RE = re.compile(rf"(?<!\w)(?:{data.alternation('times', 'this_words')})(?!\w)", re.IGNORECASE)
 _WEEK_AFTER_RE = re.compile(
     rf"[ \t]+(?:{data.phrase_pattern('times', 'week_after').pattern})", re.IGNORECASE
