@@ -549,6 +549,14 @@ def is_self(speaker: str | None) -> bool:
     return bool(speaker) and speaker.strip().casefold() in SELF_SPEAKERS
 
 
+def age_order(message: Message) -> tuple[int, int, int]:
+    """A sort key that puts messages oldest first: quoted originals before the reply (">>" was
+    written before ">"), page order among the rest (a chat's)."""
+    if message.quoted:
+        return (0, -message.quote_depth, message.index)
+    return (1, 0, message.index)
+
+
 def speaker_note(text: str, message: Message) -> str | None:
     """What the message's label says of its speaker in parentheses ("Aiko (Tokyo):" gives
     "Tokyo"), or None."""

@@ -779,6 +779,11 @@ def test_a_weekday_said_again_is_the_offer_it_answers(thread: str, expected: lis
         # a bare hour that answers a clock reads in that clock's half of the day
         ("<PERSON_1>: footie fri 8pm?\nMe: 9 better?\n<PERSON_1>: 9 ok",
          ["2026-11-27T21:00:00+01:00"]),
+        # ... the clock said before it in time: in a mail chain the quoted message is older,
+        # and "6ish" is a clock, roughly
+        ("7 it is.\n\nOn 21 Nov 2026, at 08:21, <PERSON_1> wrote:\n> Friday's good but can we say "
+         "7 instead?\n>\n> On 21 Nov 2026, at 08:05, <PERSON_2> wrote:\n>> Drinks Friday 6ish?",
+         ["2026-11-27T19:00:00+01:00"]),
         # "Saturday I'm away" turns the Saturday down; "maybe", "not sure" leave it open
         ("<PERSON_1>: games Saturday 4pm then?\nMe: Saturday I'm away. next weekend?", []),
         ("<PERSON_1>: quiz night tues 8pm?\nMe: maybe, depends on work", []),

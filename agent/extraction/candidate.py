@@ -9,7 +9,7 @@ from datetime import date, datetime
 from typing import Any, Literal
 
 from lang.text import sentence_breaks
-from lang.thread import messages, split_thread
+from lang.thread import age_order, messages, split_thread
 from tools.calendar.times import TimeMention
 
 
@@ -123,7 +123,7 @@ def _clauses(text: str) -> list[tuple[int, int, int, int]]:
 
 def split_segments(request: str, thread: str) -> list[Segment]:
     """Thread clauses oldest first (quoted messages before the reply), then the request's."""
-    quoted: list[tuple[int, Segment]] = []
+    quoted: list[tuple[tuple[int, int, int], Segment]] = []
     fresh: list[Segment] = []
     previous = ""
     found = messages(thread) if thread.strip() else []
@@ -141,7 +141,7 @@ def split_segments(request: str, thread: str) -> list[Segment]:
                     body[c:d], f"{previous}\n{body}", quotes,
                 )  # fmt: skip
                 if message.quoted:
-                    quoted.append((message.quote_depth, segment))
+                    quoted.append((age_order(message), segment))
                 else:
                     fresh.append(segment)
             previous = body
@@ -153,8 +153,7 @@ def split_segments(request: str, thread: str) -> list[Segment]:
         if request.strip()
         else []
     )
-    # ">> ..." was written before "> ...": the deeper the quote, the older the message
-    quoted.sort(key=lambda item: -item[0])
+    quoted.sort(key=lambda item: item[0])
     return [segment for _, segment in quoted] + fresh + tail
 
 

@@ -37,7 +37,7 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 from lang import data, zones
 from lang.frequency import LANGUAGES
 from lang.once import once
-from lang.thread import ZERO_LED_CLOCK_RE, is_self, messages, speaker_note
+from lang.thread import ZERO_LED_CLOCK_RE, age_order, is_self, messages, speaker_note
 from tools.calendar import lang
 from tools.calendar.ranges import join_ranges
 from tools.calendar.side_times import drop_side_times
@@ -480,9 +480,9 @@ class TimeParser:
     def _parse_thread(self, text: str, source: str) -> list[TimeMention]:
         """Parse what each message says; its own stamp (metadata only) anchors its relative
         dates. Headers, receipts, dividers and separators are never parsed for event times."""
-        mentions: list[TimeMention] = []
         sent_at: datetime | None = None
         whereabouts: dict[str, str | None] = {}  # speaker -> the zone they said they are in
+        told: list[tuple[tuple[int, int, int], list[TimeMention]]] = []
         found = list(messages(text, screen=source == "ocr"))
         said = " ".join(text[ln.body_start : ln.body_end] for m in found for ln in m.lines)
         context = lang.detect_languages(_NATIVE_UNSAFE.sub(" ", said)) if said.strip() else []
@@ -515,8 +515,11 @@ class TimeParser:
                     )
             # A start and its end on two lines of one message ("Departs 6:50" / "Arrives 9:05");
             # then the doors, boarding or deadline times said beside the start.
-            mentions.extend(drop_side_times(text, join_ranges(text, said)))
-        return _near_the_clock_before(mentions, self.zone)
+            told.append((age_order(message), drop_side_times(text, join_ranges(text, said))))
+        # a bare hour answers the clock said before it in time: quoted mail is older
+        told.sort(key=lambda item: item[0])
+        mentions = _near_the_clock_before([m for _, ms in told for m in ms], self.zone)
+        return sorted(mentions, key=lambda m: m.start)
 
     def _speaker(self, label: str | None, note: str | None, located: str | None = None) -> Speaker:
         """Who said a pasted message: the user ("Me:", a screenshot's right-hand bubble), or
@@ -1169,6 +1172,7 @@ _NUMERIC_DATE_RE = re.compile(r"\b(\d{1,2})[/.-](\d{1,2})[/.-](\d{2}|\d{4})\b")
 
 _OPEN_DAY_RE = data.phrase_pattern("times", "open_day")
 _APPROXIMATELY = data.words("times", "approximately")
+_WORDS_RE = re.compile(r"[^\W\d_]+")
 _SENTENCE_END_RE = re.compile(r"[.!?\n]")
 
 
@@ -1224,13 +1228,20 @@ def _apart(reading: datetime, said: datetime, zone: ZoneInfo) -> timedelta:
 def _near_the_clock_before(mentions: list[TimeMention], zone: ZoneInfo) -> list[TimeMention]:
     """A bare hour that changes or answers a time ("fri 8pm?" - "9 better?", "how about 9",
     "ok 9") reads two ways; the reading clearly nearer the last clock said plainly before it
-    is the one meant. Only such bare hours: "at 8" in a new sentence keeps both readings."""
-    plain = [m for m in mentions if m.has_clock_time and not m.alternatives and m.value]
+    (`mentions` are in the order they were said) is the one meant. Only such bare hours: "at
+    8" in a new sentence keeps both readings."""
     out: list[TimeMention] = []
+    last: TimeMention | None = None  # the last clock said plainly so far
     for mention in mentions:
-        before = [m for m in plain if m.end <= mention.start]
-        if mention.answers and mention.alternatives and mention.value and before:
-            said = before[-1].value
+        plain = mention.has_clock_time or (  # "6ish", "around 6": a clock, roughly
+            mention.kind == "vague" and mention.grain in ("hour", "minute")
+            and any(ch.isdigit() for ch in mention.text)
+            and any(w in _APPROXIMATELY for w in _WORDS_RE.findall(mention.text.casefold()))
+        )  # fmt: skip
+        if plain and not mention.alternatives and mention.value:
+            last = mention
+        elif mention.answers and mention.alternatives and mention.value and last is not None:
+            said = last.value
             readings = sorted(
                 [mention.value, *mention.alternatives], key=lambda r: _apart(r, said, zone)
             )
