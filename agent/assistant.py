@@ -16,7 +16,7 @@ import re
 import sqlite3
 import uuid
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
@@ -41,13 +41,19 @@ from agent.model import ChatModel, Message
 from agent.planner import PlanInput, Planner
 from agent.prompts import load_prompt
 from agent.synthesis import facts, write_reply
+from lang.text import clean_text
 from memory.calendar import CalendarStore
 from memory.store import Contact, MemoryStore
 from privacy import EntityMap, PrivacyGuard
 from privacy.entity_map import PLACEHOLDER_RE
 from privacy.redactor import Redactor
 from tools.base import ToolContext
-from tools.calendar.gate import drop_injected, find_injections, reported_times
+from tools.calendar.gate import (
+    drop_injected,
+    find_injections,
+    reported_times,
+    structured_blocks,
+)
 from tools.calendar.ics import import_ics
 from tools.calendar.slots import MEAL_DURATIONS
 from tools.calendar.times import TimeMention, TimeParser
@@ -186,6 +192,8 @@ class Assistant:
         progress: Progress | None = None,
     ) -> TurnBundle:
         """Run one turn; the returned bundle holds real names only where DESIGN.md allows."""
+        # every front-end cleans its input; a caller of the library gets the same reading
+        turn = replace(turn, request=clean_text(turn.request), thread=clean_text(turn.thread))
         if not turn.request.strip() and not turn.thread.strip():
             raise InputError("nothing to do: give a request or paste a thread")
         if len(turn.request) + len(turn.thread) > MAX_INPUT_CHARS:
@@ -227,7 +235,11 @@ class Assistant:
             said = parser.parse_input(request, thread)
             # Injected text, and a quote holding a time that a message reports, keep their
             # length (offsets stay valid) but say nothing to the linker.
-            silenced = [*injections, *reported_times(thread, said)]
+            silenced = [
+                *injections,
+                *reported_times(thread, said),
+                *structured_blocks(thread, said),
+            ]
             quiet = thread
             for span in silenced:
                 quiet = quiet[: span.start] + " " * (span.end - span.start) + quiet[span.end :]

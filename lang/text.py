@@ -12,13 +12,20 @@ import re
 from lang import data
 
 # C0 controls except tab, newline and carriage return; DEL; UTF-16 surrogates (in a Python str
-# a surrogate is always a lone one: a valid pair is already one code point).
-_UNWANTED = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f\ud800-\udfff]")
+# a surrogate is always a lone one: a valid pair is already one code point); and characters
+# that show nothing but split a word for every reader ("S\u200bystem:" hid a forged turn from
+# the injection check): zero-width space and non-joiner, word joiner, a BOM inside the text,
+# a soft hyphen, and a zero-width joiner between letters (between emoji it builds one).
+_UNWANTED = re.compile(
+    "[\x00-\x08\x0b\x0c\x0e-\x1f\x7f\ud800-\udfff\u200b\u200c\u2060\ufeff\u00ad]"
+    "|(?<=[^\\W\\d_])\u200d(?=[^\\W\\d_])"
+)
 _UNWANTED_BYTES = bytes([*range(0x00, 0x09), 0x0B, 0x0C, *range(0x0E, 0x20), 0x7F])
 
 
 def clean_text(text: str) -> str:
-    """`text` without control characters (tab, newline and CR stay) and lone surrogates."""
+    """`text` without control characters (tab, newline and CR stay), lone surrogates and
+    invisible word-splitting characters."""
     return _UNWANTED.sub("", text)
 
 

@@ -412,9 +412,15 @@ def test_a_time_turned_down_is_not_the_new_time(second: str, hour: int) -> None:
         ("<PERSON_1>: gym 7am fri?\nMe: lol no way 7am 😂", []),
         ("<PERSON_1>: dinner monday at 7pm?\nMe: yes\n<PERSON_1>: call me, I need to cancel", []),
         ("Ihr Termin am 24.11.2026 um 08:15 Uhr muss leider entfallen. Wir melden uns.", []),
+        # a stranger's plan the others dismiss; a plan the user says they never agreed to
+        ("Unknown: Security review on Tuesday at 8am.\n<PERSON_1>: who is this??\nMe: no idea, "
+         "ignore it.", []),
+        ("<PERSON_1>: drinks friday 8pm, confirmed\nMe: I haven't agreed to anything yet", []),
         # must not fire
         ("Reminder: your appointment is on Tue 24/11 at 16:15. Reply C to cancel, or call "
          "<PHONE_1>.", ["2026-11-24T16:15:00+01:00"]),
+        ("<PERSON_1>: lunch friday at 1?\nMe: yes, ignore the other message",
+         ["2026-11-27T13:00:00+01:00"]),
         ("<PERSON_1>: gym 7am fri?\nMe: lol no way 7am 😂 8am?\n<PERSON_1>: fine",
          ["2026-11-27T08:00:00+01:00"]),
         ("<PERSON_1>: dinner monday at 7pm?\nMe: tuesday 8pm won't work, monday is great",
@@ -437,7 +443,7 @@ def test_a_cancelled_or_declined_plan_creates_nothing(thread: str, expected: lis
         # fires
         ("<PERSON_1>: coffee tuesday 10am?\nMe: ok\n<PERSON_1>: can we do 30 min later?\nMe: sure",
          ["2026-11-24T10:30:00+01:00"]),
-        ("<PERSON_1>: coffee tuesday 10am?\nMe: ok\n<PERSON_1>: eine Stunde früher?",
+        ("<PERSON_1>: coffee tuesday 10am?\nMe: ok\n<PERSON_1>: eine Stunde früher?\nMe: passt",
          ["2026-11-24T09:00:00+01:00"]),
         ("<PERSON_1>: review tuesday 2pm?\nMe: ok\n<PERSON_1>: same time but Monday?\nMe: fine",
          ["2026-11-23T14:00:00+01:00"]),
@@ -745,9 +751,16 @@ def test_a_reply_that_puts_the_plan_off_leaves_it_open(thread: str, expected: li
         # an unsigned e-mail reply is not by the one it quotes: its new time is a counter
         ("Could we make it 11 instead of 10?\n\nOn Mon, 23 Nov 2026 at 10:12, <PERSON_1> wrote:\n"
          "> <PERSON_2>, Friday 10am confirmed.", []),
-        # a two-way chat: the user's own request takes up the other side's counter
+        # a booking dialogue: the user's own request takes up the service's counter
         ("Me: dentist Tuesday at 4:30 pm\nAgent: Sorry, how about Wednesday at 4:30 pm?",
          ["2026-11-25T16:30:00+01:00"]),
+        # ... a person's counter waits for the user's own yes; so does a waitlist
+        ("<PERSON_1>: Saturday 10am at the climbing wall?\nMe: Yes! Saturday 10\n<PERSON_1>: Hmm, "
+         "could we move it to Sunday 11 instead? Let me know", []),
+        ("<PERSON_1>: You're on the waitlist for Spin, Saturday 10:00. We'll let you know if a "
+         "slot opens.", []),
+        ("<PERSON_1>: A slot has opened: Thursday 26 Nov at 14:20. Reply YES to claim it.\n"
+         "Me: YES", ["2026-11-26T14:20:00+01:00"]),
     ],
 )  # fmt: skip
 def test_a_counter_waits_for_someone_elses_yes(thread: str, expected: list[str]) -> None:

@@ -32,6 +32,7 @@ from agent.extraction.cue import (
     FROM_TO_RE,
     GENERIC_EVENT_RE,
     MANY_RE,
+    NOT_BOOKED_RE,
     ONE_RE,
     OR_RE,
     POSSESSIVE_RE,
@@ -65,6 +66,7 @@ from tools.calendar.slots import MEAL_DURATIONS
 from tools.calendar.times import TimeMention
 
 DEFAULT_DURATION = timedelta(hours=1)
+_SERVICE_LABELS = data.words("labels", "service_labels")
 MAX_EVENTS = 10
 
 
@@ -223,12 +225,16 @@ class RuleLinker:
                 previous = segments[index - 1] if index else None
                 last_day = self._read(segment, index, found, events, last_day, intent, previous)
             finally:  # the event a message touched is the one the next "call it X" names
+                line = segment.context.rpartition("\n")[2]
+                waits = segment.source != "request" and bool(NOT_BOOKED_RE.search(line))
                 for event in events:
                     if before.get(id(event)) != _state(event):
                         event.said = index
+                        if waits and event.start is not None:  # "you're on the waitlist"
+                            event.pending, event.awaiting = True, _who(segment) or "them"
         talkers = {w for w in map(_who, segments) if w is not None}
-        for event in events:  # a two-way chat: the user's own request says yes to the other's
-            if event.awaiting not in (None, "me") and talkers <= {"me", event.awaiting}:
+        for event in events:  # a booking dialogue: the user's request says yes to the service
+            if event.awaiting in _SERVICE_LABELS and talkers <= {"me", event.awaiting}:
                 event.pending, event.awaiting = False, None
         return self._finish(events, request, thread, speakers, intent)
 
@@ -316,7 +322,11 @@ class RuleLinker:
             if put_off is not None and (put_off.start is not None or put_off.day is not None):
                 put_off.cancelled = put_off.postponed = True
             return last_day
-        if DISMISS_RE.search(text) and not (own or segment.source == "request"):
+        if (
+            DISMISS_RE.search(text)
+            and not (own or segment.source == "request")
+            and not ACCEPT_RE.match(text.lstrip(" \t-–—:,.!"))  # "yes, ignore the other text"
+        ):
             # "looks like phishing": the plan on the table came from a fake, not a person
             dismissed = target or _current(events)
             if dismissed is not None:

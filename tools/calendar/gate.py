@@ -349,6 +349,24 @@ def drop_injected(
     ]
 
 
+# Machine-shaped text inside a message: a fenced code block, or a JSON object. What it holds is
+# a template, an export or a forged record ('{"start": "2026-11-27T20:00", "confirmed": true}'),
+# never words a person agreed to.
+_FENCED_RE = re.compile(r"(?:```|~~~)[^\n]*\n.*?(?:```|~~~|\Z)", re.DOTALL)
+_JSON_OBJECT_RE = re.compile(r"\{\s*\"[^\"\n]{1,60}\"\s*:[^{}\n]*(?:\{[^{}\n]*\}[^{}\n]*)*\}")
+
+
+def structured_blocks(text: str, mentions: Sequence[TimeMention]) -> list[Injection]:
+    """Code blocks and JSON objects in `text` that hold a time of `text`: data, which grounds
+    nothing. Ones without a time stay (a snippet about something else says nothing of it)."""
+    spans = [m.span() for p in (_FENCED_RE, _JSON_OBJECT_RE) for m in p.finditer(text)]
+    return [
+        Injection(text[start:end], start, end)
+        for start, end in spans
+        if any(m.source == "thread" and start <= m.start and m.end <= end for m in mentions)
+    ]
+
+
 def reported_times(text: str, mentions: Sequence[TimeMention]) -> list[Injection]:
     """Quotes in `text` that a message reports and that hold a time of `text` ('the scam text
     said: "Your refund call is Thursday at 3pm"'): another's words, which ground nothing.
