@@ -419,6 +419,8 @@ def test_a_time_turned_down_is_not_the_new_time(second: str, hour: int) -> None:
         # must not fire
         ("Reminder: your appointment is on Tue 24/11 at 16:15. Reply C to cancel, or call "
          "<PHONE_1>.", ["2026-11-24T16:15:00+01:00"]),
+        ("Reminder: the vet is tomorrow (Sunday) at 16:00. To cancel reply CANCEL.",
+         ["2026-11-22T16:00:00+01:00"]),
         ("<PERSON_1>: lunch friday at 1?\nMe: yes, ignore the other message",
          ["2026-11-27T13:00:00+01:00"]),
         ("<PERSON_1>: gym 7am fri?\nMe: lol no way 7am 😂 8am?\n<PERSON_1>: fine",

@@ -571,3 +571,12 @@ def test_todays_weekday_could_be_next_week(
     parser: TimeParser, text: str, others: list[datetime]
 ) -> None:
     assert list(_first(parser.parse(text)).alternatives) == others
+
+
+def test_a_zone_in_parentheses_after_a_range_is_the_whole_ranges() -> None:
+    """Duckling applied "(PST)" to "1pm - 2pm"'s end only: the start came out 8 hours early."""
+    london = TimeParser(
+        tz="Europe/London", now=datetime(2026, 11, 25, 10, tzinfo=ZoneInfo("Europe/London"))
+    )
+    [mention] = london.parse("Roadmap review @ Thu Dec 3, 2026 1pm - 2pm (PST)")
+    assert (mention.value.hour, mention.end_value.hour) == (21, 22)

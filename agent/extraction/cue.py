@@ -20,10 +20,11 @@ _CANCEL_WORDS_RE = data.phrase_pattern("acts", "cancel")
 # ... said at a sentence's start: "To cancel call ..." instructs; "I need to cancel" calls off.
 _INSTRUCTION = data.phrase_pattern("acts", "cancel_instructions").pattern
 _CANCEL_INSTRUCTION_RE = re.compile(
-    rf"(?:^|(?<=[.!?:;\n]))[ \t]*(?:please[ \t]+)?(?:{_INSTRUCTION})"
+    rf"(?:(?:^|(?<=[.!?:;\n]))[ \t]*(?:please[ \t]+)?(?:{_INSTRUCTION})"
     # ... or a how-to verb before it in the sentence: "Reply C to cancel" (acts.toml)
     rf"|(?:^|(?<=[.!?:;,\n]))[ \t]*(?:please[ \t]+|simply[ \t]+|just[ \t]+)?"
-    rf"(?:{data.alternation('acts', 'instruction_verbs')})\b[^.!?,;\n]{{0,40}}?(?:{_INSTRUCTION})",
+    rf"(?:{data.alternation('acts', 'instruction_verbs')})\b[^.!?,;\n]{{0,40}}?(?:{_INSTRUCTION}))"
+    r"[^.!?\n]*",  # to the sentence's end: "To cancel reply CANCEL."
     re.IGNORECASE,
 )
 

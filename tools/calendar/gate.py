@@ -238,7 +238,7 @@ def _open_reason(
             hit = any(_minute(r, zone) == wanted for r in local) or any(
                 (r.hour, r.minute) == (wanted.hour, wanted.minute) for r in local
             )
-            if all(r.date() != wanted.date() for r in local):
+            if not any(_minute(r, zone) == wanted for r in local):
                 # "7:30" said for a day said before: its readings on that day, not the next 7:30s
                 local = sorted({wanted.replace(hour=r.hour, minute=r.minute) for r in local})
             shown = " or ".join(f"{r:%a %d %b %H:%M}" for r in local)

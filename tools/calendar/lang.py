@@ -441,6 +441,15 @@ def respell_offsets(text: str) -> str:
 
 
 KNOWN_ZONE_RE = re.compile(rf"\b(?:{'|'.join(ZONE_OFFSETS)})\b", re.IGNORECASE)
+# "1pm - 2pm (PST)": Duckling applies a zone in parentheses to a range's end only.
+_PAREN_ZONE_RE = re.compile(rf"\((?=(?:{'|'.join(ZONE_OFFSETS)})\))(\w+)\)")
+
+
+def unwrap_zones(text: str) -> str:
+    """`text` with "(PST)" written " PST ", so a range's start takes the zone too; offsets
+    hold."""
+    return _PAREN_ZONE_RE.sub(lambda m: f" {m.group(1)} ", text)
+
 
 # Stamp words that say which way to look for the stamp's date (always the past).
 STAMP_WEEKDAY_RE = re.compile(

@@ -387,9 +387,11 @@ class TimeParser:
             return []
         ref = (sent_at or self.now).astimezone(self.zone)
         # Same length, so offsets still point into `text`; lingua and Duckling are native code.
-        clean = lang.respell_offsets(
-            lang.blank_counts(
-                lang.fix_typing_slips(lang.fix_ocr_digits(_NATIVE_UNSAFE.sub(" ", text)))
+        clean = lang.unwrap_zones(
+            lang.respell_offsets(
+                lang.blank_counts(
+                    lang.fix_typing_slips(lang.fix_ocr_digits(_NATIVE_UNSAFE.sub(" ", text)))
+                )
             )
         )
         if language:
