@@ -215,7 +215,8 @@ def _split_addresses(value: str, offset: int) -> list[tuple[str, int, int]]:
             break
         local = value.find(part, position)
         position = local + len(part)
-        name_part = re.sub(r"<[^>]*>|\[mailto:[^\]]*\]|\([^)]*@[^)]*\)", "", part)
+        # an address goes; a person the redactor already found ("<PERSON_1> <EMAIL_1>") stays
+        name_part = re.sub(r"<(?!PERSON_\d+>)[^>]*>|\[mailto:[^\]]*\]|\([^)]*@[^)]*\)", "", part)
         match = re.search(r"[^\s\"',;]", name_part)
         if not match:
             continue

@@ -107,11 +107,11 @@ def test_reply_to_a_pasted_email_drafts_what_was_asked_and_creates_nothing(
 def test_a_stated_event_with_a_reply_asked_is_still_created(tmp_path: Path) -> None:
     assistant = build_assistant(data_dir=tmp_path, no_llm=True)
     bundle = assistant.ask(
-        Turn("reply to Noemi Gallo that Tuesday at 11 works, and add it", NOW, TZ)
+        Turn("reply to Noemi Gallo that Thursday at 11 works, and add it", NOW, TZ)
     )
     assert [e.status for e in bundle.events] == ["created"]
     [eml] = [f for f in bundle.files if f.type == "eml"]
-    assert "Tuesday at 11 works." in Path(str(eml.path)).read_text()
+    assert "Thursday at 11 works." in Path(str(eml.path)).read_text()
 
 
 @pytest.mark.parametrize(

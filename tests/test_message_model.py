@@ -237,3 +237,17 @@ def test_mail_header_names(header: str, names: list[str], stamp: str | None) -> 
     assert line.kind == "header"
     assert [n[0] for n in line.names] == names
     assert line.stamp == stamp
+
+
+@pytest.mark.parametrize(
+    ("header", "speaker"),
+    [
+        # the redactor's person placeholder is the sender; an address placeholder is not
+        ("From: <PERSON_1> <EMAIL_1>", "<PERSON_1>"),
+        ("From: Priya Sharma <priya@x.in>", "Priya Sharma"),
+        ("From: <EMAIL_1>", None),
+    ],
+)
+def test_the_sender_of_a_redacted_mail(header: str, speaker: str | None) -> None:
+    text = f"{header}\nSubject: lunch\n\nFriday at 1?"
+    assert messages(text)[0].speaker == speaker

@@ -118,6 +118,25 @@ def test_a_speaker_in_another_zone_leaves_the_zone_unsaid(
     assert [m.zone_unsaid for m in said][: len(unsaid)] == unsaid
 
 
+@pytest.mark.parametrize(
+    ("thread", "hours"),
+    [
+        # a message that gives the zone of all its times ("all times in this email are IST")
+        ("Priya: Let's meet Friday at 4pm.\nPriya Sharma | all times in this email are IST",
+         [10]),
+        ("Ana: all times are CET. Dinner fri at 8pm?", [19]),
+        # must not: another message's times, a zone the time names itself
+        ("Ana: all times are CET.\nMe: dinner fri at 8pm?", [20]),
+        ("Ana: all times are CET. Dinner fri at 8pm UK time?", [20]),
+    ],
+)  # fmt: skip
+def test_a_message_can_give_the_zone_of_its_times(
+    parser: TimeParser, thread: str, hours: list[int]
+) -> None:
+    said = [m for m in parser.parse_input("", thread) if m.has_clock_time]
+    assert [m.value.hour for m in said] == hours
+
+
 def test_the_gate_asks_for_a_zone_nobody_names(parser: TimeParser) -> None:
     thread = "Aiko: Let's talk Monday 9am my time\nMe: ok that works"
     mentions = parser.parse_input("", thread)

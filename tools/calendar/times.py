@@ -30,7 +30,7 @@ import logging
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
-from datetime import UTC, date, datetime, time, timedelta, timezone
+from datetime import UTC, date, datetime, time, timedelta, timezone, tzinfo
 from typing import Any, Literal
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
@@ -151,6 +151,9 @@ class Speaker:
 
     is_user: bool = True
     zone: str | None = None
+    # The zone the message says all its times are in ("all times in this email are IST"): a
+    # time said with no zone of its own is read there, not in the user's zone.
+    times_in: tzinfo | None = None
 
 
 USER = Speaker()
@@ -499,9 +502,12 @@ class TimeParser:
                 whereabouts[message.speaker.casefold()] = place or whereabouts.get(
                     message.speaker.casefold()
                 )
-            speaker = self._speaker(
-                message.speaker, speaker_note(text, message),
-                whereabouts.get((message.speaker or "").casefold()),
+            speaker = replace(
+                self._speaker(
+                    message.speaker, speaker_note(text, message),
+                    whereabouts.get((message.speaker or "").casefold()),
+                ),
+                times_in=self._times_in(body),
             )  # fmt: skip
             for line in message.lines:
                 body = text[line.body_start : line.body_end]
@@ -1077,6 +1083,9 @@ class TimeParser:
         match = lang.ZONE_AFTER_RE.match(clean, end)
         if _DUCKLING_ZONE_RE.search(span.replace("AM", "").replace("PM", "")):
             return when, end, False
+        if match is None and speaker.times_in is not None:  # "all times are IST" said above
+            there = when.replace(tzinfo=None).replace(tzinfo=speaker.times_in)
+            return there.astimezone(self.zone), end, False
         if match is None:  # no zone said: unclear when the speaker is in another one
             return when, end, self._elsewhere(speaker, when)
         if match.group("offset"):  # "(UTC+01:00)": a fixed offset, as Outlook writes it
@@ -1105,6 +1114,20 @@ class TimeParser:
             return when, match.end(), True
         there = when.replace(tzinfo=None).replace(tzinfo=ZoneInfo(name))
         return there.astimezone(self.zone), match.end(), False
+
+    def _times_in(self, body: str) -> tzinfo | None:
+        """The zone a message gives all its times ("all times in this email are IST")."""
+        said = _TIMES_ARE_IN_RE.search(body)
+        if said is None:
+            return None
+        words = said.group("zone").split()
+        if words[0].upper() in lang.ZONE_OFFSETS:  # "IST", "CET"
+            return timezone(timedelta(hours=lang.ZONE_OFFSETS[words[0].upper()]))
+        for size in range(len(words), 0, -1):  # "New York", "India"
+            name = zones.zone_for_place(" ".join(words[:size]), self._engine.zoneinfo_dir)
+            if name:
+                return ZoneInfo(name)
+        return None
 
     def _elsewhere(self, speaker: Speaker, when: datetime) -> bool:
         """Whether someone said a time with no zone from a zone other than the user's ("I'm in
@@ -1192,6 +1215,11 @@ _DAY_NUMBER = (
     rf"(?![ \t]*(?:of[ \t]+)?{lang.MONTHS})"
 )
 _DAY_NUMBER_AFTER_RE = re.compile(_DAY_NUMBER, re.IGNORECASE)
+_TIMES_ARE_IN_RE = re.compile(
+    rf"{data.phrase_pattern('times', 'times_are_in').pattern}[ \t]+(?:the[ \t]+)?"
+    r"(?P<zone>(?-i:[A-Z][\w'’-]*)(?:[ \t]+(?-i:[A-Z][\w'’-]*)){0,2})",
+    re.IGNORECASE,
+)
 _LOCATED_IN_RE = re.compile(
     rf"{data.phrase_pattern('times', 'located_in').pattern}[ \t]+"
     r"(?P<place>(?-i:[A-Z][\w.'’-]*)(?:[ \t]+(?-i:[A-Z][\w.'’-]*)){0,2})",
