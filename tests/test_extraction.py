@@ -756,6 +756,13 @@ def test_a_reply_that_puts_the_plan_off_leaves_it_open(thread: str, expected: li
         # a booking dialogue: the user's own request takes up the service's counter
         ("Me: dentist Tuesday at 4:30 pm\nAgent: Sorry, how about Wednesday at 4:30 pm?",
          ["2026-11-25T16:30:00+01:00"]),
+        # a change after the user's "ok" that asks for an answer waits for it; "3 it is" after
+        # "let's keep the original" settles the start both backed
+        ("<PERSON_1>: Friday 3pm for the project call?\nMe: ok\n<PERSON_1>: Actually could we do "
+         "4 instead?", []),
+        ("<PERSON_1>: Friday 3pm for the project call?\nMe: ok\n<PERSON_1>: Actually could we do "
+         "4 instead?\nMe: Hmm 4 is hard for me, let's keep the original\n<PERSON_1>: Sure, 3 it is",
+         ["2026-11-27T15:00:00+01:00"]),
         # ... a person's counter waits for the user's own yes; so does a waitlist
         ("<PERSON_1>: Saturday 10am at the climbing wall?\nMe: Yes! Saturday 10\n<PERSON_1>: Hmm, "
          "could we move it to Sunday 11 instead? Let me know", []),

@@ -17,6 +17,7 @@ from agent.extraction.candidate import (
 from agent.extraction.cue import (
     ACCEPT_RE,
     ALL_DAY_RE,
+    ASKS_ANSWER_RE,
     AVAILABILITY_RE,
     AWAY_RE,
     BY_RE,
@@ -176,6 +177,9 @@ def _offered(
             event.pending, event.awaiting = deferred, None
     elif event.setter is not None and event.setter != who:
         event.pending, event.awaiting = True, who  # "Monday 9am?" - "How about 10 instead?"
+    elif any(others - {who} for start, others in event.offers.items() if start != event.start):
+        # "Friday 3pm?" - "ok" - "actually could we do 4?": a change to what another agreed
+        event.pending, event.awaiting = True, who
     elif event.awaiting is not None:
         event.pending = True  # the counter's own speaker again: still no one else's yes
     backers.add(who)
@@ -227,14 +231,24 @@ class RuleLinker:
             finally:  # the event a message touched is the one the next "call it X" names
                 line = segment.context.rpartition("\n")[2]
                 waits = segment.source != "request" and bool(NOT_BOOKED_RE.search(line))
+                asks = "?" in (segment.sentence or segment.text) or bool(
+                    ASKS_ANSWER_RE.search(line)
+                )
                 for event in events:
                     if before.get(id(event)) != _state(event):
                         event.said = index
                         if waits and event.start is not None:  # "you're on the waitlist"
                             event.pending, event.awaiting = True, _who(segment) or "them"
+                        if event.awaiting is not None and segment.source != "request":
+                            event.asks = waits or asks
         talkers = {w for w in map(_who, segments) if w is not None}
-        for event in events:  # a booking dialogue: the user's request says yes to the service
-            if event.awaiting in _SERVICE_LABELS and talkers <= {"me", event.awaiting}:
+        for event in events:  # a two-way chat: the user's request takes up the other's change,
+            # unless it asked for an answer; a booking service's offer it always takes up
+            if (
+                event.awaiting not in (None, "me")
+                and talkers <= {"me", event.awaiting}
+                and (event.awaiting in _SERVICE_LABELS or not event.asks)
+            ):
                 event.pending, event.awaiting = False, None
         return self._finish(events, request, thread, speakers, intent)
 
@@ -339,6 +353,15 @@ class RuleLinker:
             if put_off is not None and put_off.start is not None:
                 put_off.pending = True
             return last_day
+        who = _who(segment)
+        if (
+            not own
+            and who is not None
+            and current is not None
+            and current.start is not None
+            and ACCEPT_RE.match(text.lstrip(" \t-–—:,.!"))
+        ):  # "ok": the speaker backs the start on the table ("3 it is" later restores it)
+            current.offers.setdefault(current.start, set()).add(who)
         settled = current if current is not None and current.pending else None
         if settled is not None and settled.awaiting is not None:
             if not clocks and _answers(settled, _who(segment), text):  # "4:30?" - "perfect"
