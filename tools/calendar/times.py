@@ -1120,7 +1120,7 @@ class TimeParser:
         said = _TIMES_ARE_IN_RE.search(body)
         if said is None:
             return None
-        words = said.group("zone").split()
+        words = said.group("place").split()
         if words[0].upper() in lang.ZONE_OFFSETS:  # "IST", "CET"
             return timezone(timedelta(hours=lang.ZONE_OFFSETS[words[0].upper()]))
         for size in range(len(words), 0, -1):  # "New York", "India"
@@ -1215,16 +1215,20 @@ _DAY_NUMBER = (
     rf"(?![ \t]*(?:of[ \t]+)?{lang.MONTHS})"
 )
 _DAY_NUMBER_AFTER_RE = re.compile(_DAY_NUMBER, re.IGNORECASE)
-_TIMES_ARE_IN_RE = re.compile(
-    rf"{data.phrase_pattern('times', 'times_are_in').pattern}[ \t]+(?:the[ \t]+)?"
-    r"(?P<zone>(?-i:[A-Z][\w'’-]*)(?:[ \t]+(?-i:[A-Z][\w'’-]*)){0,2})",
-    re.IGNORECASE,
-)
-_LOCATED_IN_RE = re.compile(
-    rf"{data.phrase_pattern('times', 'located_in').pattern}[ \t]+"
-    r"(?P<place>(?-i:[A-Z][\w.'’-]*)(?:[ \t]+(?-i:[A-Z][\w.'’-]*)){0,2})",
-    re.IGNORECASE,
-)
+
+
+def _phrase_then_place(section: str) -> re.Pattern[str]:
+    """A phrase of times.toml `section`, then up to three capitalised words (a zone or a
+    place) as group "place": "I'm in New York", "all times in this email are IST"."""
+    return re.compile(
+        rf"{data.phrase_pattern('times', section).pattern}[ \t]+(?:the[ \t]+)?"
+        r"(?P<place>(?-i:[A-Z][\w'’-]*)(?:[ \t]+(?-i:[A-Z][\w'’-]*)){0,2})",
+        re.IGNORECASE,
+    )
+
+
+_TIMES_ARE_IN_RE = _phrase_then_place("times_are_in")
+_LOCATED_IN_RE = _phrase_then_place("located_in")
 _THIS_RE = re.compile(rf"(?<!\w)(?:{data.alternation('times', 'this_words')})(?!\w)", re.IGNORECASE)
 _WEEK_AFTER_RE = re.compile(
     rf"[ \t]+(?:{data.phrase_pattern('times', 'week_after').pattern})", re.IGNORECASE
