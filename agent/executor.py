@@ -284,6 +284,13 @@ class Executor:
         if undecided:
             return f"Which time should I use for {undecided[0].title}?"
         blocked = [o for o in state.outcomes if o.status == "blocked"]
+        waiting = [o.event for o in state.outcomes if o.event.pending and o.event.start]
+        if waiting:  # "could we move it to Sunday 11 instead?", not answered yet
+            event = waiting[0]
+            return (
+                f"Is {event.title} on {_when(event.start.isoformat())} ({tz}) agreed? "
+                "Tell me the time to add it."
+            )
         open_events = [o.event for o in state.outcomes if o.event.start is None or o.event.pending]
         slots = ", ".join(_when(s["start"]) for s in state.slots[:3])
         what = open_events[0].title if open_events else blocked[0].event.title if blocked else ""

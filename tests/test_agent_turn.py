@@ -285,3 +285,13 @@ def test_calendar_titles_in_the_facts_reach_the_reply_prompt_redacted(
     assert any("overlaps" in p for p in prompts)
     assert all("Chen" not in p and "Amelia" not in p for p in prompts)
     assert "re-redacted" not in caplog.text
+
+
+def test_a_change_nobody_answered_is_asked_about_not_created(rules: Assistant) -> None:
+    thread = (
+        "Nina: So Tuesday 10am at the climbing wall?\nMe: Yes! Tuesday 10\n"
+        "Nina: Hmm, could we move it to Wednesday 11 instead? Let me know"
+    )
+    bundle = ask(rules, "add the event we agreed on to my calendar", thread)
+    assert created(bundle) == []
+    assert "Wed 25 Nov" in bundle["question"] and "agreed" in bundle["question"]
