@@ -216,7 +216,9 @@ def _split_addresses(value: str, offset: int) -> list[tuple[str, int, int]]:
         local = value.find(part, position)
         position = local + len(part)
         # an address goes; a person the redactor already found ("<PERSON_1> <EMAIL_1>") stays
-        name_part = re.sub(r"<(?!PERSON_\d+>)[^>]*>|\[mailto:[^\]]*\]|\([^)]*@[^)]*\)", "", part)
+        name_part = re.sub(
+            r"<+(?!PERSON_\d+>)[^<>]*>+|\[mailto:[^\]]*\]|\([^)]*@[^)]*\)", "", part
+        )  # ("<<EMAIL_1>>": an address in brackets, redacted)
         match = re.search(r"[^\s\"',;]", name_part)
         if not match:
             continue

@@ -66,6 +66,27 @@ def zone_for_place(name: str, directory: str | None = None) -> str | None:
     return table.get(" ".join(name.split()).casefold())
 
 
+_CAPITALISED_RUN_RE = re.compile(r"[A-Z][^\W\d_]*(?:[ \t]+[A-Z][^\W\d_]*)*")
+
+
+def zones_named(text: str, directory: str | None = None) -> set[str]:
+    """The zones of the places `text` names ("New York JFK -> London Heathrow" names New York's
+    and London's): each run of capitalised words, longest place first."""
+    found: set[str] = set()
+    for run in _CAPITALISED_RUN_RE.finditer(text):
+        words = run.group(0).split()
+        first = 0
+        while first < len(words):
+            for size in range(min(3, len(words) - first), 0, -1):
+                zone = zone_for_place(" ".join(words[first : first + size]), directory)
+                if zone:
+                    found.add(zone)
+                    first += size - 1
+                    break
+            first += 1
+    return found
+
+
 @functools.cache
 def zone_name_re() -> re.Pattern[str]:
     """An IANA zone's name as code writes it into a reply ("Europe/London"): its area is one of

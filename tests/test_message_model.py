@@ -244,6 +244,7 @@ def test_mail_header_names(header: str, names: list[str], stamp: str | None) -> 
     [
         # the redactor's person placeholder is the sender; an address placeholder is not
         ("From: <PERSON_1> <EMAIL_1>", "<PERSON_1>"),
+        ("From: <PERSON_1> <<EMAIL_1>>", "<PERSON_1>"),
         ("From: Priya Sharma <priya@x.in>", "Priya Sharma"),
         ("From: <EMAIL_1>", None),
     ],

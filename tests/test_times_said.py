@@ -137,6 +137,25 @@ def test_a_message_can_give_the_zone_of_its_times(
     assert [m.value.hour for m in said] == hours
 
 
+@pytest.mark.parametrize(
+    ("ticket", "unsaid"),
+    [
+        # "All times are local" on a ticket from another zone: which zone, nothing says
+        ("BA0178 New York JFK -> London Heathrow\nDepart: Fri 11 Dec 2026 19:30\n"
+         "All times are local to the airport.", True),
+        # must not: a trip within the user's zone, or no such words
+        ("LNER London Kings Cross -> Edinburgh\nDepart: Tue 08 Dec 2026 11:00\n"
+         "All times are local.", False),
+        ("BA0178 New York JFK -> London Heathrow\nDepart: Fri 11 Dec 2026 19:30", False),
+    ],
+)  # fmt: skip
+def test_times_local_to_another_zone_leave_the_zone_unsaid(
+    parser: TimeParser, ticket: str, unsaid: bool
+) -> None:
+    said = [m for m in parser.parse_input("", ticket) if m.has_clock_time]
+    assert said and said[0].zone_unsaid is unsaid
+
+
 def test_the_gate_asks_for_a_zone_nobody_names(parser: TimeParser) -> None:
     thread = "Aiko: Let's talk Monday 9am my time\nMe: ok that works"
     mentions = parser.parse_input("", thread)

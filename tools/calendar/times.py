@@ -154,6 +154,9 @@ class Speaker:
     # The zone the message says all its times are in ("all times in this email are IST"): a
     # time said with no zone of its own is read there, not in the user's zone.
     times_in: tzinfo | None = None
+    # The message says its times are local to places in another zone than the user's ("All
+    # times are local", a flight from New York): which zone each is in, nothing says.
+    times_unclear: bool = False
 
 
 USER = Speaker()
@@ -508,6 +511,7 @@ class TimeParser:
                     whereabouts.get((message.speaker or "").casefold()),
                 ),
                 times_in=self._times_in(body),
+                times_unclear=self._times_unclear(body),
             )  # fmt: skip
             for line in message.lines:
                 body = text[line.body_start : line.body_end]
@@ -1077,6 +1081,14 @@ class TimeParser:
     def _explicit_zone(
         self, clean: str, span: str, end: int, when: datetime, speaker: Speaker
     ) -> tuple[datetime, int, bool]:
+        """`_zone_said`, and a time whose message says it is local to places of another zone
+        than the user's ("All times are local") when no zone of its own moved it: unsaid."""
+        shifted, stop, unsaid = self._zone_said(clean, span, end, when, speaker)
+        return shifted, stop, unsaid or (speaker.times_unclear and shifted == when)
+
+    def _zone_said(
+        self, clean: str, span: str, end: int, when: datetime, speaker: Speaker
+    ) -> tuple[datetime, int, bool]:
         """A wall time followed by a zone Duckling does not read, converted to the user's zone:
         "3pm PT", "9am Tokyo time", "9am my time" (the zone of whoever said it), "4pm your
         time" (the other side's). Also whether that zone is one the input never names."""
@@ -1128,6 +1140,14 @@ class TimeParser:
             if name:
                 return ZoneInfo(name)
         return None
+
+    def _times_unclear(self, body: str) -> bool:
+        """Whether a message's times are "local" to places of another zone than the user's."""
+        if not _TIMES_LOCAL_RE.search(body):
+            return False
+        now = self.now.replace(tzinfo=None)
+        named = zones.zones_named(body, self._engine.zoneinfo_dir)
+        return any(ZoneInfo(z).utcoffset(now) != self.zone.utcoffset(now) for z in named)
 
     def _elsewhere(self, speaker: Speaker, when: datetime) -> bool:
         """Whether someone said a time with no zone from a zone other than the user's ("I'm in
@@ -1228,6 +1248,7 @@ def _phrase_then_place(section: str) -> re.Pattern[str]:
 
 
 _TIMES_ARE_IN_RE = _phrase_then_place("times_are_in")
+_TIMES_LOCAL_RE = data.phrase_pattern("times", "times_local")
 _LOCATED_IN_RE = _phrase_then_place("located_in")
 _THIS_RE = re.compile(rf"(?<!\w)(?:{data.alternation('times', 'this_words')})(?!\w)", re.IGNORECASE)
 _WEEK_AFTER_RE = re.compile(
