@@ -44,7 +44,10 @@ def test_a_reschedule_creates_one_event_at_the_final_time(rules: Assistant) -> N
         "[Sat 09:05] Me: sure!\n"
         "[Sat 09:07] Priya Raman: actually make it 1:30, call me on +49 151 23456789\n"
     )
-    bundle = ask(rules, "add this", thread)
+    # the change is Priya's alone until the user answers it: the turn asks, creating nothing
+    asked = ask(rules, "add this", thread)
+    assert created(asked) == [] and "13:30" in asked["question"]
+    bundle = ask(rules, "add this", thread + "[Sat 09:08] Me: ok\n")
     [event] = created(bundle)
     assert event["start"] == "2026-11-22T13:30:00+01:00"
     assert "Lunch" in event["title"] and "Priya" in event["title"]

@@ -28,8 +28,10 @@ def starts(events: list[ProposedEvent]) -> list[str]:
 @pytest.mark.parametrize(
     ("thread", "expected"),
     [
-        ("<PERSON_1>: lunch tmrw at 1?\nMe: sure\n<PERSON_1>: actually make it 1:30",
+        ("<PERSON_1>: lunch tmrw at 1?\nMe: sure\n<PERSON_1>: actually make it 1:30\nMe: ok",
          ["2026-11-22T13:30:00+01:00"]),
+        # a change after the user's yes that the user has not answered waits (the turn asks)
+        ("<PERSON_1>: lunch tmrw at 1?\nMe: sure\n<PERSON_1>: actually make it 1:30", []),
         ("<PERSON_1>: coffee on monday?\nMe: 10am works", ["2026-11-23T10:00:00+01:00"]),
         ("<PERSON_1>: call at 3 tomorrow\n<PERSON_1>: can we push to 4pm?",
          ["2026-11-22T16:00:00+01:00"]),

@@ -47,9 +47,6 @@ class ProposedEvent:
     said: int = -1  # the last message that created or changed it
     dated: bool = True  # False: a clock time said with no day yet ("book it for 12:30")
     pending: bool = False  # a reply put it off ("let me check and get back to you")
-    # The change it waits on asked for an answer ("Sunday 11 instead? Let me know"), so a
-    # request to add it is no yes; one said as a statement ("make it 1:30") the request takes.
-    asks: bool = False
     # Who said which start, and who last set it: a start another person offered is agreed;
     # one that replaces another person's start is a counter, `awaiting` an answer from anyone
     # but its speaker ("9am?" - "I'd prefer 10"). Speakers only; the request has none.

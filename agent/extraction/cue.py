@@ -69,8 +69,6 @@ def picked_place(text: str) -> tuple[int, re.Match[str]] | None:
 DECLINE_RE = data.phrase_pattern("acts", "decline")
 # "You're on the waitlist", "reply YES to claim it": times that wait for the user (acts.toml).
 NOT_BOOKED_RE = data.phrase_pattern("acts", "not_booked")
-# "Let me know", "does that work?": a change that waits for an answer (acts.toml).
-ASKS_ANSWER_RE = data.phrase_pattern("acts", "asks_answer")
 DEFER_RE = data.phrase_pattern("acts", "defer")
 DISMISS_RE = data.phrase_pattern("acts", "dismiss")
 # "so I'm out all weekend": the speaker's times in that sentence are another plan (acts.toml).

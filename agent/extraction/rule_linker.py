@@ -17,7 +17,6 @@ from agent.extraction.candidate import (
 from agent.extraction.cue import (
     ACCEPT_RE,
     ALL_DAY_RE,
-    ASKS_ANSWER_RE,
     AVAILABILITY_RE,
     AWAY_RE,
     BY_RE,
@@ -231,24 +230,15 @@ class RuleLinker:
             finally:  # the event a message touched is the one the next "call it X" names
                 line = segment.context.rpartition("\n")[2]
                 waits = segment.source != "request" and bool(NOT_BOOKED_RE.search(line))
-                asks = "?" in (segment.sentence or segment.text) or bool(
-                    ASKS_ANSWER_RE.search(line)
-                )
                 for event in events:
                     if before.get(id(event)) != _state(event):
                         event.said = index
                         if waits and event.start is not None:  # "you're on the waitlist"
                             event.pending, event.awaiting = True, _who(segment) or "them"
-                        if event.awaiting is not None and segment.source != "request":
-                            event.asks = waits or asks
         talkers = {w for w in map(_who, segments) if w is not None}
-        for event in events:  # a two-way chat: the user's request takes up the other's change,
-            # unless it asked for an answer; a booking service's offer it always takes up
-            if (
-                event.awaiting not in (None, "me")
-                and talkers <= {"me", event.awaiting}
-                and (event.awaiting in _SERVICE_LABELS or not event.asks)
-            ):
+        for event in events:  # a booking dialogue: the user's request says yes to the service
+            # ("Agent: how about Wednesday at 4:30 pm?"); a person's change waits for the user's
+            if event.awaiting in _SERVICE_LABELS and talkers <= {"me", event.awaiting}:
                 event.pending, event.awaiting = False, None
         return self._finish(events, request, thread, speakers, intent)
 
