@@ -673,11 +673,13 @@ class TimeParser:
         named = lang.WEEKDAY_RE.search(mention.text)
         after = _WEEK_AFTER_RE.match(clean, mention.end)
         before = _WEEK_BEFORE_RE.search(clean, max(0, mention.start - 24), mention.start)
-        start = before.start() if before and after is None else mention.start
-        after = after or (before and _EMPTY_AT.match(clean, mention.end))
+        # the words' span: "wed nxt wk" runs on after the day, "nxt wk thurs" starts before it
+        start, end = mention.start, after.end() if after else mention.end
+        if after is None and before is not None:
+            start = before.start()
         if (
             named is None
-            or after is None
+            or (after is None and before is None)
             or lang.DAY_OF_MONTH_RE.search(mention.text)
             or mention.text.rstrip()[-1] in ".,;!?"  # "fri. nxt wk is busy": another sentence
         ):
@@ -703,8 +705,8 @@ class TimeParser:
                 for o in mention.alternatives
             ),
             start=start,
-            end=after.end(),
-            text=text[start : after.end()],
+            end=end,
+            text=text[start:end],
         )  # fmt: skip
 
     def _moved_to(
@@ -1258,7 +1260,6 @@ _WEEK_AFTER_RE = re.compile(
 _WEEK_BEFORE_RE = re.compile(
     rf"(?:{data.phrase_pattern('times', 'week_after').pattern})[ \t]+$", re.IGNORECASE
 )
-_EMPTY_AT = re.compile("")
 _WEEKDAY_DAY_NUMBER_RE = re.compile(
     rf"(?:on[ \t]+)?{lang.WEEKDAY_RE.pattern}\.?,?{_DAY_NUMBER}", re.IGNORECASE
 )
