@@ -580,3 +580,20 @@ def test_a_zone_in_parentheses_after_a_range_is_the_whole_ranges() -> None:
     )
     [mention] = london.parse("Roadmap review @ Thu Dec 3, 2026 1pm - 2pm (PST)")
     assert (mention.value.hour, mention.end_value.hour) == (21, 22)
+
+
+# Codes glued of letters and digits are no times and no years ("in 30C1" was read as 2030, a
+# flight "BA0117 at 11:20" as 13:17); "9h30" and "2nd" are no codes.
+@pytest.mark.parametrize(
+    ("text", "clock"),
+    [
+        ("rescheduled to Thursday, March 5 at 10:00 am in 30C1.", "03-05 10:00"),
+        ("flight BA0117 at 11:20", "03-04 11:20"),
+        ("Q3 review friday at 2pm", "03-06 14:00"),
+        # must not blank
+        ("mardi à 9h30", "03-10 09:30"),
+        ("meet 2nd of april at 3pm", "04-02 15:00"),
+    ],
+)
+def test_codes_are_no_times(parser: TimeParser, text: str, clock: str) -> None:
+    assert f"{_first(parser.parse(text)).value:%m-%d %H:%M}" == clock

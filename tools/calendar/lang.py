@@ -243,8 +243,36 @@ COUNT_BEFORE_TIME_RE = re.compile(
 )
 
 
+# A code glued of letters and digits ("room 30C1", "flight BA0117", "gate B12"): no time, no
+# year. A clock written with "h" ("9h30") and an ordinal ("2nd") are no codes.
+_CODE_RE = re.compile(
+    r"(?<![\w.:])(?:\d+(?![hq]\d|q\b)[^\W\d_]+\d+\w*|[^\W\d_]+\d+(?:[^\W\d_]+\d*)*)(?![\w:])",
+    re.IGNORECASE,
+)
+
+
+# Letters that make a glued token a time written tight, not a code: "6to8", "today6PM", "Q4".
+_TIME_LETTERS = frozenset(
+    "am pm h hr hrs q st nd rd th to till til bis today tonight tomorrow tmrw tmr".split()
+)
+_LETTERS_RE = re.compile(r"[^\W\d_]+")
+
+
+def _is_code(token: str) -> bool:
+    """Whether a glued token is a code ("30C1", "BA0117"), not a time or a date written tight
+    ("6to8", "today6PM", "Feb13", "2018Q4")."""
+    return not all(
+        g.casefold() in _TIME_LETTERS or _MONTH_ONLY_RE.fullmatch(g) or WEEKDAY_RE.fullmatch(g)
+        for g in _LETTERS_RE.findall(token)
+    )
+
+
 def blank_counts(text: str) -> str:
-    """`text` with the party sizes before a time blanked, offsets kept."""
+    """`text` with the party sizes before a time and codes like "30C1" blanked, offsets kept
+    (Duckling read "at 10:00 am in 30C1" as a time in 2030)."""
+    text = _CODE_RE.sub(
+        lambda m: " " * len(m.group(0)) if _is_code(m.group(0)) else m.group(0), text
+    )
     return COUNT_BEFORE_TIME_RE.sub(
         lambda m: m.group(0)[: m.start("count") - m.start()] + " " * len(m.group("count")), text
     )
@@ -462,6 +490,8 @@ MONTHS = (
     r"(?:jan|feb|m[aä]r|apr|ma[iy]|jun|jul|aug|sep|o[ck]t|nov|de[cz]|janv|févr|fev|avr|mai|juin"
     r"|juil|août|ene|abr|ago|dic|set|out)[a-zéû]*\.?"
 )
+# A month's name alone ("Feb" of "Feb13"): a date written tight, not a code.
+_MONTH_ONLY_RE = re.compile(MONTHS, re.IGNORECASE)
 STAMP_DATE_RE = re.compile(
     rf"\d{{1,4}}[./-]\d{{1,2}}[./-]\d{{2,4}}|\d{{1,2}}/\d{{1,2}}(?!\d)"
     rf"|\b(?:today|yesterday|heute|gestern|hier|ayer|hoje|ontem)\b"
