@@ -377,13 +377,14 @@ class RuleLinker:
             for c in own
         )
         offered = next((e for e in reversed(events) if e.undecided and not e.cancelled), None)
+        picked = None
         if pick and not timed and offered is not None and abs(pick[0]) <= len(offered.undecided):
             # "Thu 11:00, Fri 15:00 or Mon 09:30?" - "The second one please."
-            place = pick[0]
-            wanted = offered.undecided[place - 1 if place > 0 else place]
-            chosen = next(c for c in found if c.id == wanted)
-            offered.start, offered.grounds, offered.dated = self._resolve(chosen, None, None, [])
-            offered.end = self._end(chosen.mention, offered.start, offered.activity)
+            wanted = offered.undecided[pick[0] - 1 if pick[0] > 0 else pick[0]]
+            picked = next((c for c in found if c.id == wanted), None)
+        if offered is not None and picked is not None:
+            offered.start, offered.grounds, offered.dated = self._resolve(picked, None, None, [])
+            offered.end = self._end(picked.mention, offered.start, offered.activity)
             offered.undecided = []
             _offered(offered, _who(segment), picked=True)
             return last_day

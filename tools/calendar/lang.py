@@ -251,10 +251,8 @@ _CODE_RE = re.compile(
 )
 
 
-# Letters that make a glued token a time written tight, not a code: "6to8", "today6PM", "Q4".
-_TIME_LETTERS = frozenset(
-    "am pm h hr hrs q st nd rd th to till til bis today tonight tomorrow tmrw tmr".split()
-)
+# Letters that make a glued token a time written tight, not a code (times.toml).
+_TIME_LETTERS = data.words("times", "tight_time_letters")
 _LETTERS_RE = re.compile(r"[^\W\d_]+")
 
 

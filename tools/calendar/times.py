@@ -681,7 +681,7 @@ class TimeParser:
             named is None
             or (after is None and before is None)
             or lang.DAY_OF_MONTH_RE.search(mention.text)
-            or mention.text.rstrip()[-1] in ".,;!?"  # "fri. nxt wk is busy": another sentence
+            or mention.text.rstrip()[-1:] in tuple(".,;!?")  # "fri. nxt wk": another sentence
         ):
             return mention
         weekday = lang.WEEKDAY_INDEX.get(named.group(0).casefold().rstrip("."))
