@@ -228,9 +228,17 @@ def test_a_name_beats_an_activity_word_said_earlier() -> None:
         # a day said after a bare time completes it
         ("Me: Book it for 12:30 in the afternoon.\nAgent: On what date?\nMe: For Friday next week.",
          ["2026-11-27T12:30:00+01:00"]),
+        # the same clock said again with its day: the undated one was today only by default
+        ("Me: I want to book the salon at 5 in the evening.\nAgent: What date?\n"
+         "Me: I need to visit the salon on the 4th.\n"
+         "Agent: Please confirm: the appointment is on December 4th at 5 pm.\nMe: Yes.",
+         ["2026-12-04T17:00:00+01:00"]),
         # no restatement: two events stay two
         ("<PERSON_1>: dentist on Tuesday at 9:30\n<PERSON_2>: and an appointment friday at 8pm",
          ["2026-11-24T09:30:00+01:00", "2026-11-27T20:00:00+01:00"]),
+        # two clocks that differ are two plans, dated or not
+        ("<PERSON_1>: gym at 6 tonight\n<PERSON_2>: and dinner on friday at 8pm",
+         ["2026-11-21T18:00:00+01:00", "2026-11-27T20:00:00+01:00"]),
     ],
 )  # fmt: skip
 def test_an_event_being_set_up_is_one_event(thread: str, expected: list[str]) -> None:

@@ -51,6 +51,13 @@ def _at(*args: int) -> datetime:
             _at(2026, 3, 11, 15, 15),
             False,
         ),
+        # a clock with no day of its own is today's only when no other day is named anywhere
+        ("add it", "Ann: book the salon at 5\nBo: for the 9th", _at(2026, 3, 4, 17), False),
+        ("add it", "Ann: book the salon at 5\nBo: for the 9th", _at(2026, 3, 9, 17), True),
+        ("add it", "Ann: coffee friday?\nBo: sure, at 10", _at(2026, 3, 4, 10), False),
+        ("add it", "Ann: lunch at 1?\nBo: sure", _at(2026, 3, 4, 13), True),
+        ("add it", "Ann: lunch today?\nBo: sure, at 1", _at(2026, 3, 4, 13), True),
+        ("add it", "Ann: dinner tonight? friday I'm out\nBo: 7pm", _at(2026, 3, 4, 19), True),
         # the new time of a move is the end of "from X to Y"
         ("the review moved from 2pm to 4pm tomorrow", "", _at(2026, 3, 5, 16), True),
         ("Friday: all-hands moved from 10 to 11am", "", _at(2026, 3, 6, 11), True),

@@ -830,7 +830,7 @@ def _merged(events: list[ProposedEvent]) -> list[ProposedEvent]:
         return event.start is not None and not event.cancelled and not event.undecided
 
     kept: list[ProposedEvent] = []
-    for event in events:
+    for event in _dated_later(events):
         twin = next(
             (
                 k
@@ -849,6 +849,32 @@ def _merged(events: list[ProposedEvent]) -> list[ProposedEvent]:
         if best.pending and not other.pending:
             best.pending, best.awaiting = False, None
         kept[kept.index(twin)] = best
+    return kept
+
+
+def _dated_later(events: list[ProposedEvent]) -> list[ProposedEvent]:
+    """A clock time said with no day ("book the salon at 5") and the same clock said later with
+    its day ("the appointment is March 4th at 5 pm") are one plan: the day completes the time,
+    and the undated one (today only by the parser's default) goes, its name kept."""
+    kept = list(events)
+    for event in events:
+        if event.dated or event.start is None or event.cancelled or event.all_day:
+            continue
+        clock = (event.start.hour, event.start.minute)  # both in the linker's zone
+        later = next(
+            (
+                e for e in events[events.index(event) + 1 :]
+                if e.dated and e.start is not None and not e.cancelled and not e.all_day
+                and (e.start.hour, e.start.minute) == clock and e.start != event.start
+            ),
+            None,
+        )  # fmt: skip
+        if later is None:
+            continue
+        if event.named and not later.named:
+            later.title, later.activity, later.named = event.title, event.activity, True
+        later.said = max(later.said, event.said)
+        kept.remove(event)
     return kept
 
 

@@ -271,13 +271,16 @@ def _other_day_said(
     clock: TimeMention, wanted: datetime, grounded: Sequence[TimeMention], zone: ZoneInfo
 ) -> bool:
     """A clock time said without its day ("at 5pm") is today's only by default: when the same
-    request names another day ("dinner tomorrow for 1 hour at 5pm"), today was not said."""
-    if clock.source != "request" or states_date(clock.text):
+    request names another day ("dinner tomorrow for 1 hour at 5pm"), today was not said. A
+    clock in a pasted thread is weighed against every day the input names ("book the salon at
+    5" ... "on the 4th"): a day said anywhere, and never today, leaves today unsaid."""
+    if states_date(clock.text):
         return False
+    sources = {"request"} if clock.source == "request" else _USER_SOURCES
     days = [
         m.value.astimezone(zone).date()
         for m in grounded
-        if m.source == "request"
+        if m.source in sources
         and m is not clock
         and (m.all_day or (m.kind == "vague" and m.grain == "day") or states_date(m.text))
     ]
