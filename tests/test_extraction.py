@@ -936,3 +936,61 @@ def test_a_plan_called_a_fake_is_off(thread: str, expected: list[str]) -> None:
 )  # fmt: skip
 def test_a_plan_put_off_or_away_is_not_agreed(thread: str, expected: list[str]) -> None:
     assert starts(link("add the event we agreed on", thread)) == expected
+
+
+@pytest.mark.parametrize(
+    ("request_text", "subject"),
+    [
+        ("add the design crit, I'm going", ["desig", "crit"]),
+        ("add parents' evening to my calendar", ["paren", "eveni"]),
+        ("add <PERSON_1>'s eye appointment, I'm taking her", ["eye"]),
+        ("add book club", ["book", "club"]),
+        ("add the 22 March sync", ["sync"]),
+        ("agrega la cena del viernes", ["cena"]),
+        # names nothing: generic words, pronouns, days, people, no verb
+        ("add the event we agreed on to my calendar", []),
+        ("add it", []),
+        ("add this meeting to my calendar", []),
+        ("add my booking", []),
+        ("schedule a call with <PERSON_1> tomorrow", []),
+        ("ajoute le rendez-vous à la caisse", []),
+        ("anything I need to add from this?", []),
+        ("what's on thursday?", []),
+    ],
+)  # fmt: skip
+def test_the_words_a_request_names_its_event_by(request_text: str, subject: list[str]) -> None:
+    from agent.extraction.title import request_subject
+
+    assert request_subject(request_text) == subject
+
+
+@pytest.mark.parametrize(
+    ("request_text", "thread", "expected"),
+    [
+        # the request's words pick the event whose messages say them
+        ("add the dentist", "<PERSON_1>: dentist tue at 3\n<PERSON_1>: and gym wed at 6",
+         ["2026-11-24T15:00:00+01:00"]),
+        ("add my dentist appointment",
+         "<PERSON_1>: dont forget ur dentist tmrw at 9!!\nMe: ugh fine",
+         ["2026-11-22T09:00:00+01:00"]),
+        ("add the review", "<PERSON_1>: sorry, need to cancel the review\n"
+         "<PERSON_1>: and the retro is on monday at 2", []),
+        # said in the thread, but no timed event comes from there: no other event stands in
+        ("add parents' evening",
+         "Dear all, last day of term: Friday 18 December, children finish at 1.30pm.\n"
+         "Parents' evening: bookings open on 12 January.", []),
+        # not fired: a name the thread never says is the user's own for what it times
+        ("add book club", "<PERSON_1>: weds 2nd it is, my place 7:30pm\nMe: 🙌",
+         ["2026-12-02T19:30:00+01:00"]),
+        # not fired: generic words name nothing
+        ("add the meeting", "<PERSON_1>: sync on monday at 10?\nMe: yes",
+         ["2026-11-23T10:00:00+01:00"]),
+        # not fired: the request's own time stands
+        ("add lunch with <PERSON_1> tomorrow at 1", "<PERSON_1>: lunch this week? maybe",
+         ["2026-11-22T13:00:00+01:00"]),
+    ],
+)  # fmt: skip
+def test_the_request_names_which_event_to_add(
+    request_text: str, thread: str, expected: list[str]
+) -> None:
+    assert starts(link(request_text, thread)) == expected

@@ -87,6 +87,7 @@ def test_an_open_reading_says_what_to_choose(parser: TimeParser) -> None:
         ("gym 2moro @ 5?", "gym tmr   @ 5?"),
         ("call mum TOMOZ 7pm", "call mum tmr   7pm"),
         ("lunch tmw at 1", "lunch tmr at 1"),
+        ("Weds 2nd it is", "wed  2nd it is"),
         # phrases Duckling misreads; a typographic dash in "2–4pm"; "12 noon"
         ("el jueves a mediodía", "el jueves a las 12  "),
         ("quinta ao meio-dia", "quinta às 12h     "),
@@ -98,6 +99,7 @@ def test_an_open_reading_says_what_to_choose(parser: TimeParser) -> None:
         ("pages 12–14", "pages 12–14"),
         ("order #4 – 4pm", "order #4 – 4pm"),
         ("tmw3 at 4", "tmw3 at 4"),
+        ("a wedding at 4", "a wedding at 4"),
         ("Tomozaki at 4", "Tomozaki at 4"),
         ("a sundae on Sunday", "a sundae on Sunday"),
         ("Mondays are hard", "Mondays are hard"),

@@ -45,6 +45,7 @@ class ProposedEvent:
     activity: str = ""
     named: bool = False  # the title is the user's own name for it ("call it Out of office")
     said: int = -1  # the last message that created or changed it
+    heard: set[int] = field(default_factory=set, repr=False)  # every message that did
     dated: bool = True  # False: a clock time said with no day yet ("book it for 12:30")
     pending: bool = False  # a reply put it off ("let me check and get back to you")
     # Who said which start, and who last set it: a start another person offered is agreed;

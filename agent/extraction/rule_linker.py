@@ -55,7 +55,9 @@ from agent.extraction.title import (
     people_in,
     place_in,
     reminder_title,
+    request_subject,
     request_title,
+    stem,
     words_around,
 )
 from lang import data
@@ -233,14 +235,22 @@ class RuleLinker:
                 for event in events:
                     if before.get(id(event)) != _state(event):
                         event.said = index
+                        event.heard.add(index)
                         if waits and event.start is not None:  # "you're on the waitlist"
                             event.pending, event.awaiting = True, _who(segment) or "them"
+        for event in events:  # where its start was said counts too ("cancel Thursday's 10am
+            # review" ... "Thursday 10am is back on")
+            if event.start is not None:
+                event.heard |= {
+                    c.segment for c in found
+                    if c.mention.has_clock_time and c.mention.value == event.start
+                }  # fmt: skip
         talkers = {w for w in map(_who, segments) if w is not None}
         for event in events:  # a booking dialogue: the user's request says yes to the service
             # ("Agent: how about Wednesday at 4:30 pm?"); a person's change waits for the user's
             if event.awaiting in _SERVICE_LABELS and talkers <= {"me", event.awaiting}:
                 event.pending, event.awaiting = False, None
-        return self._finish(events, request, thread, speakers, intent)
+        return self._finish(events, request, thread, speakers, intent, segments)
 
     def _read(
         self,
@@ -775,6 +785,7 @@ class RuleLinker:
         thread: str,
         speakers: list[str],
         intent: str,
+        segments: list[Segment],
     ) -> list[ProposedEvent]:
         """Titles and attendees for the events that stand; cancelled ones are dropped."""
         people = list(
@@ -791,7 +802,7 @@ class RuleLinker:
         )
         events = _merged(events)
         unnamed = [e for e in events if not e.activity and not e.cancelled]
-        events = _selected(events, request_title(request))
+        events = _named_by_request(events, request_subject(request), segments)
         if ONE_RE.search(request) and not MANY_RE.search(request):
             events = _the_one(events)
         kept: list[ProposedEvent] = []
@@ -848,6 +859,7 @@ def _merged(events: list[ProposedEvent]) -> list[ProposedEvent]:
         ) else (twin, event)  # fmt: skip
         if best.pending and not other.pending:
             best.pending, best.awaiting = False, None
+        best.heard |= other.heard
         kept[kept.index(twin)] = best
     return kept
 
@@ -873,7 +885,7 @@ def _dated_later(events: list[ProposedEvent]) -> list[ProposedEvent]:
             continue
         if event.named and not later.named:
             later.title, later.activity, later.named = event.title, event.activity, True
-        later.said = max(later.said, event.said)
+        later.said, later.heard = max(later.said, event.said), later.heard | event.heard
         kept.remove(event)
     return kept
 
@@ -888,13 +900,37 @@ def _the_one(events: list[ProposedEvent]) -> list[ProposedEvent]:
     return [e for e in events if e is best or not e.schedulable]
 
 
-def _selected(events: list[ProposedEvent], wanted: str) -> list[ProposedEvent]:
-    """ "add the pickup": only the events the request names, when any does."""
-    key = re.sub(r"[\s-]+", "", wanted.split(" with ")[0]).lower()
-    if not key:
+def _named_by_request(
+    events: list[ProposedEvent], subject: list[str], segments: list[Segment]
+) -> list[ProposedEvent]:
+    """ "add the design crit": only the events whose messages say most of the words the request
+    names it by. When the thread says those words but no timed event comes from where it does
+    ("add parents' evening" to a newsletter that dates only the last day of term), no other
+    event stands in for it: the turn asks. A name the thread never says ("add book club") is
+    the user's own, and picks nothing."""
+    if not subject:
         return events
-    named = [e for e in events if key in re.sub(r"[\s-]+", "", e.title).lower()]
-    return named or events
+
+    def said(index: int) -> set[str]:
+        return {stem(w) for w in re.findall(r"[^\W\d_][\w'’-]*", segments[index].text)}
+
+    def score(event: ProposedEvent) -> int:
+        from_thread = [i for i in event.heard if segments[i].source != "request"]
+        if not from_thread:  # the request's own: its time names it; with none it only asks
+            return len(subject) if event.start is not None else 0
+        heard = set().union(*(said(i) for i in from_thread))
+        heard |= {stem(w) for w in re.findall(r"[^\W\d_][\w'’-]*", event.activity)}
+        return sum(word in heard for word in subject)
+
+    scores = {id(e): score(e) for e in events}
+    best = max(scores.values(), default=0)
+    if best:
+        return [e for e in events if scores[id(e)] == best]
+    thread = [i for i, s in enumerate(segments) if s.source != "request"]
+    in_thread = set().union(*(said(i) for i in thread))
+    if any(word in in_thread for word in subject):
+        return [e for e in events if e.start is None and not e.all_day]
+    return events
 
 
 WEEK_SPAN_RE = data.phrase_pattern("times", "week_span")

@@ -383,6 +383,55 @@ def request_title(request: str) -> str:
     return title[:1].upper() + title[1:]
 
 
+# "add the design crit, I'm going": what follows the verb, up to a preposition, a clause or a
+# stop, names what to add. Person placeholders, days, numbers and generic words name nothing.
+_SUBJECT_VERB = data.words("labels", "request_verbs") | {"book", "save", "log", "include"}
+_SUBJECT_RE = re.compile(
+    rf"\b(?:{'|'.join(sorted(map(re.escape, _SUBJECT_VERB), key=len, reverse=True))})\s+"
+    r"(?P<what>[^.!?,;:()\n]{2,80})",
+    re.IGNORECASE,
+)
+_SUBJECT_END_RE = re.compile(
+    r"\s(?:to|into|in|on|for|at|from|with|as|that|which|we|i|you|by|à|au|en|no|na|zu|im"
+    r"|para|pour|für|a|al)\s",
+    re.IGNORECASE,
+)
+_NOT_SUBJECT = (
+    _STOP | _GENERIC | _FUNCTION_WORDS
+    | data.words("labels", "generic_activities") | data.words("labels", "calendar_words")
+)  # fmt: skip
+
+
+def stem(word: str) -> str:
+    """A word's first letters, so that "validation" meets "validate" and "parents'" meets
+    "parent": enough to tell which message a request's words come from."""
+    word = re.sub(r"['’]s?$", "", word.casefold())
+    if len(word) > 3 and word.endswith("s"):
+        word = word[:-1]
+    return word[:5]
+
+
+def request_subject(request: str) -> list[str]:
+    """The stems of the words a request names what to add by ("add the design crit, I'm
+    going" -> design, crit); [] when it names nothing ("add the event we agreed on")."""
+    match = _SUBJECT_RE.search(f"{request} ")
+    if match is None:
+        return []
+    what = f" {match.group('what')} "
+    end = _SUBJECT_END_RE.search(what)
+    words = re.findall(r"<[A-Z_]+_\d+>|[^\W\d_][\w'’-]*", what[: end.start() if end else None])
+    return list(
+        dict.fromkeys(
+            stem(w)
+            for w in words
+            if not w.startswith("<")
+            and w.casefold() not in _NOT_SUBJECT
+            and re.sub(r"['’]s?$", "", w.casefold()) not in _NOT_SUBJECT
+            and len(w) > 1
+        )
+    )
+
+
 _AFTER_TITLE_RE = re.compile(
     r"\s*(?:\S+\s+){0,4}?(?:for|to|para|pra|pour|für|zum|zur)\s+(?:go\s+over\s+|discuss\s+)?"
     r"(?P<title>(?:(?:the|a|an|our|o|a|le|la|el|der|die|das)\s+)?[^\W\d][\w'’ -]{2,40}?)"
