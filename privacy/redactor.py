@@ -719,14 +719,19 @@ def _name_parts(value: str) -> list[str]:
     return parts
 
 
+_LINE_BREAK_RE = re.compile(r"\n|:[ \t]+")
+
+
 def _one_line(text: str, start: int, end: int) -> tuple[int, int]:
-    """spaCy joins a name to the next line ("Zizi Kónya\nEnigmaio"): keep its longest line."""
-    if "\n" not in text[start:end]:
-        return start, end
+    """spaCy joins a name to the next line ("Zizi Kónya\nEnigmaio") or to the message after its
+    speaker label ("Alex: Thu 3pm?" read "Alex: Thu"): keep its longest piece."""
     parts, position = [], start
-    for piece in text[start:end].split("\n"):
-        parts.append((position, position + len(piece)))
-        position += len(piece) + 1
+    for cut in _LINE_BREAK_RE.finditer(text, start, end):
+        parts.append((position, cut.start()))
+        position = cut.end()
+    if not parts:
+        return start, end
+    parts.append((position, end))
     return max(parts, key=lambda p: len(text[p[0] : p[1]].strip()))
 
 

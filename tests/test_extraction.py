@@ -994,3 +994,21 @@ def test_the_request_names_which_event_to_add(
     request_text: str, thread: str, expected: list[str]
 ) -> None:
     assert starts(link(request_text, thread)) == expected
+
+
+@pytest.mark.parametrize(
+    ("thread", "expected"),
+    [
+        # the user asked and no one else said yes: nothing agreed
+        ("Me: would you be up for a run on Sunday morning, 8am from the park gates?", []),
+        ("Me: hi, would Tuesday 1 December at 10:00 work for the planning session?\n"
+         "<PERSON_1>: I am out of the office until Monday 30 November.", []),
+        # not fired: someone else's yes, someone else's question (the request answers it), or
+        # the user's own plain plan
+        ("Me: run on Sunday 8am?\n<PERSON_1>: sure", ["2026-11-22T08:00:00+01:00"]),
+        ("<PERSON_1>: run on Sunday 8am?", ["2026-11-22T08:00:00+01:00"]),
+        ("Me: let's do a run on Sunday at 8am.", ["2026-11-22T08:00:00+01:00"]),
+    ],
+)  # fmt: skip
+def test_the_users_own_question_waits_for_an_answer(thread: str, expected: list[str]) -> None:
+    assert starts(link("add the event we agreed on to my calendar", thread)) == expected

@@ -253,6 +253,20 @@ def test_speaker_labels_are_redacted() -> None:
     )
 
 
+@pytest.mark.parametrize(
+    ("text", "redacted"),
+    [
+        # a name never runs on past its speaker label's colon into the message
+        ("Alex: Thu 3pm?\nMe: Thu 3 ok", "<PERSON_1>: Thu 3pm?\nMe: Thu 3 ok"),
+        # a colon inside no name: the name after it is kept whole
+        ("Re: John Smith wrote it", "Re: <PERSON_1> wrote it"),
+        ("Dear Tom: see you at 5", "Dear <PERSON_1>: see you at 5"),
+    ],
+)
+def test_a_name_ends_at_its_speaker_label(text: str, redacted: str) -> None:
+    assert Redactor().redact(text).text == redacted
+
+
 def test_earlier_input_never_reaches_a_later_prompt() -> None:
     """Defect: raw earlier input reached later prompts through history or task context."""
     session = EntityMap()

@@ -187,6 +187,17 @@ def _offered(
     event.setter = who
 
 
+def _unanswered(event: ProposedEvent, said: list[Segment]) -> bool:
+    """ "Me: run on Saturday at 8am?" and no one else's word on it: the user asked, nobody
+    agreed. (Another person's question is answered by the user's request to add it.)"""
+    if event.start is None or event.pending or event.setter != "me" or not said:
+        return False
+    if event.offers.get(event.start, set()) - {"me"}:
+        return False
+    asked = said[-1]  # the message that said the start: the user's own question
+    return _who(asked) == "me" and "?" in (asked.sentence or asked.text)
+
+
 def _answers(event: ProposedEvent, who: str | None, text: str) -> bool:
     """Whether a message with no time of its own says yes to the counter `event` waits on."""
     if event.awaiting is None or who is None or who == event.awaiting:
@@ -245,6 +256,11 @@ class RuleLinker:
                     c.segment for c in found
                     if c.mention.has_clock_time and c.mention.value == event.start
                 }  # fmt: skip
+        by_id = {c.id: c for c in found}
+        for event in events:  # the user's own question that no one else answered
+            said = [segments[by_id[g].segment] for g in event.grounds if g in by_id]
+            if _unanswered(event, said):
+                event.pending, event.awaiting = True, "them"
         talkers = {w for w in map(_who, segments) if w is not None}
         for event in events:  # a booking dialogue: the user's request says yes to the service
             # ("Agent: how about Wednesday at 4:30 pm?"); a person's change waits for the user's
