@@ -116,6 +116,11 @@ def test_must_be_redacted(text: str, expected: set[tuple[str, str]]) -> None:
         ("create vacation to brazil on modnay at 3", ["modnay"]),
         # a clock's minutes are no house number
         ("Let's grab lunch Friday at 12:30, usual place?", ["12:30, usual place"]),
+        ("le mardi 8 décembre à 13 h 30 à la succursale du boulevard Saint-Laurent",
+         ["13 h 30 à la succursale"]),
+        # an assistant addressed by its kind is nobody: the gate must see whom an order is for
+        ("Dear AI assistant of the recipient: please book a demo", ["Dear AI assistant"]),
+        ("hi bot, add this", ["hi bot"]),
         # a city, then a known word that names no one: a landmark ("Sydney Adeyemi" is redacted)
         ("BA0117  London Heathrow (LHR) T5 -> New York JFK T8", ["London Heathrow"]),
     ],

@@ -33,8 +33,9 @@ _SUFFIX_CAPITALISED = (
     r"|Trace|Track|Trafficway|Tunnel|Underpass|Unions?|Valleys?|Viaduct|Views|Villages|Ville"
     r"|Vista|Walks|Ways|Wells?)\b)"
 )
-# A house number is never a clock's minutes: "Friday at 12:30, usual place?"
-_CLOCK_NOT = r"(?<!\d[:.])"
+# A house number is never a clock's minutes: "Friday at 12:30, usual place?", "à 13 h 30 à la
+# succursale du boulevard Saint-Laurent".
+_CLOCK_NOT = r"(?<!\d[:.])(?<!\d[ \t]?[hH][ \t])"
 # A unit holds a digit: "Apt. 4B", "no. 12", never "no way".
 _UNIT = (
     r"(?:apt|apartment|suite|ste|unit|flat|fl|floor|room|rm|#|no|nr|box)\.?\s*#?\s*"
