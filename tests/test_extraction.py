@@ -780,6 +780,15 @@ def test_a_reply_that_puts_the_plan_off_leaves_it_open(thread: str, expected: li
          "slot opens.", []),
         ("<PERSON_1>: A slot has opened: Thursday 26 Nov at 14:20. Reply YES to claim it.\n"
          "Me: YES", ["2026-11-26T14:20:00+01:00"]),
+        # a notice's lines: the waiting list two lines above the time, or the hope below it
+        ("Eventbrite\nYou're on the waiting list for Festive Wreath Making\n"
+         "Sat 5 Dec 2026, 14:00 - 16:30\nThe Potting Shed, Hove", []),
+        ("Festive Wreath Making\nSat 5 Dec 2026, 14:00 - 16:30\n"
+         "We'll email you if a place becomes available.", []),
+        # must not fire: a waiting list in another message, before the person's own plan
+        ("<PERSON_1>: I'm on the waiting list for the wreath class, ugh\n"
+         "<PERSON_2>: come to mine instead, Sat 5 Dec at 2pm?\nMe: deal",
+         ["2026-12-05T14:00:00+01:00"]),
     ],
 )  # fmt: skip
 def test_a_counter_waits_for_someone_elses_yes(thread: str, expected: list[str]) -> None:

@@ -45,6 +45,12 @@ ROWS = [
         ["12-18 10:00"],
     ),
     ("Boarding 16:35, departs 17:05 on Friday", ["11-27 17:05"]),  # the label reaches one time
+    # a field label heads the lines written under it: the arrival's day and clock are its value
+    (
+        "Depart: London Heathrow (LHR), Terminal 4\n  Fri 18 Dec 2026\n  06:25\n"
+        "Arrive: Amsterdam Schiphol (AMS)\n  Fri 18 Dec 2026\n  08:50",
+        ["11-26 06:25"],  # the clock alone; the linker gives it the day above
+    ),
     # a place's opening hours are never a start, even with no other time in the message
     (
         "Your parcel is ready for collection. Please collect by Wednesday 2 December. "
@@ -56,6 +62,8 @@ ROWS = [
     ("Bookings close on Friday 4 December at 12 noon.", ["12-04 12:00"]),
     ("I'll pick up the kids at 3pm and dinner is at 7pm", ["11-25 15:00", "11-25 19:00"]),
     ("We're open late on Friday: the party starts at 8pm", ["11-25 20:00"]),
+    # must not fire: a sentence under a field label is a message, not the field's value
+    ("Deadline: Friday\nTeam, the review is on Monday at 10am.", ["11-30 10:00"]),
 ]
 
 

@@ -235,19 +235,30 @@ class RuleLinker:
         speakers = [s.speaker for s in segments if s.speaker and not is_self(s.speaker)]
         events: list[ProposedEvent] = []
         last_day: tuple[date, str] | None = None
+        # A notice's lines come one segment each: "You're on the waiting list" two lines
+        # above the time (or "if a place becomes available" below it) still books nothing.
+        run: list[ProposedEvent] = []
+        run_waits = False
         for index, segment in enumerate(segments):
             before = {id(e): _state(e) for e in events}
+            previous = segments[index - 1] if index else None
+            if previous is None or (previous.speaker, previous.source) != (
+                segment.speaker, segment.source
+            ):  # fmt: skip
+                run, run_waits = [], False
             try:
-                previous = segments[index - 1] if index else None
                 last_day = self._read(segment, index, found, events, last_day, intent, previous)
             finally:  # the event a message touched is the one the next "call it X" names
                 line = segment.context.rpartition("\n")[2]
-                waits = segment.source != "request" and bool(NOT_BOOKED_RE.search(line))
+                run_waits |= segment.source != "request" and bool(NOT_BOOKED_RE.search(line))
                 for event in events:
                     if before.get(id(event)) != _state(event):
                         event.said = index
                         event.heard.add(index)
-                        if waits and event.start is not None:  # "you're on the waitlist"
+                        run.append(event)
+                if run_waits:
+                    for event in run:
+                        if event.start is not None and not event.pending:
                             event.pending, event.awaiting = True, _who(segment) or "them"
         for event in events:  # where its start was said counts too ("cancel Thursday's 10am
             # review" ... "Thursday 10am is back on")

@@ -33,9 +33,37 @@ def _clause_before(text: str, mention: TimeMention) -> str:
     return _CLAUSE_END_RE.split(before)[-1]
 
 
+# A field label that opens a line ("Arrive: Amsterdam Schiphol (AMS)"): the lines under it
+# that open no field of their own ("  Fri 18 Dec 2026", "  08:50") are its value.
+_FIELD_RE = re.compile(r"^[ \t]*(?P<label>[^\W\d][\w' -]{0,30}?)[ \t]*:(?!\d)", re.MULTILINE)
+_SIDE_LABEL_RE = re.compile(rf"^(?:{_LABEL})$", re.IGNORECASE)
+_BLOCK_LINES = 4  # a field's value runs over a few lines at most
+
+
+_VALUE_LINE_RE = re.compile(r"^(?:[ \t]+\S.*|[^.!?]{1,30})$")
+
+
+def _field_of(text: str, mention: TimeMention) -> str:
+    """The label of the field block `mention` sits in, or "": the lines from the label down
+    to the mention's are a field's value, indented or short ("  Fri 18 Dec 2026", "08:50"),
+    never a sentence of a message."""
+    end = text.find("\n", mention.end)
+    lines = text[: end if end >= 0 else len(text)].split("\n")
+    for line in reversed(lines[-_BLOCK_LINES:]):
+        field = _FIELD_RE.match(line)
+        if field:
+            return field.group("label").strip()
+        if not _VALUE_LINE_RE.match(line):
+            return ""
+    return ""
+
+
 def is_side_time(text: str, mention: TimeMention) -> bool:
-    """Whether a side-time label sits right before `mention` in its sentence."""
-    return bool(_SIDE_RE.search(_clause_before(text, mention)))
+    """Whether a side-time label sits right before `mention` in its sentence, or heads the
+    field block it is written under ("Arrive: Amsterdam (AMS)" / "Fri 18 Dec" / "08:50")."""
+    if _SIDE_RE.search(_clause_before(text, mention)):
+        return True
+    return bool(_SIDE_LABEL_RE.match(_field_of(text, mention)))
 
 
 def is_opening_hours(text: str, mention: TimeMention) -> bool:
