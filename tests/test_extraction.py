@@ -310,6 +310,14 @@ def titles(events: list[ProposedEvent]) -> list[tuple[str, str]]:
         # a time turned down ("4 is bad"), the earlier one kept ("keep 3")
         ("<PERSON_1>: thu at 3?\nMe: ok\n<PERSON_1>: can we do 4?\nMe: 4 is bad, can we keep 3?"
          "\n<PERSON_1>: sure, keep 3", ["2026-11-26T15:00:00+01:00"]),
+        # an offered time taken since is turned down; the one left waits for the user's yes
+        ("<PERSON_1>: I can do Friday at 10am or 3pm\nMe: 10am please\n"
+         "<PERSON_1>: Ah, 10am just got taken, only 3pm left now", []),
+        ("<PERSON_1>: I can do Friday at 10am or 3pm\nMe: 10am please\n"
+         "<PERSON_1>: Ah, 10am just got taken, only 3pm left now\nMe: 3pm then",
+         ["2026-11-27T15:00:00+01:00"]),
+        ("<PERSON_1>: Friday 10am at the studio?\nMe: yes\n"
+         "<PERSON_1>: oh no, 10am just got taken, sorry", []),
         # an emoji-only yes
         ("<PERSON_1>: brunch sun 11:30?\n<PERSON_2>: 🙌🙌", ["2026-11-22T11:30:00+01:00"]),
         # a clock written with a dot names no day: it takes the day the message named

@@ -93,6 +93,9 @@ def test_an_open_reading_says_what_to_choose(parser: TimeParser) -> None:
         ("quinta ao meio-dia", "quinta às 12h     "),
         ("Saturday, 2–4pm", "Saturday, 2-4pm"),
         ("on Friday at 12 noon", "on Friday at    noon"),
+        # a dash between a date and its clock separates them
+        ("Tuesday 1 Dec 2026 - 15:30 - 16:30", "Tuesday 1 Dec 2026 , 15:30 - 16:30"),
+        ("Fri 18 Dec – 10:00", "Fri 18 Dec , 10:00"),
         ("12 noon-ish", "   noon-ish"),
         # must not fire
         ("Mediodía en el parque", "Mediodía en el parque"),
@@ -100,6 +103,8 @@ def test_an_open_reading_says_what_to_choose(parser: TimeParser) -> None:
         ("order #4 – 4pm", "order #4 – 4pm"),
         ("tmw3 at 4", "tmw3 at 4"),
         ("a wedding at 4", "a wedding at 4"),
+        ("Meeting - 10:00", "Meeting - 10:00"),
+        ("9 - 10:30", "9 - 10:30"),
         ("Tomozaki at 4", "Tomozaki at 4"),
         ("a sundae on Sunday", "a sundae on Sunday"),
         ("Mondays are hard", "Mondays are hard"),

@@ -49,6 +49,10 @@ def _monday(hour: int) -> datetime:
         ("friday 3pm in Berlin", _at(27, 14)),
         ("friday noon Pacific", _at(27, 20)),
         ("friday 11am Mumbai time", _at(27, 5, 30)),  # a city the database files under Kolkata
+        # a zone by its long name, as invites write it; "Central" alone is the US one
+        ("friday 10:00 Central European Time", _at(27, 9)),
+        ("Friday 27 Nov 2026 - 15:30 - 16:30 (Central European Time - Berlin)", _at(27, 14, 30)),
+        ("friday 9am Central", _at(27, 15)),
         # must not fire: no place, a lower-case abbreviation, French "et"
         ("friday 3pm the latest time", _at(27, 15)),
         ("friday 3pm pt", _at(27, 15)),

@@ -641,6 +641,12 @@ class RuleLinker:
             named = re.search(rf"(?<!\w){re.escape(event.activity.split()[-1])}(?!\w)", text, re.I)
             if named and DECLINE_AFTER_RE.match(text, named.end()):
                 event.cancelled = True
+        clocks = [c.mention for c in own if c.mention.has_clock_time and c.mention.value]
+        if len(clocks) == 1 and _turned_down(text, clocks[0], offset):
+            # "oh no, 10am just got taken": the one time said is the plan's, and it is off
+            current = _current(events, timed=True)
+            if current is not None and _starts_at(current, clocks[0], self.zone):
+                current.cancelled = True
         for candidate in own:
             mention = candidate.mention
             if not mention.all_day or mention.value is None:

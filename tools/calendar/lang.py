@@ -126,6 +126,21 @@ _NUMBER_DASH_RE = re.compile(
 # "12 noon", "12 midnight": the number makes Duckling read "at 12" and "noon" apart, the day
 # said before them left with the first; the word alone is the same time.
 _TWELVE_RE = re.compile(r"(?<![\w:])12\s+(?=(?:noon|midday|midnight)\b)", re.IGNORECASE)
+# "Tuesday 1 Dec 2026 - 15:30 - 16:30": a dash between a date and its clock separates them;
+# Duckling read a range from the day's midnight to 15:30. It becomes a comma, in place.
+_DASH_CLOCK_RE = re.compile(r"([ \t]+)[-–—]([ \t]+)(?=\d{1,2}[:.h]\d{2}\b)")
+
+
+def _date_before(text: str, at: int) -> bool:
+    """Whether `text` before `at` ends with a date: a year, "1 Dec", "Dec 1" or "Friday"."""
+    return bool(_DATE_END_RE.search(text[max(0, at - 20) : at]))
+
+
+def _date_dash_clock(text: str) -> str:
+    return _DASH_CLOCK_RE.sub(
+        lambda m: f"{m.group(1)},{m.group(2)}" if _date_before(text, m.start()) else m.group(0),
+        text,
+    )
 _WORD_RE = re.compile(r"[^\W\d_]{5,10}")
 
 
@@ -163,6 +178,7 @@ def fix_typing_slips(text: str) -> str:
     text = _respelled(_respelled(text, _CHAT_SPELLINGS), _PHRASE_SPELLINGS)
     text = _NUMBER_DASH_RE.sub(lambda m: m.group(1) + "-", text)
     text = _TWELVE_RE.sub(lambda m: " " * len(m.group(0)), text)
+    text = _date_dash_clock(text)
 
     def weekday(match: re.Match[str]) -> str:
         word = match.group(0)
@@ -427,7 +443,9 @@ def offset_of(match: re.Match[str]) -> timedelta:
 
 
 _PLACE_WORD = r"(?:<[A-Z]+_\d+>|[^\W\d_][\w.'’\-]*)"  # a placeholder too: "(<PERSON_1> local time)"
-_ZONE_WORDS = "|".join(r"\s+".join(map(re.escape, w.split())) for w in _ZONES)
+_ZONE_WORDS = "|".join(  # longest first: "central european" before "central"
+    r"\s+".join(map(re.escape, w.split())) for w in sorted(_ZONES, key=len, reverse=True)
+)
 ZONE_AFTER_RE = re.compile(
     r"\s*[(\[]?\s*(?:in\s+)?(?:"
     rf"(?P<offset>{_OFFSET})"
@@ -487,6 +505,11 @@ STAMP_WEEKDAY_RE = re.compile(
 MONTHS = (
     r"(?:jan|feb|m[aä]r|apr|ma[iy]|jun|jul|aug|sep|o[ck]t|nov|de[cz]|janv|févr|fev|avr|mai|juin"
     r"|juil|août|ene|abr|ago|dic|set|out)[a-zéû]*\.?"
+)
+_DATE_END_RE = re.compile(
+    rf"(?:\b\d{{4}}|\b{MONTHS}\s*\d{{1,2}}(?:st|nd|rd|th)?|\b\d{{1,2}}\.?\s*{MONTHS}"
+    rf"|{STAMP_WEEKDAY_RE.pattern})$",
+    re.IGNORECASE,
 )
 # A month's name alone ("Feb" of "Feb13"): a date written tight, not a code.
 _MONTH_ONLY_RE = re.compile(MONTHS, re.IGNORECASE)
