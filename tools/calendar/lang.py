@@ -141,6 +141,8 @@ def _date_dash_clock(text: str) -> str:
         lambda m: f"{m.group(1)},{m.group(2)}" if _date_before(text, m.start()) else m.group(0),
         text,
     )
+
+
 _WORD_RE = re.compile(r"[^\W\d_]{5,10}")
 
 
