@@ -648,6 +648,9 @@ def test_a_confirmation_names_an_event_that_has_no_name_yet() -> None:
     [
         ("<PERSON_1>: Konferenz vom 14.–16. Mai 2027", ("2027-05-14", "2027-05-17")),
         ("<PERSON_1>: we're in Lisbon Dec 20 - Dec 27", ("2026-12-20", "2026-12-28")),
+        # a range hedged into a window (acts.toml [estimate]): one of those days, which is unknown
+        ("Your order has shipped!\nEstimated delivery: 2-4 December", None),
+        ("Lieferung voraussichtlich 2.–4. Dezember", None),
         # must not fire: one day with no all-day word is a plan to ask about
         ("<PERSON_1>: Konferenz am 16. Mai 2027", None),
         ("<PERSON_1>: dinner friday?", None),

@@ -29,6 +29,7 @@ from agent.extraction.cue import (
     DEFER_RE,
     DEFINITE_RE,
     DISMISS_RE,
+    ESTIMATE_RE,
     FROM_TO_RE,
     GENERIC_EVENT_RE,
     MANY_RE,
@@ -785,6 +786,11 @@ class RuleLinker:
             and not vague
             and (bool(ALL_DAY_RE.search(text)) or _days_long(day_candidate.mention) >= 2)
         )
+        if all_day and day_candidate and ESTIMATE_RE.search(segment.sentence or text):
+            # "Estimated delivery: 2-4 December": one day of these, nobody knows which
+            all_day, day = False, None
+            within = (day_candidate.mention.value.astimezone(self.zone).date(),
+                      max(_days_long(day_candidate.mention), 1))  # fmt: skip
         said_at = (dates or vague)[-1].mention
         event = ProposedEvent(
             title=activity
