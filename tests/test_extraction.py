@@ -1032,3 +1032,26 @@ def test_the_request_names_which_event_to_add(
 )  # fmt: skip
 def test_the_users_own_question_waits_for_an_answer(thread: str, expected: list[str]) -> None:
     assert starts(link("add the event we agreed on to my calendar", thread)) == expected
+
+
+@pytest.mark.parametrize(
+    ("thread", "expected"),
+    [
+        # a notice that calls off what it goes on to describe (acts.toml [cancel_notice])
+        ("Cancelled: Sprint review - Fri 27 Nov 2026 14:00", []),
+        ("From: <PERSON_1> <<EMAIL_1>>\nSent: Tuesday, November 24, 2026 3:47 PM\nTo: Team\n"
+         "Subject: Canceled: Sprint review\n\nWhen: Friday, November 27, 2026 2:00 PM-3:00 PM\n"
+         "Where: Teams\n\nSorry all, release freeze.", []),
+        ("<PERSON_1>  24/11 15:47\nCanceled a meeting\nSprint review\n"
+         "Friday, November 27, 2026 @ 2:00 PM", []),
+        # must not fire: a scheduling notice, a cancelled thing of one's own, a policy
+        ("<PERSON_1>  24/11 11:02\nScheduled a meeting\nSprint review\n"
+         "Friday, November 27, 2026 @ 2:00 PM", ["2026-11-27T14:00:00+01:00"]),
+        ("Subject: Updated: Sprint review\n\nWhen: Friday, November 27, 2026 2:00 PM-3:00 PM",
+         ["2026-11-27T14:00:00+01:00"]),
+        ("Your booking: Friday 27 November at 14:00.\nCancellation policy: cancel 24 hours "
+         "before.", ["2026-11-27T14:00:00+01:00"]),
+    ],
+)  # fmt: skip
+def test_a_cancellation_notice_creates_nothing(thread: str, expected: list[str]) -> None:
+    assert starts(link("add the sprint review", thread)) == expected

@@ -4,6 +4,7 @@ and clauses they sit in (oldest first), and the event a linker proposes."""
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import date, datetime
 from typing import Any, Literal
@@ -168,6 +169,29 @@ def thread_subject(thread: str) -> str:
             subject = _REPLY_PREFIX_RE.sub("", thread[line.body_start : line.body_end]).strip()
             return subject[:1].upper() + subject[1:]
     return ""
+
+
+def notice_spans(thread: str, opens: Callable[[str], bool]) -> list[tuple[int, int]]:
+    """The spans of `thread` under each e-mail subject that `opens` ("Canceled: Sprint
+    review"): from that header to the next message's headers."""
+    spans: list[tuple[int, int]] = []
+    lines = split_thread(thread) if thread.strip() else []
+    for index, line in enumerate(lines):
+        if line.kind != "header" or line.field != "subject":
+            continue
+        subject = _REPLY_PREFIX_RE.sub("", thread[line.body_start : line.body_end])
+        if not opens(subject):
+            continue
+        end = len(thread)
+        seen_body = False
+        for later in lines[index + 1 :]:
+            if later.kind != "header":
+                seen_body = True
+            elif seen_body:
+                end = later.start
+                break
+        spans.append((line.end, end))
+    return spans
 
 
 def candidates(request: str, thread: str, mentions: list[TimeMention]) -> list[Candidate]:

@@ -43,6 +43,17 @@ def calls_off(text: str) -> re.Match[str] | None:
     return _CANCEL_WORDS_RE.search(_instructions_blanked(text))
 
 
+_NOTICE_CANCEL_RE = re.compile(
+    rf"^\W*(?:{data.phrase_pattern('acts', 'cancel_notice').pattern})", re.IGNORECASE
+)
+
+
+def cancel_notice(text: str) -> bool:
+    """Whether `text` (a line, a subject) opens with a notice that what follows is called off
+    ("Canceled: Sprint review", "Canceled a meeting")."""
+    return bool(_NOTICE_CANCEL_RE.match(text))
+
+
 def puts_off(text: str) -> re.Match[str] | None:
     """Where `text` puts a plan off (acts.toml [postpone]), instructions aside; only a message
     with no time of its own leaves the plan with no time."""

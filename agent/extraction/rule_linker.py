@@ -11,6 +11,7 @@ from agent.extraction.candidate import (
     Candidate,
     ProposedEvent,
     Segment,
+    notice_spans,
     split_segments,
     thread_subject,
 )
@@ -43,6 +44,7 @@ from agent.extraction.cue import (
     SAME_TIME_RE,
     SCHEDULE_QUESTION_RE,
     calls_off,
+    cancel_notice,
     picked_place,
     puts_off,
 )
@@ -238,15 +240,23 @@ class RuleLinker:
         last_day: tuple[date, str] | None = None
         # A notice's lines come one segment each: "You're on the waiting list" two lines
         # above the time (or "if a place becomes available" below it) still books nothing.
+        # A notice that calls off what it goes on to describe ("Canceled a meeting" above the
+        # title and time; a mail under "Subject: Canceled: Sprint review") names a plan that is
+        # off, line by line after it.
+        called_off = notice_spans(thread, cancel_notice)
         run: list[ProposedEvent] = []
-        run_waits = False
+        run_waits = run_off = False
         for index, segment in enumerate(segments):
             before = {id(e): _state(e) for e in events}
             previous = segments[index - 1] if index else None
             if previous is None or (previous.speaker, previous.source) != (
                 segment.speaker, segment.source
             ):  # fmt: skip
-                run, run_waits = [], False
+                run, run_waits, run_off = [], False, False
+            run_off |= segment.source == "thread" and (
+                cancel_notice(segment.text)
+                or any(lo <= segment.start < hi for lo, hi in called_off)
+            )
             try:
                 last_day = self._read(segment, index, found, events, last_day, intent, previous)
             finally:  # the event a message touched is the one the next "call it X" names
@@ -261,6 +271,9 @@ class RuleLinker:
                     for event in run:
                         if event.start is not None and not event.pending:
                             event.pending, event.awaiting = True, _who(segment) or "them"
+                if run_off:
+                    for event in run:
+                        event.cancelled = True
         for event in events:  # where its start was said counts too ("cancel Thursday's 10am
             # review" ... "Thursday 10am is back on")
             if event.start is not None:
