@@ -102,6 +102,25 @@ def test_a_label_note_names_the_speakers_zone(parser: TimeParser) -> None:
 
 
 @pytest.mark.parametrize(
+    ("label", "start"),
+    [
+        ("Aiko (Tokyo)", datetime(2026, 11, 30, 2, tzinfo=LONDON)),
+        # a place among other words of the note: "(NYC office)", "(Bangalore team)"
+        ("Jordan Blake (NYC office)", datetime(2026, 11, 30, 16, tzinfo=LONDON)),
+        ("Priya (Bangalore team)", datetime(2026, 11, 30, 5, 30, tzinfo=LONDON)),
+        # must not fire: a note naming no place, or two places, names no zone
+        ("Sam (marketing)", None),
+        ("Sam (NYC or Tokyo)", None),
+    ],
+)
+def test_a_place_in_a_label_note_names_the_speakers_zone(
+    parser: TimeParser, label: str, start: datetime | None
+) -> None:
+    said = [m for m in parser.parse_input("", f"{label}: Monday 11am my time?") if m.has_clock_time]
+    assert [m.value if not m.zone_unsaid else None for m in said] == [start]
+
+
+@pytest.mark.parametrize(
     ("thread", "unsaid"),
     [
         # someone who says they are in another zone gives a time with no zone: theirs or ours?

@@ -540,6 +540,9 @@ class TimeParser:
         if is_self(label):
             return USER
         zone = zones.zone_for_place(note, self._engine.zoneinfo_dir) if note else None
+        if note and zone is None:  # "Jordan (NYC office):", "Priya (Bangalore team):"
+            named = zones.zones_named(note, self._engine.zoneinfo_dir)
+            zone = next(iter(named)) if len(named) == 1 else None
         return Speaker(is_user=False, zone=zone or located)
 
     def stamp_time(self, stamp: str) -> datetime | None:
