@@ -45,6 +45,9 @@ GATE_ROWS = [
     ("dinner friday at 8", _at(2026, 12, 4, 20), True),
     ("dinner friday at 10", _at(2026, 12, 4, 22), True),
     ("party friday at 8", _at(2026, 12, 4, 20), True),
+    ("u free thurs @ 7ish? pub quiz at the red lion", _at(2026, 12, 3, 19), True),
+    ("gig friday at 8", _at(2026, 12, 4, 20), True),
+    ("concert friday at 10", _at(2026, 12, 4, 22), False),  # early evening words end at 9
     ("party tonight at 10", _at(2026, 12, 2, 22), True),
     ("breakfast friday at 8", _at(2026, 12, 4, 8), True),
     ("dinner thursday at 7:15", _at(2026, 12, 3, 19, 15), True),
