@@ -288,8 +288,8 @@ class Executor:
         if waiting:  # "could we move it to Sunday 11 instead?", not answered yet
             event = waiting[0]
             return (
-                f"Is {event.title} on {_when(event.start.isoformat())} ({tz}) agreed? "
-                "Tell me the time to add it."
+                f"Is {event.title} on {_when(event.start.isoformat())} ({tz}) agreed, "
+                "or is there another time to add?"
             )
         open_events = [o.event for o in state.outcomes if o.event.start is None or o.event.pending]
         slots = ", ".join(_when(s["start"]) for s in state.slots[:3])

@@ -298,3 +298,4 @@ def test_a_change_nobody_answered_is_asked_about_not_created(rules: Assistant) -
     bundle = ask(rules, "add the event we agreed on to my calendar", thread)
     assert created(bundle) == []
     assert "Wed 25 Nov" in bundle["question"] and "agreed" in bundle["question"]
+    assert bundle["question"].count("?") == 1 and bundle["question"].endswith("?")
