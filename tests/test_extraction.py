@@ -1055,3 +1055,21 @@ def test_the_users_own_question_waits_for_an_answer(thread: str, expected: list[
 )  # fmt: skip
 def test_a_cancellation_notice_creates_nothing(thread: str, expected: list[str]) -> None:
     assert starts(link("add the sprint review", thread)) == expected
+
+
+@pytest.mark.parametrize(
+    ("thread", "expected"),
+    [
+        # Italian, read like the other languages: a yes, a call-off, a "let you know"
+        ("<PERSON_1>: cena giovedì alle 20?\nIo: perfetto, a giovedì",
+         ["2026-11-26T20:00:00+01:00"]),
+        ("<PERSON_1>: cena giovedì alle 20?\nIo: sì\n<PERSON_1>: scusa, devo annullare", []),
+        ("<PERSON_1>: Facciamo la call col fornitore dopodomani alle 11?\n"
+         "Io: Meglio alle 11:30, alle 11 ho un'altra riunione\n"
+         "<PERSON_1>: Ok, chiedo al fornitore se va bene alle 11:30 e ti faccio sapere", []),
+        ("<PERSON_1>: pranzo lunedì 30 novembre alle 13?\nIo: va benissimo",
+         ["2026-11-30T13:00:00+01:00"]),
+    ],
+)  # fmt: skip
+def test_italian_threads(thread: str, expected: list[str]) -> None:
+    assert starts(link("add the event we agreed on", thread)) == expected

@@ -35,7 +35,6 @@ from typing import Any, Literal
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from lang import data, zones
-from lang.frequency import LANGUAGES
 from lang.once import once
 from lang.thread import ZERO_LED_CLOCK_RE, age_order, is_self, messages, speaker_note
 from tools.calendar import lang
@@ -387,8 +386,10 @@ class TimeParser:
         where detection is least sure ("Pilates lundi 19h et mardi 19h ?" reads as English,
         "Fine, I can do that." as German, whose "Do" is Thursday).
         """
-        if language is not None and language not in LANGUAGES:
-            raise TimeParseError(f"Language {language!r} is not one of {', '.join(LANGUAGES)}")
+        if language is not None and language not in lang.TIME_LANGUAGES:
+            raise TimeParseError(
+                f"Language {language!r} is not one of {', '.join(lang.TIME_LANGUAGES)}"
+            )
         if not text.strip():
             return []
         ref = (sent_at or self.now).astimezone(self.zone)
@@ -555,7 +556,7 @@ class TimeParser:
         # another grammar's reading wins only where it covers more of the stamp than English.
         entities: list[dict[str, Any]] = []
         cover = 0
-        for code in LANGUAGES:
+        for code in lang.TIME_LANGUAGES:
             found = [
                 e
                 for e in self._engine.parse(
