@@ -47,6 +47,10 @@ GATE_ROWS = [
     ("party friday at 8", _at(2026, 12, 4, 20), True),
     ("u free thurs @ 7ish? pub quiz at the red lion", _at(2026, 12, 3, 19), True),
     ("gig friday at 8", _at(2026, 12, 4, 20), True),
+    # a clinic's hour is a working day's (times.toml [daytime])
+    ("dont forget ur dentist friday at 9!!", _at(2026, 12, 4, 9), True),
+    ("dont forget ur dentist friday at 9!!", _at(2026, 12, 4, 21), False),
+    ("vet friday at 4", _at(2026, 12, 4, 16), True),
     ("concert friday at 10", _at(2026, 12, 4, 22), False),  # early evening words end at 9
     ("party tonight at 10", _at(2026, 12, 2, 22), True),
     ("breakfast friday at 8", _at(2026, 12, 4, 8), True),

@@ -362,6 +362,7 @@ STAMP_BEFORE_RE = re.compile(
     re.IGNORECASE,
 )
 MORNING_RE = data.phrase_pattern("times", "morning")
+DAYTIME_RE = data.phrase_pattern("times", "daytime")
 
 # --- Readings the words leave open: the gate asks instead of creating -----------------------
 # A bare hour in this band names a waking morning and a waking evening start alike ("at 8");

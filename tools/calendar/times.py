@@ -1063,6 +1063,7 @@ class TimeParser:
             lang.states_clock_time(span)
             and not _MERIDIEM_RE.search(span)
             and not lang.MORNING_RE.search(context)
+            and not lang.DAYTIME_RE.search(context)
             and open_hour
             and not lang.evening_holds(hour, context)
         ):
