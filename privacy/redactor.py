@@ -187,6 +187,25 @@ def _with_capital_tail(text: str, found: _Found) -> _Found:
     return replace(found, end=taken) if taken != found.end else found
 
 
+_HANDLE_CHAR_RE = re.compile(r"[^\W_]|[_]")
+
+
+def _whole_token(text: str, found: _Found) -> _Found:
+    """A name found inside a handle ("ngfisher" of "k1ngfisher", "jas" of "jas_92") takes the
+    whole handle: half a handle is still the person's, and the rest no longer reads as a
+    speaker label."""
+    if found.type != "PERSON":
+        return found
+    start, end = found.start, found.end
+    while start > 0 and _HANDLE_CHAR_RE.match(text[start - 1]):
+        start -= 1
+    while end < len(text) and _HANDLE_CHAR_RE.match(text[end]):
+        end += 1
+    return (
+        replace(found, start=start, end=end) if (start, end) != (found.start, found.end) else found
+    )
+
+
 def default_region() -> str:
     """The user's phone region from the system locale ("en_GB" -> "GB"), else US."""
     name = locale.getlocale()[0] or ""
@@ -453,7 +472,7 @@ class Redactor:
             return Redacted(text)
         lines = split_thread(text)
         found, kept = self._detect(text, lines)
-        chosen = [_with_capital_tail(text, f) for f in _resolve(found, text)]
+        chosen = [_whole_token(text, _with_capital_tail(text, f)) for f in _resolve(found, text)]
         for item in chosen:  # register new values first, so the scan below knows them
             self._placeholder(item.type, text[item.start : item.end])
         # Values known to the session (and just found) are replaced wherever else they appear,

@@ -127,9 +127,13 @@ def test_a_place_in_a_label_note_names_the_speakers_zone(
         ("Mike: I'm in Chicago all this week, let's talk Thursday at 4\nMe: 4 works", [True]),
         ("Aiko (Tokyo): Let's talk Monday at 9?\nMe: ok", [True]),
         ("Mike: I'm in Chicago all week\nMike: Thursday at 4?", [True]),  # said before
+        # a zone named by what keeps it, not where (times.toml [zone_unnamed])
+        ("Sam: we running it thursday 9pm server time?", [True]),
+        ("Sam: call at 10am office time", [True]),
         # must not fire: the user's own zone, no place, a zone said with the time
         ("Mike: I'm in London all this week, let's talk Thursday at 4", [False]),
         ("Mike: I'm in a meeting, let's talk Thursday at 4", [False]),
+        ("Mike: thursday 3pm at the latest, same time as last week", [False]),
         ("Mike: I'm in Chicago all this week, let's talk Thursday at 10am your time", [False]),
         ("Me: I'm in Chicago this week, let's talk Thursday at 4", [False]),
     ],

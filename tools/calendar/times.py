@@ -51,6 +51,8 @@ _SUBDAY = {
     "hour": timedelta(hours=1),
 }
 _LOCALE_RE = re.compile(r"[a-z]{2}_[A-Z]{2}")
+# Words before "time" that name a zone without saying which (times.toml [zone_unnamed]).
+_UNNAMED = data.words("times", "zone_unnamed")
 _DUCKLING_ZONE_RE = re.compile(r"\b[A-Z]{2,5}\b")
 _BC_YEAR_RE = re.compile(r'"-\d{4}-|"0000-')
 
@@ -1127,6 +1129,8 @@ class TimeParser:
             if name is None and match.group("local") and named:
                 # "(JFK local time)": a named place Veil cannot place; "the local time" names none
                 return when, match.end(), True
+            if name is None and place.split()[-1:] and place.split()[-1].casefold() in _UNNAMED:
+                return when, match.end(), True  # "9pm server time": some zone, but which?
             if name is None:  # "at 3pm the latest time": no place, no zone
                 return when, end, self._elsewhere(speaker, when)
         if name is None:
