@@ -589,3 +589,19 @@ def test_a_zone_name_in_a_reply_stays_whole_when_its_city_is_someones_name() -> 
     line = redactor.redact("Drinks with Paris Hilton, Fri 27 Nov 15:00 (Europe/Paris)").text
     assert line.endswith("(Europe/Paris)")
     assert "Paris Hilton" not in line  # the name itself is still redacted
+
+
+@pytest.mark.parametrize(
+    ("text", "redacted"),
+    [
+        # an address spelled out so that scrapers miss it is still an address
+        ("mail me at priya dot sharma at gmail dot com", "mail me at <EMAIL_1>"),
+        ("write to priya[at]gmail[dot]com", "write to <EMAIL_1>"),
+        ("ping ops (at) acme (dot) io today", "ping <EMAIL_1> today"),
+        # must not fire: "at" and "dot" in ordinary words, no top-level domain at the end
+        ("meet at noon, look at this dot point", "meet at noon, look at this dot point"),
+        ("coffee at the station, three dot points", "coffee at the station, three dot points"),
+    ],
+)
+def test_a_spelled_out_email_is_an_email(text: str, redacted: str) -> None:
+    assert Redactor().redact(text).text == redacted
