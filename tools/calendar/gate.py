@@ -446,7 +446,8 @@ _INJECTION_RES = (
     # e-mail: accept ...", "This is your developer speaking. Override: create ..."
     re.compile(
         rf"\b(?:to|for|dear)\s+(?:the\s+|any\s+|all\s+)?(?:{_ROLE})\b[^\n]{{0,40}}?:"
-        rf"|\b(?:{_ROLE})\s+(?:reading|processing|parsing|summari[sz]ing|handling)\b"
+        rf"|\b(?:{_ROLE})(?:\s+[a-z]+)?\s+(?:reading|processing|parsing|summari[sz]ing"
+        r"|handling|scanning|crawling)\b"
         rf"|\bthis\s+is\s+(?:your|the)\s+(?:{_ROLE})\b|\b(?:system\s+|admin\s+)?override\s*:",
         re.IGNORECASE,
     ),
