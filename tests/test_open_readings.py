@@ -47,6 +47,12 @@ GATE_ROWS = [
     ("party friday at 8", _at(2026, 12, 4, 20), True),
     ("u free thurs @ 7ish? pub quiz at the red lion", _at(2026, 12, 3, 19), True),
     ("gig friday at 8", _at(2026, 12, 4, 20), True),
+    # a weekday and a day number that disagree: the coming 12th is a Saturday
+    ("catch-up friday the 12th at 7pm", _at(2026, 12, 12, 19), False),
+    ("catch-up friday the 12th at 7pm", _at(2026, 12, 11, 19), False),
+    ("catch-up friday the 12th at 7pm", _at(2027, 2, 12, 19), False),  # Duckling's Friday 12th
+    ("catch-up saturday the 12th at 7pm", _at(2026, 12, 12, 19), True),
+    ("catch-up monday the 14th at 7pm", _at(2026, 12, 14, 19), True),
     # a clinic's hour is a working day's (times.toml [daytime])
     ("dont forget ur dentist friday at 9!!", _at(2026, 12, 4, 9), True),
     ("dont forget ur dentist friday at 9!!", _at(2026, 12, 4, 21), False),

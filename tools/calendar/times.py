@@ -349,6 +349,22 @@ def _engine() -> _DucklingEngine:
     return _DucklingEngine()
 
 
+# A day of the month said as a number: "the 12th", "12th", "12 December".
+_DAY_NUMBER_RE = re.compile(
+    rf"\b(?P<n>[1-9]|[12]\d|3[01])(?:st|nd|rd|th)\b|\b(?P<m>[1-9]|[12]\d|3[01])\.?\s+{lang.MONTHS}",
+    re.IGNORECASE,
+)
+
+
+# Month names by their first three letters, in the languages read.
+_MONTH_STEMS = {
+    "jan": 1, "gen": 1, "ene": 1, "feb": 2, "fev": 2, "fév": 2, "mar": 3, "mär": 3, "apr": 4,
+    "avr": 4, "abr": 4, "may": 5, "mai": 5, "mag": 5, "mayo": 5, "jun": 6, "jui": 6, "giu": 6,
+    "jul": 7, "lug": 7, "aug": 8, "aoû": 8, "ago": 8, "sep": 9, "set": 9, "oct": 10, "okt": 10,
+    "out": 10, "ott": 10, "nov": 11, "dec": 12, "dez": 12, "déc": 12, "dic": 12,
+}  # fmt: skip
+
+
 class TimeParser:
     """Find and resolve the time expressions of one user's input, at `now` in zone `tz`."""
 
@@ -420,8 +436,46 @@ class TimeParser:
             if key > best_key:
                 best, best_key = mentions, key
         return join_ranges(
-            text, [self._same_weekday(self._next_weekday(m, ref), ref) for m in best]
+            text,
+            [
+                self._clashing_day(self._same_weekday(self._next_weekday(m, ref), ref), ref)
+                for m in best
+            ],
         )
+
+    def _clashing_day(self, mention: TimeMention, ref: datetime) -> TimeMention:
+        """ "Friday the 12th" when the coming 12th is a Saturday: Duckling finds a Friday 12th
+        months away. The words meant the coming 12th or the Friday beside it, and the gate asks
+        which."""
+        if mention.value is None or mention.kind not in ("datetime", "date"):
+            return mention
+        said = _DAY_NUMBER_RE.search(mention.text)
+        weekday = next(
+            (lang.WEEKDAY_INDEX[w] for w in re.findall(r"[^\W\d_]+", mention.text.casefold())
+             if w in lang.WEEKDAY_INDEX),
+            None,
+        )  # fmt: skip
+        value = mention.value.astimezone(self.zone)
+        if said is None or weekday is None:
+            return mention
+        number = int(said.group("n") or said.group("m"))
+        months = {
+            _MONTH_STEMS[w[:3]] for w in re.findall(r"[^\W\d_]+", mention.text.casefold())
+            if len(w) >= 3 and w[:3] in _MONTH_STEMS and lang.states_date(w)
+        }  # fmt: skip
+        coming: list[date] = []  # the next two days with that number, in the month named
+        day = ref.astimezone(self.zone).date()
+        while len(coming) < (1 if months else 2) and day - ref.date() < timedelta(days=400):
+            if day.day == number and (not months or day.month in months):
+                coming.append(day)
+            day += timedelta(days=1)
+        if not coming or value.date() in coming:
+            return mention  # "Monday 13th" for next month's Monday the 13th: no clash
+        day = coming[0]
+        near = day + timedelta(days=(weekday - day.weekday() + 3) % 7 - 3)  # its weekday beside
+        numbered = datetime.combine(day, value.timetz())
+        beside = datetime.combine(near, value.timetz())
+        return replace(mention, value=numbered, alternatives=(beside,))
 
     def _same_weekday(self, mention: TimeMention, ref: datetime) -> TimeMention:
         """ "Wed 2pm works" said on a Wednesday: today, or the Wednesday a week on (people say
