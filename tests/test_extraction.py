@@ -1073,3 +1073,20 @@ def test_a_cancellation_notice_creates_nothing(thread: str, expected: list[str])
 )  # fmt: skip
 def test_italian_threads(thread: str, expected: list[str]) -> None:
     assert starts(link("add the event we agreed on", thread)) == expected
+
+
+@pytest.mark.parametrize(
+    ("thread", "expected"),
+    [
+        # the user introduces two people and steps out: their coffee is theirs (asked about)
+        ("Me: <PERSON_1>, meet <PERSON_2>. You two should meet!\n"
+         "<PERSON_2>: Thanks (moving you to bcc). <PERSON_1> - coffee Tuesday at 11?\n"
+         "<PERSON_1>: Sounds great, Tuesday 11 works for me.", []),
+        # must not fire: the user is in the plan and says its time
+        ("Me: you two should come to dinner on friday at 8!\n<PERSON_1>: yes please\n"
+         "<PERSON_2>: in!", ["2026-11-27T20:00:00+01:00"]),
+        ("<PERSON_1>: coffee Tuesday at 11?\nMe: Sounds great", ["2026-11-24T11:00:00+01:00"]),
+    ],
+)  # fmt: skip
+def test_a_plan_the_user_stepped_out_of_is_asked_about(thread: str, expected: list[str]) -> None:
+    assert starts(link("add the event we agreed on", thread)) == expected

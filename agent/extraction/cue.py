@@ -123,6 +123,8 @@ DECLINE_AFTER_RE = re.compile(
 )
 # A range of days hedged into a window ("Estimated delivery: 2-4 December"): acts.toml [estimate].
 ESTIMATE_RE = data.phrase_pattern("acts", "estimate")
+# The user steps out of a plan between others (acts.toml [others_plan]).
+OTHERS_PLAN_RE = data.phrase_pattern("acts", "others_plan")
 ALL_DAY_RE = re.compile(
     r"\b(?:all[- ]day|whole\s+day|day\s+off|holiday|vacation|off-?site|conference|trip"
     r"|birthday|anniversary|festival|retreat|deadline|ganztägig|urlaub|feiertag|toute\s+la"

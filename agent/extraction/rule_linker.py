@@ -37,6 +37,7 @@ from agent.extraction.cue import (
     NOT_BOOKED_RE,
     ONE_RE,
     OR_RE,
+    OTHERS_PLAN_RE,
     POSSESSIVE_RE,
     RANGE_RE,
     RESCHEDULE_RE,
@@ -281,6 +282,14 @@ class RuleLinker:
                     c.segment for c in found
                     if c.mention.has_clock_time and c.mention.value == event.start
                 }  # fmt: skip
+        out = next((i for i, s in enumerate(segments) if OTHERS_PLAN_RE.search(s.text)), None)
+        for event in events:  # "you two should meet" ... what the others settle is theirs
+            if (
+                out is not None and event.start is not None and not event.pending
+                and event.said > out and "me" not in event.offers.get(event.start, set())
+                and any(_who(segments[i]) not in (None, "me") for i in event.heard)
+            ):  # fmt: skip
+                event.pending, event.awaiting = True, "me"
         by_id = {c.id: c for c in found}
         for event in events:  # the user's own question that no one else answered
             said = [segments[by_id[g].segment] for g in event.grounds if g in by_id]
