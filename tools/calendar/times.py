@@ -356,6 +356,11 @@ _DAY_NUMBER_RE = re.compile(
 )
 
 
+# A weekday right before a day number: "Friday the 12th", "Fri, 12 December".
+_WEEKDAY_NUMBER_RE = re.compile(
+    rf"(?<![\w-])(?P<day>{lang.DAY_NAMES}),?\s+(?:the\s+)?\d{{1,2}}(?:st|nd|rd|th|\.)?(?!\d)",
+    re.IGNORECASE,
+)
 # Month names by their first three letters, in the languages read.
 _MONTH_STEMS = {
     "jan": 1, "gen": 1, "ene": 1, "feb": 2, "fev": 2, "fév": 2, "mar": 3, "mär": 3, "apr": 4,
@@ -450,11 +455,8 @@ class TimeParser:
         if mention.value is None or mention.kind not in ("datetime", "date"):
             return mention
         said = _DAY_NUMBER_RE.search(mention.text)
-        weekday = next(
-            (lang.WEEKDAY_INDEX[w] for w in re.findall(r"[^\W\d_]+", mention.text.casefold())
-             if w in lang.WEEKDAY_INDEX),
-            None,
-        )  # fmt: skip
+        beside = _WEEKDAY_NUMBER_RE.search(mention.text)  # "Friday the 12th", not "closest to"
+        weekday = lang.WEEKDAY_INDEX.get(beside.group("day").casefold()) if beside else None
         value = mention.value.astimezone(self.zone)
         if said is None or weekday is None:
             return mention
