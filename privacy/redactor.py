@@ -187,7 +187,7 @@ def _with_capital_tail(text: str, found: _Found) -> _Found:
     return replace(found, end=taken) if taken != found.end else found
 
 
-_HANDLE_CHAR_RE = re.compile(r"[^\W_]|[_]")
+_HANDLE_CHAR_RE = re.compile(r"\w")
 
 
 def _whole_token(text: str, found: _Found) -> _Found:

@@ -61,7 +61,7 @@ from agent.extraction.title import (
     reminder_title,
     request_subject,
     request_title,
-    stem,
+    stems,
     words_around,
 )
 from lang import data
@@ -930,13 +930,13 @@ def _dated_later(events: list[ProposedEvent]) -> list[ProposedEvent]:
     its day ("the appointment is March 4th at 5 pm") are one plan: the day completes the time,
     and the undated one (today only by the parser's default) goes, its name kept."""
     kept = list(events)
-    for event in events:
+    for at, event in enumerate(events):
         if event.dated or event.start is None or event.cancelled or event.all_day:
             continue
         clock = (event.start.hour, event.start.minute)  # both in the linker's zone
         later = next(
             (
-                e for e in events[events.index(event) + 1 :]
+                e for e in events[at + 1 :]
                 if e.dated and e.start is not None and not e.cancelled and not e.all_day
                 and (e.start.hour, e.start.minute) == clock and e.start != event.start
             ),
@@ -973,14 +973,14 @@ def _named_by_request(
         return events
 
     def said(index: int) -> set[str]:
-        return {stem(w) for w in re.findall(r"[^\W\d_][\w'’-]*", segments[index].text)}
+        return stems(segments[index].text)
 
     def score(event: ProposedEvent) -> int:
         from_thread = [i for i in event.heard if segments[i].source != "request"]
         if not from_thread:  # the request's own: its time names it; with none it only asks
             return len(subject) if event.start is not None else 0
         heard = set().union(*(said(i) for i in from_thread))
-        heard |= {stem(w) for w in re.findall(r"[^\W\d_][\w'’-]*", event.activity)}
+        heard |= stems(event.activity)
         return sum(word in heard for word in subject)
 
     scores = {id(e): score(e) for e in events}

@@ -384,22 +384,22 @@ def request_title(request: str) -> str:
 
 
 # "add the design crit, I'm going": what follows the verb, up to a preposition, a clause or a
-# stop, names what to add. Person placeholders, days, numbers and generic words name nothing.
-_SUBJECT_VERB = data.words("labels", "request_verbs") | {"book", "save", "log", "include"}
+# stop, names what to add (labels.toml [subject_verbs], [subject_ends]). Person placeholders,
+# days, numbers and generic words name nothing.
+_SUBJECT_VERB = data.words("labels", "request_verbs") | data.words("labels", "subject_verbs")
 _SUBJECT_RE = re.compile(
     rf"\b(?:{'|'.join(sorted(map(re.escape, _SUBJECT_VERB), key=len, reverse=True))})\s+"
     r"(?P<what>[^.!?,;:()\n]{2,80})",
     re.IGNORECASE,
 )
 _SUBJECT_END_RE = re.compile(
-    r"\s(?:to|into|in|on|for|at|from|with|as|that|which|we|i|you|by|à|au|en|no|na|zu|im"
-    r"|para|pour|für|a|al)\s",
-    re.IGNORECASE,
+    rf"\s(?:{'|'.join(map(re.escape, data.words('labels', 'subject_ends')))})\s", re.IGNORECASE
 )
 _NOT_SUBJECT = (
     _STOP | _GENERIC | _FUNCTION_WORDS
     | data.words("labels", "generic_activities") | data.words("labels", "calendar_words")
 )  # fmt: skip
+_STEM_WORD_RE = re.compile(r"[^\W\d_][\w'’-]*")
 
 
 def stem(word: str) -> str:
@@ -411,6 +411,11 @@ def stem(word: str) -> str:
     return word[:5]
 
 
+def stems(text: str) -> set[str]:
+    """The stems of the words of `text`."""
+    return {stem(w) for w in _STEM_WORD_RE.findall(text)}
+
+
 def request_subject(request: str) -> list[str]:
     """The stems of the words a request names what to add by ("add the design crit, I'm
     going" -> design, crit); [] when it names nothing ("add the event we agreed on")."""
@@ -419,13 +424,12 @@ def request_subject(request: str) -> list[str]:
         return []
     what = f" {match.group('what')} "
     end = _SUBJECT_END_RE.search(what)
-    words = re.findall(r"<[A-Z_]+_\d+>|[^\W\d_][\w'’-]*", what[: end.start() if end else None])
+    words = _STEM_WORD_RE.findall(PLACEHOLDER_RE.sub(" ", what[: end.start() if end else None]))
     return list(
         dict.fromkeys(
             stem(w)
             for w in words
-            if not w.startswith("<")
-            and w.casefold() not in _NOT_SUBJECT
+            if w.casefold() not in _NOT_SUBJECT
             and re.sub(r"['’]s?$", "", w.casefold()) not in _NOT_SUBJECT
             and len(w) > 1
         )

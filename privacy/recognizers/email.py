@@ -9,9 +9,8 @@ from __future__ import annotations
 from presidio_analyzer import Pattern, PatternRecognizer
 
 # Spelled separators: "[dot]", "(dot)", " dot "; "[at]", "(at)", " at ", " @ ".
-_DOT = r"\s*[\[({]\s*dot\s*[\])}]\s*|\s+dot\s+"
+_DOT = r"(?:\s*[\[({]\s*dot\s*[\])}]\s*|\s+dot\s+)"
 _DOT_OR_POINT = rf"(?:{_DOT}|\.)"
-_DOT = rf"(?:{_DOT})"
 _AT = r"(?:\s*[\[({]\s*at\s*[\])}]\s*|\s+at\s+|\s*@\s*)"
 _TLDS = (
     "com|org|net|edu|gov|io|co|uk|de|fr|es|it|nl|in|me|info|biz|ca|au|us|ch|be|se|no|dk|fi"

@@ -349,25 +349,13 @@ def _engine() -> _DucklingEngine:
     return _DucklingEngine()
 
 
-# A day of the month said as a number: "the 12th", "12th", "12 December".
-_DAY_NUMBER_RE = re.compile(
-    rf"\b(?P<n>[1-9]|[12]\d|3[01])(?:st|nd|rd|th)\b|\b(?P<m>[1-9]|[12]\d|3[01])\.?\s+{lang.MONTHS}",
-    re.IGNORECASE,
-)
-
-
-# A weekday right before a day number: "Friday the 12th", "Fri, 12 December".
+# A weekday right before a day of the month: "Friday the 12th", "Fri, 12 December" (a bare
+# number must carry an ordinal or a month, so "Friday 7 pm" is no day).
 _WEEKDAY_NUMBER_RE = re.compile(
-    rf"(?<![\w-])(?P<day>{lang.DAY_NAMES}),?\s+(?:the\s+)?\d{{1,2}}(?:st|nd|rd|th|\.)?(?!\d)",
+    rf"(?<![\w-])(?P<day>{lang.DAY_NAMES}),?\s+(?:the\s+)?(?P<n>[1-9]|[12]\d|3[01])"
+    rf"(?:(?:st|nd|rd|th)\b(?P<m1>\s+(?:of\s+)?{lang.MONTHS})?|\.?\s+(?P<m2>{lang.MONTHS}))",
     re.IGNORECASE,
 )
-# Month names by their first three letters, in the languages read.
-_MONTH_STEMS = {
-    "jan": 1, "gen": 1, "ene": 1, "feb": 2, "fev": 2, "fév": 2, "mar": 3, "mär": 3, "apr": 4,
-    "avr": 4, "abr": 4, "may": 5, "mai": 5, "mag": 5, "mayo": 5, "jun": 6, "jui": 6, "giu": 6,
-    "jul": 7, "lug": 7, "aug": 8, "aoû": 8, "ago": 8, "sep": 9, "set": 9, "oct": 10, "okt": 10,
-    "out": 10, "ott": 10, "nov": 11, "dec": 12, "dez": 12, "déc": 12, "dic": 12,
-}  # fmt: skip
 
 
 class TimeParser:
@@ -451,24 +439,24 @@ class TimeParser:
     def _clashing_day(self, mention: TimeMention, ref: datetime) -> TimeMention:
         """ "Friday the 12th" when the coming 12th is a Saturday: Duckling finds a Friday 12th
         months away. The words meant the coming 12th or the Friday beside it, and the gate asks
-        which."""
+        which. (`_weekday_day_numbers` handles the number Duckling drops; this, the one it
+        keeps.)"""
         if mention.value is None or mention.kind not in ("datetime", "date"):
             return mention
-        said = _DAY_NUMBER_RE.search(mention.text)
-        beside = _WEEKDAY_NUMBER_RE.search(mention.text)  # "Friday the 12th", not "closest to"
-        weekday = lang.WEEKDAY_INDEX.get(beside.group("day").casefold()) if beside else None
-        value = mention.value.astimezone(self.zone)
-        if said is None or weekday is None:
+        said = _WEEKDAY_NUMBER_RE.search(mention.text)  # "Friday the 12th", not "closest to"
+        if said is None:
             return mention
-        number = int(said.group("n") or said.group("m"))
-        months = {
-            _MONTH_STEMS[w[:3]] for w in re.findall(r"[^\W\d_]+", mention.text.casefold())
-            if len(w) >= 3 and w[:3] in _MONTH_STEMS and lang.states_date(w)
-        }  # fmt: skip
-        coming: list[date] = []  # the next two days with that number, in the month named
+        weekday = lang.WEEKDAY_INDEX.get(said.group("day").casefold())
+        value = mention.value.astimezone(self.zone)
+        if weekday is None:
+            return mention
+        number = int(said.group("n"))
+        # Duckling keeps a month that is named; the clash is then only in the year.
+        month = value.month if said.group("m1") or said.group("m2") else None
+        coming: list[date] = []  # the next two days with that number (one, in that month)
         day = ref.astimezone(self.zone).date()
-        while len(coming) < (1 if months else 2) and day - ref.date() < timedelta(days=400):
-            if day.day == number and (not months or day.month in months):
+        while len(coming) < (1 if month else 2) and day - ref.date() < timedelta(days=400):
+            if day.day == number and month in (None, day.month):
                 coming.append(day)
             day += timedelta(days=1)
         if not coming or value.date() in coming:
@@ -1185,7 +1173,7 @@ class TimeParser:
             if name is None and match.group("local") and named:
                 # "(JFK local time)": a named place Veil cannot place; "the local time" names none
                 return when, match.end(), True
-            if name is None and place.split()[-1:] and place.split()[-1].casefold() in _UNNAMED:
+            if name is None and (place.split() or [""])[-1].casefold() in _UNNAMED:
                 return when, match.end(), True  # "9pm server time": some zone, but which?
             if name is None:  # "at 3pm the latest time": no place, no zone
                 return when, end, self._elsewhere(speaker, when)
