@@ -60,16 +60,19 @@ def regex_alternation(file: str, section: str) -> str:
     return "|".join(p for patterns in table(file)[section].values() for p in patterns)
 
 
-def phrase_pattern(file: str, section: str) -> re.Pattern[str]:
+def phrase_pattern(file: str, section: str, *, nouns: bool = False) -> re.Pattern[str]:
     """The phrase lists of `section` (all languages) as one case-insensitive, word-bounded
-    pattern; a space in a phrase matches any run of spaces, a "*" one word."""
-    return phrases_regex([p for phrases in table(file)[section].values() for p in phrases])
+    pattern; a space in a phrase matches any run of spaces, a "*" one word. `nouns`: a phrase
+    may end in a plural or possessive "s" ("doctors appointment", "the dentist's")."""
+    entries = [p for phrases in table(file)[section].values() for p in phrases]
+    return phrases_regex(entries, nouns=nouns)
 
 
-def phrases_regex(entries: list[str]) -> re.Pattern[str]:
+def phrases_regex(entries: list[str], *, nouns: bool = False) -> re.Pattern[str]:
     """Phrases as one case-insensitive, word-bounded pattern, as `phrase_pattern` reads them."""
     body = "|".join(
         r"\s+".join(r"[^\s.,;!?]+" if w == "*" else re.escape(w) for w in p.split())
         for p in sorted(entries, key=len, reverse=True)
     )
-    return re.compile(rf"(?<!\w)(?:{body})(?!\w)", re.IGNORECASE)
+    ending = r"(?:['’]?s)?" if nouns else ""
+    return re.compile(rf"(?<!\w)(?:{body}){ending}(?!\w)", re.IGNORECASE)

@@ -545,7 +545,7 @@ def test_the_turn_that_times_an_event_names_it(thread: str, title: str) -> None:
         ("¿Qué nombre le pongo?", "Cena con amigos", "Cena con amigos"),
         # must not fire: no name was asked, the answer is no name, or it names a person
         ("What time should I add?", "Doctor visit, please.", ""),
-        ("What name should I use for the event", "Doctor visit", ""),  # no question asked
+        ("I picked a name for the event", "Doctor visit", ""),  # no question asked
         ("What name should I use for the event?", "I don't know yet.", ""),
         ("What name should I use for the event?", "Why do you ask?", ""),
         ("What name should I use for the event?", "Dr. <PERSON_1>", ""),
@@ -559,6 +559,53 @@ def test_an_answer_to_a_name_question_names_the_event(asked: str, reply: str, na
     from agent.extraction.title import answered_name
 
     assert answered_name(reply, asked) == name
+
+
+@pytest.mark.parametrize(
+    ("asked", "reply", "said", "name"),
+    [
+        ("How should I title the event? What time?", "Great. Stylist visit at three pm.",
+         "at three pm", "Stylist visit"),
+        ("Name and time of event?", "House at morning 11:30.", "morning 11:30", "House"),
+        ("What name should I put down for the event.", "Put errand at 09:45.", "at 09:45",
+         "Errand"),
+        # must not fire: a confirmation states a name and asks nothing of it, an acceptance is
+        # no name, a time question wants no name
+        ("Can you confirm these details? The name of the event is Apartment visit.",
+         "Yes, sounds perfect.", "", ""),
+        ("What name should I use for the event?", "Yes, sounds perfect.", "", ""),
+        ("What time works for you?", "Errand at 09:45.", "at 09:45", ""),
+        ("What name should I use for the event?", "Tomorrow at 3.", "Tomorrow at 3", ""),
+    ],
+)  # fmt: skip
+def test_an_answer_names_the_event_around_its_time(
+    asked: str, reply: str, said: str, name: str
+) -> None:
+    from agent.extraction.title import answered_name
+
+    times = [(reply.index(said), reply.index(said) + len(said))] if said else []
+    assert answered_name(reply, asked, times) == name
+
+
+@pytest.mark.parametrize(
+    ("said", "title"),
+    [
+        ("Create an event for a hockey game at the American Airlines center tomorrow at 7 pm.",
+         "Hockey game"),
+        ("Book a conference room in City Center for the finance staff meeting at 2pm Thursday.",
+         "Finance staff meeting"),
+        ("Put me down for cardio at Planet Fitness on Saturday at 10 am.", "Cardio"),
+        ("Create calendar entry tomorrow 6pm reminder.", "Reminder"),
+        ("Create a get-together on Mt. Denali for Saturday morning at 9.", "Get-together Denali"),
+        # must not fire: the activity is no place's name, the words before the time name it
+        ("Lunch at the Conference Center tomorrow at 1", "Lunch"),
+        ("yoga at Planet Fitness tomorrow at 7am", "Yoga"),
+        ("farmers market sat 9am", "Farmers market"),
+    ],
+)  # fmt: skip
+def test_a_title_is_the_activity_not_the_place_or_the_calendar(said: str, title: str) -> None:
+    [event] = link(said)
+    assert event.title == title
 
 
 @pytest.mark.parametrize(

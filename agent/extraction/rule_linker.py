@@ -333,8 +333,8 @@ class RuleLinker:
             )
         ]
         name, anaphoric = named_title(text, spans)
-        if not name and not own:  # "What name should I use?" - "Doctor visit, please."
-            name = answered_name(text, segment.context.rpartition("\n")[0])
+        if not name:  # "What name should I use?" - "Doctor visit, please.", "House at 11:30."
+            name = answered_name(text, segment.context.rpartition("\n")[0], spans)
             anaphoric = bool(name)
         activity = name or activity_title(text)
         if intent == "remind" and segment.source == "request":

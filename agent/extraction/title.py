@@ -5,6 +5,7 @@ after "at", the people's placeholders, the meal it is."""
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 
 from lang import data
 from lang.text import ABBREVIATIONS
@@ -57,7 +58,7 @@ _STOP = frozenset(
     at on in by from let's lets let us we i you have grab do did does say said get go some
     quick any another if unless because whether than as
     about maybe how what can could shall should would will is are be it re fwd also just
-    still then so ok okay sure yes no hey hi hello please thanks thank up out was were has had
+    still then so ok okay sure yes no hey hi hello please thanks thank up out down was were has had
     event events
     don't dont can't cant we're i'm i'll you're it's that's there here when where who
     der die das den dem des ein eine einen dein deine mein meine ist sind am um im zum zur vom beim
@@ -86,6 +87,7 @@ _NOT_PLACE_RE = re.compile(
 
 
 _REQUEST_VERB = data.words("labels", "request_verbs")
+_VENUE_NOUNS = data.words("places", "venue_nouns")
 _SET_UP_RE = re.compile(r"\bset\s+up\b", re.IGNORECASE)
 
 
@@ -190,19 +192,28 @@ def _activity_title(text: str) -> str:
                 continue  # "the date for the event is Tuesday": a day, not a name
             if not title or title.split()[0].casefold() in _STOP:
                 continue  # "I need a name and time": a clause goes on, no name is given
+            if pattern is _ADD_RE and title.split()[-1].casefold() in _VENUE_NOUNS:
+                continue  # "book a conference room ... for the staff meeting": where, not what
             if (ACTIVITY_RE.search(title) and not re.match(r"events?\b", title, re.I)) or (
                 pattern is LABEL_RE
             ):
                 return title[:1].upper() + title[1:]
-    match = ACTIVITY_RE.search(text)
-    if match is None or match.group(0).lower() in {"event", "date"}:
-        return ""
-    return _title_words(text, match.start())
+    places = [m.span("place") for m in _LOCATION_RE.finditer(text)]
+    for match in ACTIVITY_RE.finditer(text):
+        if match.group(0).lower() in {"event", "date"}:
+            continue  # "an event for a hockey game": the game is what it is
+        if any(lo <= match.start() < hi for lo, hi in places):
+            continue  # "cardio at Planet Fitness": the fitness is a place's name
+        after = re.match(r"\s+([^\W\d_]+)", text[match.end() :])
+        if after and after.group(1).casefold() in _VENUE_NOUNS:
+            continue  # "a conference room": a place, the meeting held there is the activity
+        return _title_words(text, match.start())
+    return ""
 
 
 _GENERIC = frozenset(
     "it this that these those all both everything event events thing things what whatever one "
-    "calendar agenda kalender calendrier calendario".split()
+    "calendar agenda kalender calendrier calendario entry entries".split()
 )
 
 # The user's own name for an event: "call it X", "give it the title X", "log it under X",
@@ -223,6 +234,8 @@ _NAME_BEFORE_RE = re.compile(
     rf"|\b{_NAME_WORD}(?:\s+(?:of|for)\s+(?:the|this|that)\s+event)?\s+(?:is|should\s+be|will\s+be"
     r"|would\s+be|can\s+be(?:\s+called)?|must\s+be|as)\s+(?:called\s+)?"
     rf"|\b(?:event|{_NAME_WORD})\s*:\s*"
+    # "add event "Go to grocery store"": a quoted name right after the event word
+    r"|\b(?:event|appointment|reminder|entry)\s+(?=[\"“])"
     # "titled X", "the event is called X" (not "I called the dentist")
     r"|(?<!\bI\s)(?<!\bwe\s)(?<!\byou\s)(?<!\bhe\s)(?<!\bshe\s)(?<!\bthey\s)"
     r"\b(?:titled|entitled|named|called|labell?ed)\s+(?:as\s+)?"
@@ -308,7 +321,7 @@ def named_title(text: str, times: list[tuple[int, int]]) -> tuple[str, bool]:
     found: list[tuple[int, int, int, bool]] = []  # (rank, start, end, anaphoric)
     for match in _NAME_BEFORE_RE.finditer(text):
         said = text[max(0, match.start() - 30) : match.end()]
-        anaphoric = not re.search(r"\b(?:a|an|new)\s+event\b", said, re.IGNORECASE)
+        anaphoric = not re.search(r"\b(?:a|an|new|add|create)\s+event\b", said, re.IGNORECASE)
         found.append((0, match.end(), len(text), anaphoric))
     for match in _NAME_AFTER_RE.finditer(text):
         found.append((0, match.start("title"), match.end("title"), True))
@@ -336,32 +349,69 @@ def named_title(text: str, times: list[tuple[int, int]]) -> tuple[str, bool]:
 
 
 # A question asking what to call the event (lang/data/acts.toml), and the words around an answer
-# that are not part of the name ("Sure. Doctor visit, please.").
+# that are not part of the name ("Sure. Doctor visit, please.", "Great. Stylist visit at 3 pm").
 ASK_NAME_RE = data.phrase_pattern("acts", "ask_name")
+_ACCEPT_RE = data.phrase_pattern("acts", "accept")
+_ACCEPT_FILLERS = frozenset({"sounds", "looks", "seems", "all", "", "indeed", "very", "really"})
 _COURTESY = data.words("names", "salutations") | data.words("names", "lower_not_names")
 _ANSWER_WORD_RE = re.compile(r"[\w'’<>.&-]+")
+_SENTENCE_RE = re.compile(r"[^.!?\n]+[.!?]*")
 
 
-def answered_name(text: str, asked: str) -> str:
+def _asks_name(asked: str) -> bool:
+    """Whether a question sentence of `asked` asks for a name: "Can you confirm these details?
+    The name of the event is X." states a name, it asks for none; "What name should I put down
+    for the event." asks without a question mark."""
+    return any(
+        ASK_NAME_RE.search(sentence)
+        and (sentence.rstrip().endswith("?") or _NAME_ASK_RE.match(sentence.lstrip()))
+        for sentence in _SENTENCE_RE.findall(asked)
+    )
+
+
+def _without_accept(words: list[str]) -> list[str]:
+    """`words` without the acceptance that leads them ("Great. Stylist visit" -> "Stylist
+    visit"); a reply that is nothing but an acceptance ("Yes, sounds perfect") is left empty."""
+    rest = _ANSWER_WORD_RE.findall(_ACCEPT_RE.sub(" ", " ".join(words)))
+    if all(w.casefold().strip(".") in _STOP | _ACCEPT_FILLERS for w in rest):
+        return []  # "Yes, sounds perfect", "That is fine."
+    while words:
+        lead = _ACCEPT_RE.match(" ".join(words))
+        if lead is None or not lead.group():
+            break
+        words = " ".join(words)[lead.end() :].split()
+    return words
+
+
+def answered_name(text: str, asked: str, times: Sequence[tuple[int, int]] = ()) -> str:
     """The name a reply gives when the message before it asked for one ("What name should I
     use for the event?" - "Doctor visit, please."); "" for any other reply.
 
-    Only a short phrase counts: a sentence ("I don't know yet"), a question or a person is no
-    name.
+    `times` are the spans of the reply's time mentions: they are no part of the name ("Stylist
+    visit at three pm"). Only a short phrase counts: a sentence ("I don't know yet"), a question,
+    an acceptance or a person is no name.
     """
-    if "?" not in asked or not ASK_NAME_RE.search(asked) or "?" in text:
+    if not _asks_name(asked) or "?" in text:
         return ""
     if _NAME_BEFORE_RE.search(text) or _NAME_AFTER_RE.search(text):
         return ""  # "Name the event <PERSON_1>": named_title read it, and found no name
+    for begin, end in sorted(times, reverse=True):
+        text = f"{text[:begin]} . {text[end:]}"
     words = _ANSWER_WORD_RE.findall(text)
-    while words and words[0].casefold().strip(".") in _COURTESY:
+    while words and words[0].casefold().strip(".") in _COURTESY | {""}:
         words.pop(0)
-    while words and words[-1].casefold().strip(".") in _COURTESY:
+    words = _without_accept(words)
+    while words and words[0].strip(".") == "":
+        words.pop(0)
+    words = _named_words(words)  # "Put errand at 09:45"
+    while words and words[-1].casefold().strip(".") in _COURTESY | _STOP | {""}:
         words.pop()
     title = _NAME_LEAD_RE.sub("", " ".join(words).strip(" ."))
     lowered = title.casefold().split()
     if not lowered or len(lowered) > 6 or lowered[0] in _STOP or lowered[0] in _NOT_A_NAME:
         return ""
+    if any(w.strip(".") == "" or "." in w[:-1] for w in lowered):
+        return ""  # two sentences, or a time left between words: no one phrase
     if all(w in _STOP or w in _GENERIC for w in lowered) or _names_a_person(title):
         return ""
     return title[:1].upper() + title[1:]
@@ -446,32 +496,42 @@ _AFTER_TITLE_RE = re.compile(
 
 def words_around(text: str, start: int, end: int) -> str:
     """A title for a time with no activity word: "for the tax prep" after it, else the words
-    before it ("farmers market sat 9am" -> "Farmers market")."""
+    before it ("farmers market sat 9am" -> "Farmers market"), else the words of its clause
+    after it ("Tomorrow at 1 starts the big day")."""
     after = _AFTER_TITLE_RE.match(text, end)
     if after:
         words = [w for w in after.group("title").split() if w.lower() not in _STOP]
         if words:
             phrase = " ".join(words[:4])
             return phrase[:1].upper() + phrase[1:]
-    return _words_before(text, start)
+    before = _content_words(text[:start])[-3:]
+    if not before:  # the time opens its clause: the words after it say what it is
+        clause = re.split(r"[.!?;\n]", text[end:])[0]
+        before = _content_words(clause)[:4]
+    phrase = " ".join(before)
+    return phrase[:1].upper() + phrase[1:]
 
 
-def _words_before(text: str, at: int) -> str:
-    """Up to three content words before a time ("farmers market sat 9am" -> "Farmers market")."""
+def _content_words(text: str) -> list[str]:
+    """The words of `text` that can name an event, without the request verbs that lead them:
+    no function word, day, generic word ("calendar entry") or place ("at Planet Fitness")."""
+    for place in reversed(list(_LOCATION_RE.finditer(text))):
+        if not _NOT_PLACE_RE.match(place.group("place")):
+            text = text[: place.start()] + " , " + text[place.end() :]
     words = [
         w
         # "5-a-side", "3-on-3": a number joined to words is one word
         for w in re.findall(
             r"<[A-Z_]+_\d+>|\d+(?:-\w+)*-[^\W\d_][\w'’-]*|[^\W\d_][\w'’-]*",
-            _SET_UP_RE.sub("setup", text[:at]),
+            _SET_UP_RE.sub("setup", text),
         )
         if w.lower() not in _STOP
+        and w.lower() not in _GENERIC
         and not lang.states_date(w)
         and len(w) > 2
         and not w.startswith("<")
-    ][-3:]
-    phrase = " ".join(_named_words(words))
-    return phrase[:1].upper() + phrase[1:]
+    ]
+    return _named_words(words)
 
 
 def place_in(text: str, mentions: list[TimeMention], offset: int) -> str:

@@ -213,15 +213,24 @@ _UNIT_COUNT_RE = re.compile(
     re.IGNORECASE,
 )
 _CLOCK_EVIDENCE_RE = re.compile(
-    rf"(?<![\d.,])(?:[01]?\d|2[0-4])(?!\d)|\b(?:{_NUMBER_WORDS}|noon|midnight|midday|mittags?"
+    rf"(?<![\d.,])(?:[01]?\d|2[0-4])(?!\d)"
+    rf"|\b(?:{_NUMBER_WORDS}|noon|midnight|midday|mittags?"
     r"|mitternacht|midi|minuit|mediod[ií]a|medianoche|meio[- ]dia|meia[- ]noite)\b",
     re.IGNORECASE,
 )
 
 
+# A clock written the 24-hour way, which leaves no am/pm open: "06:45", "0907", "at 1600".
+FOUR_DIGIT_CLOCK_RE = re.compile(
+    r"(?:(?<!\w)(?:at|@)\s*(?:[01]\d|2[0-3])|(?<![\d.,])0\d)[0-5]\d(?![\d.,:])", re.IGNORECASE
+)
+
+
 def states_clock_time(span: str) -> bool:
     """Whether a span Duckling read at hour or minute grain states a clock time."""
-    return bool(_CLOCK_EVIDENCE_RE.search(_UNIT_COUNT_RE.sub(" ", span)))
+    return bool(
+        _CLOCK_EVIDENCE_RE.search(_UNIT_COUNT_RE.sub(" ", span)) or FOUR_DIGIT_CLOCK_RE.search(span)
+    )
 
 
 # "evening 5", "morning 9": chat shorthand Duckling reads only as a latent parse.
@@ -362,12 +371,13 @@ STAMP_BEFORE_RE = re.compile(
     re.IGNORECASE,
 )
 MORNING_RE = data.phrase_pattern("times", "morning")
-DAYTIME_RE = data.phrase_pattern("times", "daytime")
+DAYTIME_RE = data.phrase_pattern("times", "daytime", nouns=True)
 
 # --- Readings the words leave open: the gate asks instead of creating -----------------------
-# A bare hour in this band names a waking morning and a waking evening start alike ("at 8");
-# below it only the afternoon reading is awake (1..6 -> pm), above it the morning one is usual.
-OPEN_MERIDIEM_HOURS = frozenset({7, 8, 9})
+# A bare hour in this band names a waking morning and a waking evening start alike ("at 8",
+# "tomorrow at 6": the gym or the flight at 6 am, drinks at 6 pm); below it only the afternoon
+# reading is awake (1..5 -> pm), above it the morning one is usual.
+OPEN_MERIDIEM_HOURS = frozenset({6, 7, 8, 9})
 # "by 5pm", "until Friday": a bound's word, before the time it bounds.
 DEADLINE_RE = re.compile(
     r"\s*(?:by|until|till|til|before|bis|jusqu'(?:à|au)|avant|hasta|antes\s+de|até)\b",

@@ -100,6 +100,42 @@ def _without_short_years(clean: str, entities: list[dict[str, Any]], ref: dateti
     return clean
 
 
+_RANGE_WORD_RE = re.compile(
+    rf"(?<![^\W\d_])(?:{data.alternation('times', 'range_connectors')})(?![^\W\d_])", re.I
+)
+_NOT_HOLIDAY_WORDS = frozenset({"day", "s", "the", "of"})
+
+
+def _letters(text: str) -> str:
+    return "".join(re.findall(r"[^\W\d_]+", text.casefold()))
+
+
+def _misread_words(clean: str, entities: list[dict[str, Any]]) -> str:
+    """`clean` with blanks over the words that made Duckling misread a plain day and clock:
+    - a holiday it found in a common word ("lunch with my boss Friday at 1" is Boss's Day,
+      October next year): the holiday's words when the text does not name the whole holiday;
+    - a range nobody said ("tonight at 8:00 pm" is yesterday 20:00 to today 13:00): the "at"
+      of an interval whose words hold no range connector ("tonight 8:00 pm" reads right)."""
+    spans: list[tuple[int, int]] = []
+    for entity in entities:
+        if entity["dim"] != "time":
+            continue
+        value, body = entity["value"], clean[entity["start"] : entity["end"]]
+        holiday = value.get("holidayBeta")
+        if holiday:
+            named = set(re.findall(r"[^\W\d_]+", holiday.casefold())) - _NOT_HOLIDAY_WORDS
+            if _letters(holiday) not in _letters(body):  # "Mothers day" names Mother's Day
+                for word in re.finditer(r"[^\W\d_]+", body):
+                    if word.group().casefold() in named:
+                        spans.append((entity["start"] + word.start(), entity["start"] + word.end()))
+        elif value.get("type") == "interval" and not _RANGE_WORD_RE.search(body):
+            for word in re.finditer(r"\bat\b", body, re.IGNORECASE):
+                spans.append((entity["start"] + word.start(), entity["start"] + word.end()))
+    for lo, hi in spans:
+        clean = clean[:lo] + " " * (hi - lo) + clean[hi:]
+    return clean
+
+
 def _starts_inside_a_number(clean: str, start: int) -> bool:
     """A reading that begins inside another number is a fragment: the "30 in the evening" of
     "5:30 in the evening", which Duckling also reads as the evening of 2030."""
@@ -358,6 +394,26 @@ _WEEKDAY_NUMBER_RE = re.compile(
 )
 
 
+# A weekday and a month with no day of the month: "Tuesday, April", "a Tuesday in April".
+_WEEKDAY_MONTH_RE = re.compile(
+    rf"(?<![\w-])(?:{lang.DAY_NAMES})\b.{{0,12}}?\b(?:{lang.MONTHS})\b", re.IGNORECASE
+)
+_DAY_NUMBER_RE = re.compile(
+    r"(?<![\d:.])(?:[1-9]|[12]\d|3[01])(?:st|nd|rd|th)?(?![\d:.]|\s*(?:[ap]\.?m|h\b|o'clock))",
+    re.IGNORECASE,
+)
+
+
+def _no_day_in_month(mention: TimeMention) -> TimeMention:
+    """ "7 PM on Tuesday, April": Duckling picks the first Tuesday of April, a day nobody said.
+    With no day number the words name any Tuesday of that month: a vague time, asked about."""
+    if mention.value is None or mention.kind not in ("date", "datetime"):
+        return mention
+    if not _WEEKDAY_MONTH_RE.search(mention.text) or _DAY_NUMBER_RE.search(mention.text):
+        return mention
+    return replace(mention, kind="vague", has_clock_time=False, all_day=False, vague="month")
+
+
 class TimeParser:
     """Find and resolve the time expressions of one user's input, at `now` in zone `tz`."""
 
@@ -431,7 +487,9 @@ class TimeParser:
         return join_ranges(
             text,
             [
-                self._clashing_day(self._same_weekday(self._next_weekday(m, ref), ref), ref)
+                _no_day_in_month(
+                    self._clashing_day(self._same_weekday(self._next_weekday(m, ref), ref), ref)
+                )
                 for m in best
             ],
         )
@@ -658,6 +716,11 @@ class TimeParser:
         unyeared = _without_short_years(clean, entities, ref)
         if unyeared != clean:  # "on March 7th in 620": read again without the street number
             clean = unyeared
+            entities = self._engine.parse(clean, tz=self.tz, ref=ref, language=code, locale=locale)
+            entities = [e for e in entities if not _starts_inside_a_number(clean, e["start"])]
+        misread = _misread_words(clean, entities)
+        if misread != clean:  # "my boss Friday at 1p.m.", "tonight at 8:00 pm": read again
+            clean = misread
             entities = self._engine.parse(clean, tz=self.tz, ref=ref, language=code, locale=locale)
             entities = [e for e in entities if not _starts_inside_a_number(clean, e["start"])]
         if code == "en" and (
@@ -1076,6 +1139,8 @@ class TimeParser:
             return starts[0]  # "at 5pm", "17:00": the words chose
         if ZERO_LED_CLOCK_RE.search(span):  # "06:45" is a 24-hour clock: the morning
             return next((c for c, seen in zip(starts, local, strict=True) if seen.hour < 12), first)
+        if lang.FOUR_DIGIT_CLOCK_RE.search(span):  # "0907", "at 1600": the hour as written
+            return starts[0]
         hour = first.hour % 12 or 12
         if lang.evening_holds(hour, context):
             pm = True
@@ -1108,6 +1173,7 @@ class TimeParser:
         if (
             lang.states_clock_time(span)
             and not _MERIDIEM_RE.search(span)
+            and not lang.FOUR_DIGIT_CLOCK_RE.search(span)
             and not lang.MORNING_RE.search(context)
             and not lang.DAYTIME_RE.search(context)
             and open_hour

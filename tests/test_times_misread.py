@@ -1,0 +1,109 @@
+"""Where Duckling misreads a plain day and clock, and where the words leave a reading open:
+each table has rows the rule must not fire on."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from zoneinfo import ZoneInfo
+
+import pytest
+
+from tools.calendar.times import TimeMention, TimeParser
+
+CHICAGO = ZoneInfo("America/Chicago")
+NOW = datetime(2026, 3, 4, 10, 0, tzinfo=CHICAGO)  # a Wednesday
+
+
+@pytest.fixture(scope="module")
+def parser() -> TimeParser:
+    return TimeParser(tz="America/Chicago", now=NOW)
+
+
+def _timed(parser: TimeParser, text: str) -> TimeMention:
+    [mention] = [m for m in parser.parse(text) if m.kind != "duration" and m.value is not None]
+    return mention
+
+
+def _at(*args: int) -> datetime:
+    return datetime(*args, tzinfo=CHICAGO)
+
+
+@pytest.mark.parametrize(
+    ("text", "start", "end"),
+    [
+        # a range nobody said: Duckling reads yesterday 20:00 to today 13:00
+        ("tonight at 8:00 pm", _at(2026, 3, 4, 20), None),
+        ("I need a room for tonight at 8:00pm.", _at(2026, 3, 4, 20), None),
+        ("this evening at 7:00 pm", _at(2026, 3, 4, 19), None),
+        # a holiday found in a common word: Boss's Day is in October
+        ("lunch with my boss Friday at 1p.m.", _at(2026, 3, 6, 13), None),
+        # must not fire: a range that is said, a holiday that is named
+        ("from 8 to 9 tonight", _at(2026, 3, 4, 20), _at(2026, 3, 4, 21)),
+        ("brunch on Mother's Day at 11", _at(2026, 5, 10, 11), None),
+        ("tonight at 8:30pm", _at(2026, 3, 4, 20, 30), None),
+    ],
+)  # fmt: skip
+def test_misread_words_are_read_again(
+    parser: TimeParser, text: str, start: datetime, end: datetime | None
+) -> None:
+    mention = _timed(parser, text)
+    assert mention.value == start
+    assert mention.end_value == end
+
+
+@pytest.mark.parametrize(
+    ("text", "start", "clock"),
+    [
+        ("Book Club meeting on Sunday at 1600.", _at(2026, 3, 8, 16), True),
+        ("create a meeting 0907 tomorrow", _at(2026, 3, 5, 9, 7), True),
+        # must not fire: a room number, a year
+        ("room 1600 on sunday", None, False),
+        ("since 1999 on friday", None, False),
+    ],
+)  # fmt: skip
+def test_a_four_digit_clock_is_a_24_hour_clock(
+    parser: TimeParser, text: str, start: datetime | None, clock: bool
+) -> None:
+    clocks = [m for m in parser.parse(text) if m.has_clock_time and m.kind == "datetime"]
+    assert bool(clocks) == clock
+    if clock:
+        assert clocks[0].value == start
+        assert clocks[0].alternatives == ()
+
+
+@pytest.mark.parametrize(
+    ("text", "kind"),
+    [
+        ("7 PM on Tuesday, April", "vague"),  # which Tuesday of April?
+        ("a Tuesday in April at 3pm", "vague"),
+        # must not fire: the day number is said
+        ("Tuesday, April 7th at 3pm", "datetime"),
+        ("Friday March 6 at 2pm", "datetime"),
+    ],
+)
+def test_a_weekday_in_a_month_with_no_day_number_names_no_day(
+    parser: TimeParser, text: str, kind: str
+) -> None:
+    assert _timed(parser, text).kind == kind
+
+
+@pytest.mark.parametrize(
+    ("text", "start", "twin"),
+    [
+        ("tomorrow at 6", _at(2026, 3, 5, 18), _at(2026, 3, 5, 6)),  # the gym or drinks
+        ("gym at 6 tomorrow", _at(2026, 3, 5, 18), _at(2026, 3, 5, 6)),
+        # must not fire: the words pick the half of the day
+        ("drinks at 6 tomorrow", _at(2026, 3, 5, 18), None),
+        ("tomorrow at 6am", _at(2026, 3, 5, 6), None),
+        ("tomorrow at 5", _at(2026, 3, 5, 17), None),
+        # a clinic keeps working hours, whatever the plural or possessive
+        ("doctors appointment on thursday at 9", _at(2026, 3, 5, 9), None),
+        ("the dentist's on thursday at 9", _at(2026, 3, 5, 9), None),
+    ],
+)  # fmt: skip
+def test_a_bare_hour_is_open_where_both_halves_are_awake(
+    parser: TimeParser, text: str, start: datetime, twin: datetime | None
+) -> None:
+    mention = _timed(parser, text)
+    assert mention.value == start
+    assert mention.alternatives == ((twin,) if twin else ())
