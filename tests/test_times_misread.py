@@ -79,6 +79,7 @@ def test_a_four_digit_clock_is_a_24_hour_clock(
         # must not fire: the day number is said
         ("Tuesday, April 7th at 3pm", "datetime"),
         ("Friday March 6 at 2pm", "datetime"),
+        ("Depart: Tue 08 Dec 2026 11:20", "datetime"),
     ],
 )
 def test_a_weekday_in_a_month_with_no_day_number_names_no_day(

@@ -399,7 +399,7 @@ _WEEKDAY_MONTH_RE = re.compile(
     rf"(?<![\w-])(?:{lang.DAY_NAMES})\b.{{0,12}}?\b(?:{lang.MONTHS})\b", re.IGNORECASE
 )
 _DAY_NUMBER_RE = re.compile(
-    r"(?<![\d:.])(?:[1-9]|[12]\d|3[01])(?:st|nd|rd|th)?(?![\d:.]|\s*(?:[ap]\.?m|h\b|o'clock))",
+    r"(?<![\d:.])(?:0?[1-9]|[12]\d|3[01])(?:st|nd|rd|th)?(?![\d:.]|\s*(?:[ap]\.?m|h\b|o'clock))",
     re.IGNORECASE,
 )
 
