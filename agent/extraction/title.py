@@ -88,6 +88,7 @@ _NOT_PLACE_RE = re.compile(
 
 _REQUEST_VERB = data.words("labels", "request_verbs")
 _VENUE_NOUNS = data.words("places", "venue_nouns")
+_AFTER_GENERIC = 30  # characters from "event" to the activity that names it
 _SET_UP_RE = re.compile(r"\bset\s+up\b", re.IGNORECASE)
 
 
@@ -199,9 +200,13 @@ def _activity_title(text: str) -> str:
             ):
                 return title[:1].upper() + title[1:]
     places = [m.span("place") for m in _LOCATION_RE.finditer(text)]
+    generic_end: int | None = None
     for match in ACTIVITY_RE.finditer(text):
+        if generic_end is not None and match.start() - generic_end > _AFTER_GENERIC:
+            return ""  # a word further on is another clause's ("can you show me ...")
         if match.group(0).lower() in {"event", "date"}:
-            continue  # "an event for a hockey game": the game is what it is
+            generic_end = match.end()  # "an event for a hockey game": the game is what it is
+            continue
         if any(lo <= match.start() < hi for lo, hi in places):
             continue  # "cardio at Planet Fitness": the fitness is a place's name
         after = re.match(r"\s+([^\W\d_]+)", text[match.end() :])
@@ -321,7 +326,7 @@ def named_title(text: str, times: list[tuple[int, int]]) -> tuple[str, bool]:
     found: list[tuple[int, int, int, bool]] = []  # (rank, start, end, anaphoric)
     for match in _NAME_BEFORE_RE.finditer(text):
         said = text[max(0, match.start() - 30) : match.end()]
-        anaphoric = not re.search(r"\b(?:a|an|new|add|create)\s+event\b", said, re.IGNORECASE)
+        anaphoric = not re.search(r"\b(?:a|an|new)\s+event\b", said, re.IGNORECASE)
         found.append((0, match.end(), len(text), anaphoric))
     for match in _NAME_AFTER_RE.finditer(text):
         found.append((0, match.start("title"), match.end("title"), True))
@@ -514,9 +519,11 @@ def words_around(text: str, start: int, end: int) -> str:
 
 def _content_words(text: str) -> list[str]:
     """The words of `text` that can name an event, without the request verbs that lead them:
-    no function word, day, generic word ("calendar entry") or place ("at Planet Fitness")."""
+    no function word, day, generic word ("calendar entry") or place ("at Planet Fitness"; "in"
+    opens a verb's particle too: "pencil in a Table for 2")."""
     for place in reversed(list(_LOCATION_RE.finditer(text))):
-        if not _NOT_PLACE_RE.match(place.group("place")):
+        cue = place.group(0).split()[0].casefold()
+        if cue in ("at", "@") and not _NOT_PLACE_RE.match(place.group("place")):
             text = text[: place.start()] + " , " + text[place.end() :]
     words = [
         w
