@@ -7,6 +7,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
+from agent.extraction.cue import ACCEPT_RE as _ACCEPT_RE
 from lang import data
 from lang.text import ABBREVIATIONS
 from privacy.entity_map import PLACEHOLDER_RE
@@ -356,8 +357,7 @@ def named_title(text: str, times: list[tuple[int, int]]) -> tuple[str, bool]:
 # A question asking what to call the event (lang/data/acts.toml), and the words around an answer
 # that are not part of the name ("Sure. Doctor visit, please.", "Great. Stylist visit at 3 pm").
 ASK_NAME_RE = data.phrase_pattern("acts", "ask_name")
-_ACCEPT_RE = data.phrase_pattern("acts", "accept")
-_ACCEPT_FILLERS = frozenset({"sounds", "looks", "seems", "all", "", "indeed", "very", "really"})
+_ACCEPT_FILLERS = data.words("acts", "accept_fillers") | {""}
 _COURTESY = data.words("names", "salutations") | data.words("names", "lower_not_names")
 _ANSWER_WORD_RE = re.compile(r"[\w'’<>.&-]+")
 _SENTENCE_RE = re.compile(r"[^.!?\n]+[.!?]*")
