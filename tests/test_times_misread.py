@@ -3,7 +3,7 @@ each table has rows the rule must not fire on."""
 
 from __future__ import annotations
 
-from datetime import datetime
+from datetime import datetime, timedelta
 from zoneinfo import ZoneInfo
 
 import pytest
@@ -41,6 +41,9 @@ def _at(*args: int) -> datetime:
         ("from 8 to 9 tonight", _at(2026, 3, 4, 20), _at(2026, 3, 4, 21)),
         ("brunch on Mother's Day at 11", _at(2026, 5, 10, 11), None),
         ("tonight at 8:30pm", _at(2026, 3, 4, 20, 30), None),
+        # must not fire: a start and a length, on one day
+        ("tennis friday at 10 for 2 hours", _at(2026, 3, 6, 10), _at(2026, 3, 6, 12)),
+        ("tennis on friday at 4 for 2 hours", _at(2026, 3, 6, 16), _at(2026, 3, 6, 18)),
     ],
 )  # fmt: skip
 def test_misread_words_are_read_again(
@@ -108,3 +111,61 @@ def test_a_bare_hour_is_open_where_both_halves_are_awake(
     mention = _timed(parser, text)
     assert mention.value == start
     assert mention.alternatives == ((twin,) if twin else ())
+
+
+@pytest.mark.parametrize(
+    ("text", "source", "kind", "start"),
+    [
+        # asked for with "from" and a clock: the start
+        ("lunch from 12 tomorrow", "request", "datetime", _at(2026, 3, 5, 12)),
+        ("yoga from 6:30pm on friday", "request", "datetime", _at(2026, 3, 6, 18, 30)),
+        # must not fire: a bound, a range with its end, someone's window in a thread
+        ("after 5pm tomorrow", "request", "vague", _at(2026, 3, 5, 17)),
+        ("before 3pm friday", "request", "vague", _at(2026, 3, 6, 15)),
+        ("from 9 to 11 tomorrow", "request", "interval", _at(2026, 3, 5, 9)),
+        ("lunch from 12 tomorrow", "thread", "vague", _at(2026, 3, 5, 12)),
+    ],
+)  # fmt: skip
+def test_a_from_with_no_end_is_a_start_only_when_asked_for(
+    parser: TimeParser, text: str, source: str, kind: str, start: datetime
+) -> None:
+    [mention] = parser.parse(text, source=source)
+    assert (mention.kind, mention.value) == (kind, start)
+
+
+@pytest.mark.parametrize(
+    ("text", "start"),
+    [
+        # Duckling's only reading of a bare twelve may be midnight
+        ("lunch at 12 tomorrow", _at(2026, 3, 5, 12)),
+        ("at 12:30 tomorrow", _at(2026, 3, 5, 12, 30)),
+        # must not fire: the words say midnight
+        ("tomorrow at 12am", _at(2026, 3, 5, 0)),
+        ("midnight on friday", _at(2026, 3, 6, 0)),
+        ("tomorrow at 00:30", _at(2026, 3, 5, 0, 30)),
+    ],
+)  # fmt: skip
+def test_a_bare_twelve_is_noon_unless_the_words_say_midnight(
+    parser: TimeParser, text: str, start: datetime
+) -> None:
+    assert _timed(parser, text).value == start
+
+
+@pytest.mark.parametrize(
+    ("text", "shift"),
+    [
+        # Duckling reads "by 1h" as by one o'clock: after words that move a plan it is a length
+        ("can we push it back by 1h?", timedelta(hours=1)),
+        ("bring it forward by 2h", timedelta(hours=-2)),
+        ("push back by 1 hour", timedelta(hours=1)),
+        # must not fire: a deadline, a clock with no move before it
+        ("finish it by 5pm", None),
+        ("dinner by 8", None),
+    ],
+)  # fmt: skip
+def test_a_move_by_an_amount_is_a_length_not_a_clock(
+    parser: TimeParser, text: str, shift: timedelta | None
+) -> None:
+    [mention] = parser.parse(text)
+    assert mention.shift == shift
+    assert (mention.kind == "duration") is (shift is not None)

@@ -424,6 +424,8 @@ MOVED_FROM_RE = re.compile(
     rf"(?:{data.alternation('times', 'move_from')})\b",
     re.IGNORECASE,
 )
+# The same word opening a start with no end: "lunch from 12 tomorrow", "ab 9 Uhr".
+FROM_WORD_RE = re.compile(rf"\b(?:{data.alternation('times', 'move_from')})\b", re.IGNORECASE)
 # ... and the word before the move's new time: "... from Friday 4 December to Friday 11".
 MOVE_TO_RE = re.compile(rf"\s(?:{data.alternation('times', 'move_to')})\s", re.IGNORECASE)
 

@@ -110,12 +110,19 @@ def _letters(text: str) -> str:
     return "".join(re.findall(r"[^\W\d_]+", text.casefold()))
 
 
+def _overnight(value: dict[str, Any]) -> bool:
+    """Whether an interval's two ends fall on different days, as written."""
+    ends = [(value.get(k) or {}).get("value", "") for k in ("from", "to")]
+    return all(ends) and ends[0][:10] != ends[1][:10]
+
+
 def _misread_words(clean: str, entities: list[dict[str, Any]]) -> str:
     """`clean` with blanks over the words that made Duckling misread a plain day and clock:
     - a holiday it found in a common word ("lunch with my boss Friday at 1" is Boss's Day,
       October next year): the holiday's words when the text does not name the whole holiday;
     - a range nobody said ("tonight at 8:00 pm" is yesterday 20:00 to today 13:00): the "at"
-      of an interval whose words hold no range connector ("tonight 8:00 pm" reads right)."""
+      of an interval over a night whose words hold no range connector ("tonight 8:00 pm"
+      reads right)."""
     spans: list[tuple[int, int]] = []
     for entity in entities:
         if entity["dim"] != "time":
@@ -128,12 +135,26 @@ def _misread_words(clean: str, entities: list[dict[str, Any]]) -> str:
                 for word in re.finditer(r"[^\W\d_]+", body):
                     if word.group().casefold() in named:
                         spans.append((entity["start"] + word.start(), entity["start"] + word.end()))
-        elif value.get("type") == "interval" and not _RANGE_WORD_RE.search(body):
+        elif (
+            value.get("type") == "interval"
+            and not _RANGE_WORD_RE.search(body)
+            and _overnight(value)  # "at 10 for 2 hours" is a start and a length, read right
+        ):
             for word in re.finditer(r"\bat\b", body, re.IGNORECASE):
                 spans.append((entity["start"] + word.start(), entity["start"] + word.end()))
     for lo, hi in spans:
         clean = clean[:lo] + " " * (hi - lo) + clean[hi:]
     return clean
+
+
+def _unread(first: list[dict[str, Any]], second: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The times of a first reading that no time of a second reading overlaps."""
+    return [
+        e for e in first
+        if e["dim"] == "time" and not any(
+            a["dim"] == "time" and a["start"] < e["end"] and e["start"] < a["end"] for a in second
+        )
+    ]  # fmt: skip
 
 
 def _starts_inside_a_number(clean: str, start: int) -> bool:
@@ -200,6 +221,8 @@ USER = Speaker()
 
 
 # Words that fix am or pm: "8pm", "8 a.m.", "noon", a 24-hour "08:30", "19h", "um 8 Uhr".
+# A bare twelve, which Duckling sometimes reads as midnight alone ("lunch at 12 tomorrow").
+_TWELVE_RE = re.compile(r"(?<![\d:.])12(?![\d])")
 _MERIDIEM_RE = re.compile(
     r"\b[ap]\.?\s?m\b\.?|\d\s*[ap]\.?\s?m\b|\b(?:noon|midnight|uhr)\b|\d\s*h(?:\d{2})?\b|\d{2}[:.h]\d{2}"
     r"|(?<![\d:.])(?:1[3-9]|2[0-3])(?!\d)",  # an hour past 12, not the minutes of "7:15"
@@ -245,10 +268,30 @@ def _counts_of_durations(clean: str, entities: list[dict[str, Any]]) -> list[dic
         return (
             e["start"] <= d["start"]
             and d["end"] <= e["end"]
-            and _shift_before(clean, d["start"]) != 0
+            and _shift_before(clean, d["start"])[0] != 0
         )
 
     return [e for e in entities if e["dim"] != "time" or not any(a_count(e, d) for d in durations)]
+
+
+def _said_as_a_move(clean: str, entity: dict[str, Any]) -> bool:
+    """Whether a time's number follows words that move a plan by an amount ("push it back by
+    1h", which Duckling reads as by one o'clock)."""
+    if entity["dim"] != "time":
+        return False
+    digit = re.search(r"\d", clean[entity["start"] : entity["end"]])
+    return bool(digit) and _shift_before(clean, entity["start"] + digit.start())[0] != 0
+
+
+def _moves_as_lengths(
+    clean: str, entities: list[dict[str, Any]], lengths: list[dict[str, Any]]
+) -> list[dict[str, Any]]:
+    """`entities` with each time said as a move replaced by the durations read inside it."""
+    kept: list[dict[str, Any]] = []
+    for entity in entities:
+        inside = [d for d in lengths if entity["start"] <= d["start"] and d["end"] <= entity["end"]]
+        kept.extend(inside if inside and _said_as_a_move(clean, entity) else [entity])
+    return kept
 
 
 def _shift_before(clean: str, at: int) -> tuple[int, int]:
@@ -313,6 +356,24 @@ def _deadline_open(entity: dict[str, Any], ref: datetime) -> dict[str, Any]:
     return {**entity, "value": {"type": "value", "value": upper["value"], "grain": grain}}
 
 
+def _start_only(entity: dict[str, Any], clean: str) -> dict[str, Any]:
+    """Duckling reads "lunch from 12 tomorrow" as an interval with no end. Asked for with "from"
+    and a clock, that is a start ("after 5pm" stays a bound): the interval becomes its start."""
+    value = entity.get("value") or {}
+    lower = value.get("from")
+    if value.get("type") != "interval" or not lower or value.get("to") or "value" not in lower:
+        return entity
+    body = clean[entity["start"] : entity["end"]]
+    if lower.get("grain") not in ("minute", "hour") or not lang.FROM_WORD_RE.search(body):
+        return entity
+    values = [
+        {"type": "value", "value": v["from"]["value"], "grain": v["from"].get("grain", "hour")}
+        for v in value.get("values", [value])
+        if "value" in (v.get("from") or {}) and not v.get("to")
+    ]
+    return {**entity, "value": {**values[0], "values": values}} if values else entity
+
+
 def _zoneinfo_dir() -> str:
     """The zone database Duckling reads: the system's, else the tzdata package's copy."""
     try:
@@ -336,6 +397,7 @@ class _DucklingEngine:
         self.zoneinfo_dir = _zoneinfo_dir()
         self._tzdb = duckling.load_time_zones(self.zoneinfo_dir)
         self._dims = duckling.parse_dimensions(["time", "duration"])
+        self._length_dims = duckling.parse_dimensions(["duration"])
         self._locales: dict[tuple[str, str | None], Any] = {}
 
     def _locale(self, language: str, locale: str | None) -> Any:
@@ -358,8 +420,10 @@ class _DucklingEngine:
         language: str,
         locale: str | None,
         latent: bool = False,
+        lengths_only: bool = False,
     ) -> list[dict[str, Any]]:
-        """Duckling's entities for `text`, anchored at `ref` in `tz`.
+        """Duckling's entities for `text`, anchored at `ref` in `tz` (only its durations, where
+        `lengths_only`: "by 1h" is also one o'clock to it).
 
         A NUL made Duckling's Rust code panic (and print the text to stderr from its panic
         hook, before Python could catch anything); a lone surrogate cannot cross into Rust.
@@ -370,7 +434,8 @@ class _DucklingEngine:
         try:
             ref_time = self._duckling.parse_ref_time(self._tzdb, tz, int(ref.timestamp()))
             context = self._duckling.Context(ref_time, self._locale(language, locale))
-            return self._duckling.parse(text, context, self._dims, latent)
+            dims = self._length_dims if lengths_only else self._dims
+            return self._duckling.parse(text, context, dims, latent)
         except (KeyboardInterrupt, SystemExit, GeneratorExit):
             raise
         except BaseException as error:  # pyo3 PanicException derives from BaseException
@@ -720,16 +785,26 @@ class TimeParser:
             entities = [e for e in entities if not _starts_inside_a_number(clean, e["start"])]
         misread = _misread_words(clean, entities)
         if misread != clean:  # "my boss Friday at 1p.m.", "tonight at 8:00 pm": read again
+            again = self._engine.parse(misread, tz=self.tz, ref=ref, language=code, locale=locale)
+            again = [e for e in again if not _starts_inside_a_number(misread, e["start"])]
+            # a reading the second pass finds no time in stays ("at 10 for 2 hours" is a start
+            # and a length; without its "at", the 10 is no time at all)
+            entities = sorted(again + _unread(entities, again), key=lambda e: e["start"])
             clean = misread
-            entities = self._engine.parse(clean, tz=self.tz, ref=ref, language=code, locale=locale)
-            entities = [e for e in entities if not _starts_inside_a_number(clean, e["start"])]
         if code == "en" and (
             lang.PART_NUMBER_RE.search(clean) or lang.CHANGED_HOUR_RE.search(clean)
         ):
             entities = self._with_part_number(clean, entities, ref, locale)
         entities = [_deadline_open(e, ref) for e in entities]
+        if source == "request":  # in a thread, "I'm around from 2" is a window, not a start
+            entities = [_start_only(e, clean) for e in entities]
         mentions: list[TimeMention] = []
         entities = _counts_of_durations(clean, _across_commas(clean, entities))
+        if any(_said_as_a_move(clean, e) for e in entities):  # "push it back by 1h": a length
+            lengths = self._engine.parse(
+                clean, tz=self.tz, ref=ref, language=code, locale=locale, lengths_only=True
+            )
+            entities = _moves_as_lengths(clean, entities, lengths)
         time_spans = [(e["start"], e["end"]) for e in entities if e["dim"] == "time"]
         for entity in entities:
             if entity["dim"] == "time" and _BC_YEAR_RE.search(json.dumps(entity["value"])):
@@ -1135,8 +1210,12 @@ class TimeParser:
         local = [s.astimezone(there) for s in starts]
         first = local[0]
         twin = [s for s in local if s.hour == (first.hour + 12) % 24 and s.minute == first.minute]
-        if not twin and (_MERIDIEM_RE.search(span) or first.hour > 12 or first.hour == 0):
-            return starts[0]  # "at 5pm", "17:00": the words chose
+        if not twin and (
+            _MERIDIEM_RE.search(span)
+            or first.hour > 12
+            or (first.hour == 0 and not _TWELVE_RE.search(span))
+        ):
+            return starts[0]  # "at 5pm", "17:00", "0:30": the words chose ("lunch at 12" did not)
         if ZERO_LED_CLOCK_RE.search(span):  # "06:45" is a 24-hour clock: the morning
             return next((c for c, seen in zip(starts, local, strict=True) if seen.hour < 12), first)
         if lang.FOUR_DIGIT_CLOCK_RE.search(span):  # "0907", "at 1600": the hour as written
