@@ -601,6 +601,13 @@ def test_an_answer_names_the_event_around_its_time(
         ("Lunch at the Conference Center tomorrow at 1", "Lunch"),
         ("yoga at Planet Fitness tomorrow at 7am", "Yoga"),
         ("farmers market sat 9am", "Farmers market"),
+        # words that only lead from "event" to the activity; a clock and a day's words are
+        # no modifier or purpose of it
+        ("Set a new event in my calendar for my upcoming auto appointment at the garage at "
+         "3 pm next Tuesday for getting my brakes checked.", "Auto appointment"),
+        ("Add my 2:00 pm meeting on Tuesday.", "Meeting"),
+        ("Make a doctors appointment for the following Tuesday at 2 PM", "Doctors appointment"),
+        ("set a call for the quarterly review this Friday at 3pm", "Call for the quarterly review"),
     ],
 )  # fmt: skip
 def test_a_title_is_the_activity_not_the_place_or_the_calendar(said: str, title: str) -> None:
@@ -1137,3 +1144,111 @@ def test_italian_threads(thread: str, expected: list[str]) -> None:
 )  # fmt: skip
 def test_a_plan_the_user_stepped_out_of_is_asked_about(thread: str, expected: list[str]) -> None:
     assert starts(link("add the event we agreed on", thread)) == expected
+
+
+@pytest.mark.parametrize(
+    ("request_text", "thread", "expected"),
+    [
+        # the user's own plan, asked for by its clock: "my" does not make it another's
+        ("Add my 2:00 pm meeting on Tuesday.", "", ["2026-11-24T14:00:00+01:00"]),
+        # a plan of the calendar's, called off in the same request, leaves the new one alone
+        ("Make a doctors appointment for Tuesday at 2 PM and cancel my lunch that same Tuesday "
+         "at 1 PM", "", ["2026-11-24T14:00:00+01:00"]),
+        # must not fire: "my 2pm" in a thread is another plan; a move names the old time;
+        # a plan called off in the thread, by name or not, is off
+        ("add it", "<PERSON_1>: my 2pm meeting is running long, call at 4 instead?\nMe: ok",
+         ["2026-11-21T16:00:00+01:00"]),
+        ("move my 2pm meeting to Thursday", "", []),
+        ("add it", "<PERSON_1>: lunch tuesday at 1?\nMe: sure\n<PERSON_1>: sorry, need to "
+         "cancel our lunch", []),
+        ("add it", "<PERSON_1>: lunch tuesday at 1?\nMe: sure\n<PERSON_1>: sorry, need to "
+         "cancel", []),
+    ],
+)  # fmt: skip
+def test_my_plan_in_a_request_is_the_event_asked_for(
+    request_text: str, thread: str, expected: list[str]
+) -> None:
+    assert starts(link(request_text, thread)) == expected
+
+
+@pytest.mark.parametrize(
+    ("thread", "expected"),
+    [
+        # a confirmation's later sentence that names no activity restates the event's start
+        ("Me: when am I free on the 30th?\nAgent: at 8 am and at 5 pm.\nMe: add an event\n"
+         "Agent: What time?\nMe: The event is called the Dentist appointment at 14:30.\n"
+         "Agent: Can you confirm the following details? The event name is Dentist appointment."
+         " It's scheduled for next Tuesday at 2:30 pm.\nMe: Yes, indeed.",
+         ["2026-11-24T14:30:00+01:00"]),
+        # a day of one's own against a time only the other side offered is a counter
+        ("Agent: It is playing at 4 pm on the 30th.\nMe: I want to see it on the 29th.\n"
+         "Agent: There is a showing at 10 am that day.\nMe: That works.",
+         ["2026-11-29T10:00:00+01:00"]),
+        ("<PERSON_1>: dinner friday at 7pm?\nMe: I would prefer saturday", []),
+        # must not fire: a day that picks, accepts or matches the offer
+        ("<PERSON_1>: dinner friday at 7pm?\nMe: friday is great", ["2026-11-27T19:00:00+01:00"]),
+        ("<PERSON_1>: dinner friday at 7pm?\nMe: sure!\n<PERSON_1>: saturday I am at the zoo",
+         ["2026-11-27T19:00:00+01:00"]),
+    ],
+)  # fmt: skip
+def test_a_restated_or_countered_day_moves_the_event(thread: str, expected: list[str]) -> None:
+    assert starts(link("add the event we agreed on", thread)) == expected
+
+
+@pytest.mark.parametrize(
+    ("thread", "expected"),
+    [
+        # a day said after options picks the one offered on that day
+        ("<PERSON_1>: yoga mon 6pm or tue 6pm?\nMe: tuesday", ["2026-11-24T18:00:00+01:00"]),
+        ("<PERSON_1>: yoga mon 6pm or tue 6pm?\nMe: Tuesday suits me better",
+         ["2026-11-24T18:00:00+01:00"]),
+        # must not fire: a day no option is on, a day two options are on
+        ("<PERSON_1>: yoga mon 6pm or tue 6pm?\nMe: wednesday?", []),
+        ("<PERSON_1>: yoga mon 6pm or mon 8pm?\nMe: monday", []),
+    ],
+)  # fmt: skip
+def test_a_day_picks_the_option_offered_on_it(thread: str, expected: list[str]) -> None:
+    assert starts(link("add the event we agreed on", thread)) == expected
+
+
+@pytest.mark.parametrize(
+    ("sentence", "title", "anaphoric"),
+    [
+        # the words an article puts before "event" name it
+        ("Make it a food event.", "Food", True),
+        ("I want this Property appointment event to happen at 1 in the afternoon.",
+         "Property appointment", True),
+        ("The event title is dental, time is twelve pm.", "Dental", True),
+        # must not fire: entry words, a day, an opinion, a place
+        ("Please add a new event to my calendar.", "", False),
+        ("Would you like me to add an event to your calendar?", "", False),
+        ("add the Friday event", "", False),
+        ("It was a great event", "", False),
+        ("Is this an all-day event?", "", False),
+    ],
+)  # fmt: skip
+def test_the_words_before_event_name_it(sentence: str, title: str, anaphoric: bool) -> None:
+    assert named_title(sentence, []) == (title, anaphoric)
+
+
+@pytest.mark.parametrize(
+    ("thread", "titles"),
+    [
+        # a look at one's own calendar, or a day asked about with no plan, makes no event
+        ("Me: Do I have something scheduled for the 30th?\nAgent: You have 2 empty slots.", []),
+        ("Me: Anything else for the 30th?", []),
+        ("Me: am I free on the 30th?", []),
+        # must not fire: a day asked about for a plan on the table, a plan with its day
+        ("<PERSON_1>: drinks?\nMe: the 30th?", ["Drinks with <PERSON_1>"]),
+        ("<PERSON_1>: drinks on the 30th?", ["Drinks with <PERSON_1>"]),
+    ],
+)  # fmt: skip
+def test_a_day_asked_about_names_no_event(thread: str, titles: list[str]) -> None:
+    assert [e.title for e in link("add the event we agreed on", thread)] == titles
+
+
+def test_a_place_said_as_the_event_is_no_title() -> None:
+    from agent.extraction.title import activity_title
+
+    assert activity_title("The event is <ADDRESS_1>.") == ""
+    assert activity_title("The event is Dentist appointment.") == "Dentist appointment"

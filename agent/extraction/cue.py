@@ -107,6 +107,15 @@ SCHEDULE_QUESTION_RE = re.compile(
     r"\b(?:my\s+(?:schedule|calendar|diary|day)|check\w*|look\s+at)\b",
     re.IGNORECASE,
 )
+# A look at one's own calendar, in a thread as in a request ("Do I have something scheduled for
+# March 12th?", "am I free thursday?"): a day asked about names no event (requests.toml).
+CALENDAR_QUESTION_RE = re.compile(
+    "|".join(
+        data.phrase_pattern("requests", section).pattern
+        for section in ("calendar_list", "calendar_free")
+    ),
+    re.IGNORECASE,
+)
 # "free from 2 to 5" is a range; "free Tuesday at 11 to go over the lease" is a purpose.
 RANGE_RE = re.compile(
     r"\b(?:from|between|starting|beginning|until|till|through|ending|ends|und|bis|entre|jusqu"

@@ -21,6 +21,7 @@ from agent.extraction.cue import (
     AVAILABILITY_RE,
     AWAY_RE,
     BY_RE,
+    CALENDAR_QUESTION_RE,
     CLOCK_SAID_RE,
     CONFIRM_RE,
     DECIDE_RE,
@@ -211,6 +212,12 @@ def _answers(event: ProposedEvent, who: str | None, text: str) -> bool:
     return bool(ACCEPT_RE.match(text.lstrip(" \t-–—:,.!")) or DECIDE_RE.search(text))
 
 
+def _possessed(text: str) -> bool:
+    """Whether `text` names an activity as someone's own ("cancel my lunch", "our call"): a
+    plan already on a calendar, not one the thread is making."""
+    return any(POSSESSIVE_RE.search(text[: m.start()]) for m in ACTIVITY_RE.finditer(text))
+
+
 def _unnamed(event: ProposedEvent) -> bool:
     """An event a notice names only by its kind ("your appointment", "the booking")."""
     return not event.named and (
@@ -351,9 +358,14 @@ class RuleLinker:
         current = _current(events)
         # "Please confirm: ...", "Date of the event: March 12th at 11:15 am": the event being
         # set up, said again with its day and time
+        line = segment.context.rpartition("\n")[2]
+        opened = line[: max(0, line.find(segment.sentence))] if segment.sentence else ""
         confirming = bool(clocks) and bool(
             CONFIRM_RE.search(segment.sentence or text)
             or RESTATED_DAY_RE.search(segment.sentence or text)
+            # "Can you confirm the following details? ... It's scheduled for next Monday at
+            # 2:30 pm.": a sentence naming no activity goes on with the confirmation before it
+            or (not activity and CONFIRM_RE.search(opened))
         )
         if (
             current is not None
@@ -378,8 +390,8 @@ class RuleLinker:
             # "drinks are off", "can't make it, skip it"; with no activity of its own ("need to
             # call off monday"), the plan on the table. Cancelling too much costs a question.
             called_off = target or _current(events)
-            if called_off is not None:
-                called_off.cancelled = True
+            if called_off is not None and not (target is None and _possessed(text)):
+                called_off.cancelled = True  # "... and cancel my lunch": a plan of the calendar's
             return last_day  # a plan called off in the same breath is no event either
         if puts_off(text) and not own:  # "client asked to postpone, new date TBC"
             put_off = target or _current(events)
@@ -442,6 +454,9 @@ class RuleLinker:
             # "Thu 11:00, Fri 15:00 or Mon 09:30?" - "The second one please."
             wanted = offered.undecided[pick[0] - 1 if pick[0] > 0 else pick[0]]
             picked = next((c for c in found if c.id == wanted), None)
+        elif offered is not None and dates and not (clocks or vague):
+            # "mon 6pm or tue 6pm?" - "Tuesday suits me better": the one offered on that day
+            picked = self._on_day(offered, found, dates[-1])
         if offered is not None and picked is not None:
             offered.start, offered.grounds, offered.dated = self._resolve(picked, None, None, [])
             offered.end = self._end(picked.mention, offered.start, offered.activity)
@@ -592,7 +607,17 @@ class RuleLinker:
             and not DECIDE_RE.search(sentence)
         ):  # "Any other time available?" - "There is another between 8:30 pm and 10 pm."
             return False
-        return not POSSESSIVE_RE.search(before)
+        if not POSSESSIVE_RE.search(before):
+            return True
+        # "add my 2:00 pm meeting on Tuesday": a plan of the user's own, asked for, is the event
+        # ("move my 2pm meeting" names the one to move; "my 2pm runs long" another plan)
+        after = segment.text[mention.end - segment.start :]
+        return (
+            segment.source == "request"
+            and ACTIVITY_RE.match(after.lstrip(" ,")) is not None
+            and not RESCHEDULE_RE.search(segment.text)
+            and not calls_off(segment.text)
+        )
 
     def _echo(
         self, events: list[ProposedEvent], mention: TimeMention, *, weekday: bool = False
@@ -651,6 +676,15 @@ class RuleLinker:
             if OR_RE.match(gap) and (first in clocks or second in clocks):
                 return clocks
         return []
+
+    def _on_day(
+        self, offered: ProposedEvent, found: list[Candidate], day: Candidate
+    ) -> Candidate | None:
+        """The one option of `offered` on the day `day` names, if exactly one is."""
+        said = day.mention.value.astimezone(self.zone).date()
+        options = [c for c in found if c.id in offered.undecided and c.mention.value is not None]
+        on = [c for c in options if c.mention.value.astimezone(self.zone).date() == said]
+        return on[0] if len(on) == 1 else None
 
     def _decline(
         self, text: str, own: list[Candidate], offset: int, events: list[ProposedEvent]
@@ -758,7 +792,11 @@ class RuleLinker:
                                   meal=meal_in(activity), vague=activity.lower())
                 )  # fmt: skip
             return
-        if AVAILABILITY_RE.search(segment.sentence or text) or SCHEDULE_QUESTION_RE.search(text):
+        if (
+            AVAILABILITY_RE.search(segment.sentence or text)
+            or SCHEDULE_QUESTION_RE.search(text)
+            or CALENDAR_QUESTION_RE.search(segment.sentence or text)
+        ):
             return  # "am I free on the 13th?": a day asked about, not an event
         day_candidate = dates[-1] if dates else None
         day = day_candidate.mention.value.astimezone(self.zone).date() if day_candidate else None
@@ -781,9 +819,24 @@ class RuleLinker:
                     target.grounds = [day_candidate.id]
                 return
             # "book it for 12:30" ... "for next Friday": the day completes the time
+            # "4 pm on the 5th." - "I want to see it on the 3rd": a day of one's own against a
+            # time only others offered is a counter; the day moves and waits for their yes
+            who = _who(segment)
+            backers = target.offers.get(target.start, set())
+            counter = (
+                who is not None and bool(backers) and who not in backers
+                and day_candidate is not None  # a date said, not "no, not now"
+                and day != target.start.astimezone(self.zone).date()
+                and not target.undecided  # "Montag ja, Dienstag nein": a pick, not a counter
+                and not any(
+                    e.start is not None and e.start.astimezone(self.zone).date() == day
+                    for e in events if not e.cancelled
+                )
+                and not (ACCEPT_RE.search(text) or DECIDE_RE.search(text))  # "wed no problem"
+            )  # fmt: skip
             moves = (
                 RESCHEDULE_RE.search(text) or not target.dated or SAME_TIME_RE.search(text)
-                or RESTATED_DAY_RE.search(segment.sentence or text)
+                or RESTATED_DAY_RE.search(segment.sentence or text) or counter
             )  # fmt: skip
             if moves and day is None and within is not None and not target.all_day:
                 # "can we push to next week?": moved, to no day or time yet; the gate asks
@@ -798,6 +851,10 @@ class RuleLinker:
                 target.start, target.end = moved, moved + length
                 target.grounds = grounds + target.grounds[-1:]
                 target.dated = bool(grounds) or target.dated
+                if counter:
+                    target.pending, target.awaiting = True, who
+                    target.offers.setdefault(moved, set()).add(str(who))
+                    target.setter = who
                 return
             if target.start is not None:
                 return
@@ -813,6 +870,8 @@ class RuleLinker:
             all_day, day = False, None
             within = (day_candidate.mention.value.astimezone(self.zone).date(),
                       max(_days_long(day_candidate.mention), 1))  # fmt: skip
+        if not activity and target is None and (segment.sentence or text).rstrip().endswith("?"):
+            return  # "Anything else for the 14th?": a day asked about, with no plan to carry
         said_at = (dates or vague)[-1].mention
         event = ProposedEvent(
             title=activity

@@ -100,6 +100,16 @@ def _named_words(words: list[str]) -> list[str]:
     return words
 
 
+def _leads_in(between: str) -> bool:
+    """Whether the words from "event" to an activity further on only lead to it: "an event in
+    my calendar for my upcoming auto appointment" (a sentence break, or more than the two
+    modifiers a title keeps, is another clause)."""
+    if re.search(r"[.!?;\n]", between):
+        return False
+    words = re.findall(r"[\w'’-]+", between.casefold())
+    return sum(w not in _STOP and w not in _GENERIC and w not in _DAY_LEADS for w in words) <= 2
+
+
 def _title_words(text: str, at: int) -> str:
     """The activity noun at `at` with up to two modifiers before it ("Dentist appointment")."""
     match = ACTIVITY_RE.match(text, at)
@@ -109,7 +119,7 @@ def _title_words(text: str, at: int) -> str:
     words = re.findall(r"<[A-Z_]+_\d+>|[\w'’-]+", before)
     modifiers: list[str] = []
     for word in reversed(words[-2:]):
-        if word.lower() in _STOP or lang.states_date(word) or word[:1].isdigit():
+        if _timeish(word) or word[:1].isdigit():  # "my 2:00 pm meeting" is a meeting
             break
         modifiers.insert(0, word)
     phrase = " ".join([*_named_words(modifiers), match.group(0)])
@@ -133,9 +143,15 @@ _PURPOSE_END_RE = re.compile(
 _PURPOSE_WORDS = 6
 
 
+_DAY_LEADS = data.words("times", "day_leads")
+
+
 def _timeish(word: str) -> bool:
     return (
-        word.casefold() in _STOP or lang.states_date(word) or bool(_CLOCK_WORD_RE.fullmatch(word))
+        word.casefold() in _STOP
+        or word.casefold() in _DAY_LEADS
+        or lang.states_date(word)
+        or bool(_CLOCK_WORD_RE.fullmatch(word))
     )
 
 
@@ -166,7 +182,7 @@ def purpose_of(text: str, end: int) -> str:
         return ""  # "for an hour", "for two", "for 30 minutes"
     if low == "to" and phrase[0].casefold() in _FUNCTION_WORDS:
         return ""  # "to the office": a place; "to discuss" opens a purpose
-    while phrase and phrase[-1].casefold() in _STOP:
+    while phrase and _timeish(phrase[-1]):  # "for the following Tuesday": a day's words
         phrase.pop()
     return f"{word.group()} {' '.join(phrase)}" if phrase else ""
 
@@ -190,10 +206,14 @@ def _activity_title(text: str) -> str:
             continue  # "what is the name of the event?" asks for a title, it gives none
         if match:
             title = _NAME_LEAD_RE.sub("", match.group("title").strip())
+            contact = _CONTACT_RE.search(title)  # "the event is <ADDRESS_1>": where, not what
+            title = title[: contact.start()].strip() if contact else title
             if lang.states_date(title):
                 continue  # "the date for the event is Tuesday": a day, not a name
             if not title or title.split()[0].casefold() in _STOP:
                 continue  # "I need a name and time": a clause goes on, no name is given
+            if _names_nothing(title):
+                continue  # "add a new event to my calendar"
             if pattern is _ADD_RE and title.split()[-1].casefold() in _VENUE_NOUNS:
                 continue  # "book a conference room ... for the staff meeting": where, not what
             if (ACTIVITY_RE.search(title) and not re.match(r"events?\b", title, re.I)) or (
@@ -203,7 +223,11 @@ def _activity_title(text: str) -> str:
     places = [m.span("place") for m in _LOCATION_RE.finditer(text)]
     generic_end: int | None = None
     for match in ACTIVITY_RE.finditer(text):
-        if generic_end is not None and match.start() - generic_end > _AFTER_GENERIC:
+        if (
+            generic_end is not None
+            and match.start() - generic_end > _AFTER_GENERIC
+            and not _leads_in(text[generic_end : match.start()])
+        ):
             return ""  # a word further on is another clause's ("can you show me ...")
         if match.group(0).lower() in {"event", "date"}:
             generic_end = match.end()  # "an event for a hockey game": the game is what it is
@@ -215,6 +239,16 @@ def _activity_title(text: str) -> str:
             continue  # "a conference room": a place, the meeting held there is the activity
         return _title_words(text, match.start())
     return ""
+
+
+_ENTRY_ADJECTIVES = data.words("labels", "entry_adjectives")
+
+
+def _names_nothing(title: str) -> bool:
+    """Whether every word of `title` is a function, calendar or entry word ("a new event")."""
+    return all(
+        w in _STOP or w in _GENERIC or w in _ENTRY_ADJECTIVES for w in title.casefold().split()
+    )
 
 
 _GENERIC = frozenset(
@@ -268,6 +302,12 @@ _NAME_ADD_RE = re.compile(
     rf"\s+(?:my|the|your|our|mon|ma|mi|minha|la|el|o|a)?\s*(?:{_CAL}|calendrier|calendario"
     r"|calendário)\b|\b(?:could|can|would|will)\s+you\s+(?:just\s+|please\s+)?add\s+"
     r"(?P<title2>[^.!?;\n]{2,60}?)\s*(?=[.!?;\n]|$)",
+    re.IGNORECASE,
+)
+# "make it a food event", "this Property appointment event": the words an article puts before
+# "event" are its name (entry words, a day or a clock name nothing: "a new event", "Friday's").
+_NAME_KIND_RE = re.compile(
+    r"\b(?P<article>an?|the|this|that)\s+(?P<title>(?:[^\W\d_][\w'’-]*\s+){1,3}?)events?\b",
     re.IGNORECASE,
 )
 # Where a name ends: a time, a place, a calendar phrase, a new clause.
@@ -334,6 +374,14 @@ def named_title(text: str, times: list[tuple[int, int]]) -> tuple[str, bool]:
     for match in _NAME_ADD_RE.finditer(text):  # "add X to my calendar": the weakest sign
         group = "title" if match.group("title") else "title2"
         found.append((1, match.start(group), match.end(group), False))
+    for match in _NAME_KIND_RE.finditer(text):
+        words = match.group("title").split()
+        if any(_timeish(w) or w.casefold() in _ENTRY_ADJECTIVES for w in words):
+            continue
+        anaphoric = match.group("article").casefold() not in ("a", "an") or bool(
+            re.search(r"\b(?:it|this|that)\s+(?:is\s+)?$", text[: match.start()], re.IGNORECASE)
+        )  # "make it a food event" names the one spoken of; "add a food event", a new one
+        found.append((1, match.start("title"), match.end("title"), anaphoric))
     for _rank, begin, end, anaphoric in sorted(found):
         stop = _NAME_END_RE.search(text, begin, end)
         end = min([stop.start() if stop else end, *(lo for lo, _ in times if begin <= lo < end)])
@@ -346,8 +394,8 @@ def named_title(text: str, times: list[tuple[int, int]]) -> tuple[str, bool]:
         words = title.lower().split()
         if not words or words[0] in _NOT_A_NAME:
             continue
-        if all(w in _STOP or w in _GENERIC for w in words):
-            continue
+        if _names_nothing(title):
+            continue  # "add a new event to my calendar"
         if _names_a_person(title) or len(title) > 60:
             continue
         return title[:1].upper() + title[1:], anaphoric
