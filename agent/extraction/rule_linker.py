@@ -870,8 +870,6 @@ class RuleLinker:
             all_day, day = False, None
             within = (day_candidate.mention.value.astimezone(self.zone).date(),
                       max(_days_long(day_candidate.mention), 1))  # fmt: skip
-        if not activity and target is None and (segment.sentence or text).rstrip().endswith("?"):
-            return  # "Anything else for the 14th?": a day asked about, with no plan to carry
         said_at = (dates or vague)[-1].mention
         event = ProposedEvent(
             title=activity
