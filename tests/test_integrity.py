@@ -121,3 +121,25 @@ def test_the_models_wording_is_used_only_if_it_keeps_every_fact(written: str, us
     assert (reply == written) is used
     if not used:
         assert reply == " ".join(FACTS)
+
+
+@pytest.mark.parametrize(("facts", "calls"), [(FACTS[:1], 0), (FACTS, 1)])
+def test_the_model_words_only_a_reply_that_joins_facts(facts: list[str], calls: int) -> None:
+    from agent.gateway import ModelGateway
+    from agent.synthesis import write_reply
+    from privacy import EntityMap, PrivacyGuard
+    from tests.fakes import RecordingChatModel
+
+    model = RecordingChatModel(["Lunch with <PERSON_1> is in the .ics. A draft is ready."])
+    reply, _ = write_reply(
+        facts,
+        request="lunch with <PERSON_1> thursday next week at 1",
+        gateway=ModelGateway(model),
+        guard=PrivacyGuard(EntityMap(), []),
+        session=None,
+        has_ics=True,
+        has_eml=True,
+    )
+    assert len(model.received) == calls
+    if not calls:
+        assert reply == facts[0]  # one fact is the reply as it stands
