@@ -1159,6 +1159,9 @@ def test_a_plan_the_user_stepped_out_of_is_asked_about(thread: str, expected: li
         ("add it", "<PERSON_1>: my 2pm meeting is running long, call at 4 instead?\nMe: ok",
          ["2026-11-21T16:00:00+01:00"]),
         ("move my 2pm meeting to Thursday", "", []),
+        ("add lunch with Jo on Tuesday after my 2pm meeting", "", []),
+        ("block 30 minutes to prepare for my 2pm interview on Tuesday", "", []),
+        ("cancel my meeting", "<PERSON_1>: let's hop on a call tomorrow at 3\nMe: ok", []),
         ("add it", "<PERSON_1>: lunch tuesday at 1?\nMe: sure\n<PERSON_1>: sorry, need to "
          "cancel our lunch", []),
         ("add it", "<PERSON_1>: lunch tuesday at 1?\nMe: sure\n<PERSON_1>: sorry, need to "
@@ -1189,6 +1192,10 @@ def test_my_plan_in_a_request_is_the_event_asked_for(
         ("<PERSON_1>: dinner friday at 7pm?\nMe: friday is great", ["2026-11-27T19:00:00+01:00"]),
         ("<PERSON_1>: dinner friday at 7pm?\nMe: sure!\n<PERSON_1>: saturday I am at the zoo",
          ["2026-11-27T19:00:00+01:00"]),
+        ("<PERSON_1>: coffee friday at 10am?\nMe: I have the kids on sunday\n<PERSON_1>: great, "
+         "see you friday", ["2026-11-27T10:00:00+01:00"]),
+        ("Agent: Please confirm dinner on friday at 7pm. I'm back in town on thursday at 5pm.\n"
+         "Me: yes", ["2026-11-27T19:00:00+01:00"]),
     ],
 )  # fmt: skip
 def test_a_restated_or_countered_day_moves_the_event(thread: str, expected: list[str]) -> None:
@@ -1202,9 +1209,16 @@ def test_a_restated_or_countered_day_moves_the_event(thread: str, expected: list
         ("<PERSON_1>: yoga mon 6pm or tue 6pm?\nMe: tuesday", ["2026-11-24T18:00:00+01:00"]),
         ("<PERSON_1>: yoga mon 6pm or tue 6pm?\nMe: Tuesday suits me better",
          ["2026-11-24T18:00:00+01:00"]),
-        # must not fire: a day no option is on, a day two options are on
+        ("<PERSON_1>: yoga mon 6pm or tue 6pm?\nMe: ok tuesday", ["2026-11-24T18:00:00+01:00"]),
+        # must not fire: a day no option is on, a day two options are on, a day turned down,
+        # asked about or said of another plan
         ("<PERSON_1>: yoga mon 6pm or tue 6pm?\nMe: wednesday?", []),
         ("<PERSON_1>: yoga mon 6pm or mon 8pm?\nMe: monday", []),
+        ("<PERSON_1>: yoga mon 6pm or tue 6pm?\nMe: tuesday doesn't work for me", []),
+        ("<PERSON_1>: yoga mon 6pm or tue 6pm?\nMe: not tuesday", []),
+        ("<PERSON_1>: yoga mon 6pm or tue 6pm?\nMe: I'm in Chicago on tuesday", []),
+        ("<PERSON_1>: yoga mon 6pm or tue 6pm?\nMe: tuesday is my kid's recital", []),
+        ("<PERSON_1>: yoga mon 6pm or tue 6pm?\nMe: does tuesday work for Ana too?", []),
     ],
 )  # fmt: skip
 def test_a_day_picks_the_option_offered_on_it(thread: str, expected: list[str]) -> None:
@@ -1225,6 +1239,9 @@ def test_a_day_picks_the_option_offered_on_it(thread: str, expected: list[str]) 
         ("add the Friday event", "", False),
         ("It was a great event", "", False),
         ("Is this an all-day event?", "", False),
+        ("lunch thursday at 1pm? I'll be at the charity event in the morning", "", False),
+        ("it is a black-tie event", "", False),
+        ("make an outlook event for the budget review", "", False),
     ],
 )  # fmt: skip
 def test_the_words_before_event_name_it(sentence: str, title: str, anaphoric: bool) -> None:

@@ -44,6 +44,8 @@ def _at(*args: int) -> datetime:
         # must not fire: a start and a length, on one day
         ("tennis friday at 10 for 2 hours", _at(2026, 3, 6, 10), _at(2026, 3, 6, 12)),
         ("tennis on friday at 4 for 2 hours", _at(2026, 3, 6, 16), _at(2026, 3, 6, 18)),
+        # a start and a length Duckling reads at another hour (00:00 to 01:00): the length goes
+        ("add a call at 10 for 2 hours tomorrow", _at(2026, 3, 5, 10), None),
     ],
 )  # fmt: skip
 def test_misread_words_are_read_again(
@@ -124,6 +126,9 @@ def test_a_bare_hour_is_open_where_both_halves_are_awake(
         ("before 3pm friday", "request", "vague", _at(2026, 3, 6, 15)),
         ("from 9 to 11 tomorrow", "request", "interval", _at(2026, 3, 5, 9)),
         ("lunch from 12 tomorrow", "thread", "vague", _at(2026, 3, 5, 12)),
+        ("the dentist moved from 3pm thursday", "request", "vague", _at(2026, 3, 5, 15)),
+        ("add it, but not from 10am tomorrow", "request", "vague", _at(2026, 3, 5, 10)),
+        ("anytime from 2pm friday works", "request", "vague", _at(2026, 3, 6, 14)),
     ],
 )  # fmt: skip
 def test_a_from_with_no_end_is_a_start_only_when_asked_for(
@@ -143,6 +148,8 @@ def test_a_from_with_no_end_is_a_start_only_when_asked_for(
         ("tomorrow at 12am", _at(2026, 3, 5, 0)),
         ("midnight on friday", _at(2026, 3, 6, 0)),
         ("tomorrow at 00:30", _at(2026, 3, 5, 0, 30)),
+        ("the party tonight at 12", _at(2026, 3, 5, 0)),
+        ("on the 12th at 0:30", _at(2026, 3, 12, 0, 30)),
     ],
 )  # fmt: skip
 def test_a_bare_twelve_is_noon_unless_the_words_say_midnight(

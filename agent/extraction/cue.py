@@ -9,7 +9,7 @@ from lang import data
 
 RESCHEDULE_RE = re.compile(
     r"\b(?:actually|instead|make\s+it\s+(?:at\s+)?\d|move|moved|push(?:ed)?|change|changed|rather|how\s+about"
-    r"|what\s+about|can\s+we\s+do|let'?s\s+do|better|switch|shift|reschedul\w*|postpone\w*"
+    r"|what\s+about|can\s+we\s+do|let'?s\s+do|better|prefer\w*|switch|shift|reschedul\w*|postpone\w*"
     r"|bring\s+(?:it\s+)?forward|earlier|later|update[ds]?|verschieb\w*|lieber|stattdessen"
     r"|plutôt|finalement|décal\w*|repouss\w*|avanc\w*|mejor|mueve|mover|cambiar|cambia|pasar\w*"
     r"|adelant\w*|atras\w*|melhor|mudar|muda|passar|remarc\w*|adiar)\b",
@@ -138,6 +138,13 @@ ALL_DAY_RE = re.compile(
     r"\b(?:all[- ]day|whole\s+day|day\s+off|holiday|vacation|off-?site|conference|trip"
     r"|birthday|anniversary|festival|retreat|deadline|ganztägig|urlaub|feiertag|toute\s+la"
     r"\s+journée|congé|todo\s+el\s+día|vacaciones|feriado|dia\s+inteiro|o\s+dia\s+todo|férias)\b",
+    re.IGNORECASE,
+)
+# ... right after a verb that asks for the event: "add my 2:00 pm meeting" is the one to add
+# ("after my 2pm meeting", "for my 10am call" name another plan).
+ADD_MINE_RE = re.compile(
+    r"\b(?:add|schedule|book|put|create|set\s+up|enter|save|log|ajoute|añade|agrega|adiciona)"
+    r"\s+(?:in\s+)?(?:my|our|mon|ma|mi|meu|minha)\s*$",
     re.IGNORECASE,
 )
 POSSESSIVE_RE = re.compile(r"\b(?:my|our|his|her|their|mein\w*|mon|ma|mi|meu|minha)\s*$", re.I)

@@ -17,6 +17,7 @@ from agent.extraction.candidate import (
 )
 from agent.extraction.cue import (
     ACCEPT_RE,
+    ADD_MINE_RE,
     ALL_DAY_RE,
     AVAILABILITY_RE,
     AWAY_RE,
@@ -212,6 +213,39 @@ def _answers(event: ProposedEvent, who: str | None, text: str) -> bool:
     return bool(ACCEPT_RE.match(text.lstrip(" \t-–—:,.!")) or DECIDE_RE.search(text))
 
 
+_FILLERS = data.words("acts", "accept_fillers") | data.words("acts", "filler")
+_NEGATION_RE = re.compile(r"\b(?:not|no|never|nicht|kein\w*|pas|non|não|nao)\b|n't\b", re.I)
+
+
+def _takes_day(text: str, dates: list[Candidate]) -> bool:
+    """Whether a message that names a day says yes to it: the day alone ("tuesday", "friday
+    then"), or with a yes or a preference ("Tuesday suits me better"); never with a no, a
+    question or another plan ("tuesday is my kid's recital", "can't do tuesday")."""
+    if "?" in text or _NEGATION_RE.search(text) or AWAY_RE.search(text) or DECLINE_RE.search(text):
+        return False
+    rest = text.lstrip(" \t-–—:,.!")
+    yes = ACCEPT_RE.match(rest)  # "ok tuesday"; not "I'm in Chicago on tuesday"
+    rest = rest[yes.end() :] if yes else rest
+    for day in dates:
+        rest = rest.replace(day.mention.text, " ")
+    if all(w.casefold() in _FILLERS for w in re.findall(r"[^\W\d_]+", rest)):
+        return True  # "tuesday", "ok tuesday", "tuesday then, please"
+    return bool(DECIDE_RE.search(text) or RESCHEDULE_RE.search(text))
+
+
+def _of_the_plan(text: str, event: ProposedEvent) -> bool:
+    """Whether `text` speaks of the plan itself: by a pronoun, or by its activity's word."""
+    words = {w.casefold() for w in re.findall(r"[^\W\d_]+", text)}
+    named = (event.activity or "").split()[-1:]
+    return bool(words & {"it", "that", "this"}) or any(w.casefold() in words for w in named)
+
+
+def _asked_for(event: ProposedEvent, found: list[Candidate]) -> bool:
+    """Whether every time `event` stands on was said in the typed request."""
+    said = {c.id: c.mention.source for c in found}
+    return bool(event.grounds) and all(said.get(g) == "request" for g in event.grounds)
+
+
 def _possessed(text: str) -> bool:
     """Whether `text` names an activity as someone's own ("cancel my lunch", "our call"): a
     plan already on a calendar, not one the thread is making."""
@@ -360,6 +394,9 @@ class RuleLinker:
         # set up, said again with its day and time
         line = segment.context.rpartition("\n")[2]
         opened = line[: max(0, line.find(segment.sentence))] if segment.sentence else ""
+        asked = list(CONFIRM_RE.finditer(opened))
+        # only a confirmation that states no time itself goes on in the sentences after it
+        opened = "" if not asked or re.search(r"\d", opened[asked[-1].start() :]) else opened
         confirming = bool(clocks) and bool(
             CONFIRM_RE.search(segment.sentence or text)
             or RESTATED_DAY_RE.search(segment.sentence or text)
@@ -390,8 +427,15 @@ class RuleLinker:
             # "drinks are off", "can't make it, skip it"; with no activity of its own ("need to
             # call off monday"), the plan on the table. Cancelling too much costs a question.
             called_off = target or _current(events)
-            if called_off is not None and not (target is None and _possessed(text)):
-                called_off.cancelled = True  # "... and cancel my lunch": a plan of the calendar's
+            if called_off is not None and not (
+                # "make a doctors appointment ... and cancel my lunch": the request's own new
+                # event stays; the lunch is a plan of the calendar's
+                target is None
+                and segment.source == "request"
+                and _possessed(text)
+                and _asked_for(called_off, found)
+            ):
+                called_off.cancelled = True
             return last_day  # a plan called off in the same breath is no event either
         if puts_off(text) and not own:  # "client asked to postpone, new date TBC"
             put_off = target or _current(events)
@@ -454,7 +498,7 @@ class RuleLinker:
             # "Thu 11:00, Fri 15:00 or Mon 09:30?" - "The second one please."
             wanted = offered.undecided[pick[0] - 1 if pick[0] > 0 else pick[0]]
             picked = next((c for c in found if c.id == wanted), None)
-        elif offered is not None and dates and not (clocks or vague):
+        elif offered is not None and dates and not (clocks or vague) and _takes_day(text, dates):
             # "mon 6pm or tue 6pm?" - "Tuesday suits me better": the one offered on that day
             picked = self._on_day(offered, found, dates[-1])
         if offered is not None and picked is not None:
@@ -611,9 +655,11 @@ class RuleLinker:
             return True
         # "add my 2:00 pm meeting on Tuesday": a plan of the user's own, asked for, is the event
         # ("move my 2pm meeting" names the one to move; "my 2pm runs long" another plan)
+        # ("move my 2pm meeting" names the one to move; "lunch after my 2pm meeting" another)
         after = segment.text[mention.end - segment.start :]
         return (
             segment.source == "request"
+            and ADD_MINE_RE.search(before) is not None
             and ACTIVITY_RE.match(after.lstrip(" ,")) is not None
             and not RESCHEDULE_RE.search(segment.text)
             and not calls_off(segment.text)
@@ -826,6 +872,10 @@ class RuleLinker:
             counter = (
                 who is not None and bool(backers) and who not in backers
                 and day_candidate is not None  # a date said, not "no, not now"
+                # of the plan itself ("see it on the 3rd"), not of another ("I have the kids
+                # on sunday", "I'm away saturday")
+                and _of_the_plan(text, target)
+                and not (AWAY_RE.search(text) or DECLINE_RE.search(text))
                 and day != target.start.astimezone(self.zone).date()
                 and not target.undecided  # "Montag ja, Dienstag nein": a pick, not a counter
                 and not any(
@@ -851,10 +901,7 @@ class RuleLinker:
                 target.start, target.end = moved, moved + length
                 target.grounds = grounds + target.grounds[-1:]
                 target.dated = bool(grounds) or target.dated
-                if counter:
-                    target.pending, target.awaiting = True, who
-                    target.offers.setdefault(moved, set()).add(str(who))
-                    target.setter = who
+                _offered(target, who)  # a change to another's plan waits for their yes
                 return
             if target.start is not None:
                 return

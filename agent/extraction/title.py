@@ -119,8 +119,8 @@ def _title_words(text: str, at: int) -> str:
     words = re.findall(r"<[A-Z_]+_\d+>|[\w'’-]+", before)
     modifiers: list[str] = []
     for word in reversed(words[-2:]):
-        if _timeish(word) or word[:1].isdigit():  # "my 2:00 pm meeting" is a meeting
-            break
+        if _timeish(word) or word[:1].isdigit() or word.casefold() in _REQUEST_VERB:
+            break  # "my 2:00 pm meeting", "please confirm dinner": a meeting, a dinner
         modifiers.insert(0, word)
     phrase = " ".join([*_named_words(modifiers), match.group(0)])
     return phrase[:1].upper() + phrase[1:]
@@ -304,10 +304,12 @@ _NAME_ADD_RE = re.compile(
     r"(?P<title2>[^.!?;\n]{2,60}?)\s*(?=[.!?;\n]|$)",
     re.IGNORECASE,
 )
-# "make it a food event", "this Property appointment event": the words an article puts before
-# "event" are its name (entry words, a day or a clock name nothing: "a new event", "Friday's").
+# "make it a food event", "I want this Property appointment event at 1": the words before
+# "event" name the one spoken of (entry words, a day or a clock name nothing: "a new event").
+# "the charity event", "a black-tie event" say what another event is, or what this one is like.
 _NAME_KIND_RE = re.compile(
-    r"\b(?P<article>an?|the|this|that)\s+(?P<title>(?:[^\W\d_][\w'’-]*\s+){1,3}?)events?\b",
+    r"(?:\b(?:make|call|mark|set)\s+it\s+(?:as\s+)?an?|\bthis)\s+"
+    r"(?P<title>(?:[^\W\d_][\w'’-]*\s+){1,3}?)events?\b",
     re.IGNORECASE,
 )
 # Where a name ends: a time, a place, a calendar phrase, a new clause.
@@ -378,10 +380,7 @@ def named_title(text: str, times: list[tuple[int, int]]) -> tuple[str, bool]:
         words = match.group("title").split()
         if any(_timeish(w) or w.casefold() in _ENTRY_ADJECTIVES for w in words):
             continue
-        anaphoric = match.group("article").casefold() not in ("a", "an") or bool(
-            re.search(r"\b(?:it|this|that)\s+(?:is\s+)?$", text[: match.start()], re.IGNORECASE)
-        )  # "make it a food event" names the one spoken of; "add a food event", a new one
-        found.append((1, match.start("title"), match.end("title"), anaphoric))
+        found.append((1, match.start("title"), match.end("title"), True))
     for _rank, begin, end, anaphoric in sorted(found):
         stop = _NAME_END_RE.search(text, begin, end)
         end = min([stop.start() if stop else end, *(lo for lo, _ in times if begin <= lo < end)])

@@ -424,8 +424,15 @@ MOVED_FROM_RE = re.compile(
     rf"(?:{data.alternation('times', 'move_from')})\b",
     re.IGNORECASE,
 )
-# The same word opening a start with no end: "lunch from 12 tomorrow", "ab 9 Uhr".
+# The same word opening a start with no end: "lunch from 12 tomorrow"; unless a window's word
+# or a move's verb before it in the sentence makes it hours or an old time ("I'm working from
+# 9am", "moved from 3pm").
 FROM_WORD_RE = re.compile(rf"\b(?:{data.alternation('times', 'move_from')})\b", re.IGNORECASE)
+NOT_A_START_RE = re.compile(
+    rf"\b(?:{data.alternation('times', 'window_words')})\b|n't\b"
+    rf"|\b(?:{'|'.join(sorted(data.words('times', 'move_stems')))})\w*",
+    re.IGNORECASE,
+)
 # ... and the word before the move's new time: "... from Friday 4 December to Friday 11".
 MOVE_TO_RE = re.compile(rf"\s(?:{data.alternation('times', 'move_to')})\s", re.IGNORECASE)
 

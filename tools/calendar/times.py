@@ -28,7 +28,7 @@ import functools
 import json
 import logging
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from datetime import UTC, date, datetime, time, timedelta, timezone, tzinfo
 from typing import Any, Literal
@@ -110,19 +110,35 @@ def _letters(text: str) -> str:
     return "".join(re.findall(r"[^\W\d_]+", text.casefold()))
 
 
+# The hour written after "at" ("at 10 for 2 hours"), and the word that opens a length before it.
+_AT_HOUR_RE = re.compile(r"(?:\bat|@)\s*(\d{1,2})(?![\d/.-]|st|nd|rd|th)", re.IGNORECASE)
+_LENGTH_OPENER_RE = re.compile(r"\bfor\s+(?=\S+(?:\s+\S+)?\s*$)", re.IGNORECASE)
+
+
+def _other_hour(value: dict[str, Any], body: str) -> bool:
+    """Whether an interval starts at another hour than the one written after "at"."""
+    written = _AT_HOUR_RE.search(body)
+    begins = (value.get("from") or {}).get("value", "")
+    return bool(written and begins) and int(written.group(1)) % 12 != int(begins[11:13]) % 12
+
+
 def _overnight(value: dict[str, Any]) -> bool:
     """Whether an interval's two ends fall on different days, as written."""
     ends = [(value.get(k) or {}).get("value", "") for k in ("from", "to")]
     return all(ends) and ends[0][:10] != ends[1][:10]
 
 
-def _misread_words(clean: str, entities: list[dict[str, Any]]) -> str:
+def _misread_words(
+    clean: str, entities: list[dict[str, Any]], lengths: Callable[[], list[dict[str, Any]]]
+) -> str:
     """`clean` with blanks over the words that made Duckling misread a plain day and clock:
     - a holiday it found in a common word ("lunch with my boss Friday at 1" is Boss's Day,
       October next year): the holiday's words when the text does not name the whole holiday;
-    - a range nobody said ("tonight at 8:00 pm" is yesterday 20:00 to today 13:00): the "at"
-      of an interval over a night whose words hold no range connector ("tonight 8:00 pm"
-      reads right)."""
+    - a range nobody said, in an interval whose words hold no range connector: one over a
+      night ("tonight at 8:00 pm" is yesterday 20:00 to today 13:00), or one that starts at
+      another hour than the clock written ("at 10 for 2 hours tomorrow" is 00:00 to 01:00).
+      The length inside it is blanked ("at 10 tomorrow" reads right), else its "at"
+      ("tonight 8:00 pm" does). `lengths` reads Duckling's durations, only when needed."""
     spans: list[tuple[int, int]] = []
     for entity in entities:
         if entity["dim"] != "time":
@@ -138,10 +154,18 @@ def _misread_words(clean: str, entities: list[dict[str, Any]]) -> str:
         elif (
             value.get("type") == "interval"
             and not _RANGE_WORD_RE.search(body)
-            and _overnight(value)  # "at 10 for 2 hours" is a start and a length, read right
-        ):
-            for word in re.finditer(r"\bat\b", body, re.IGNORECASE):
-                spans.append((entity["start"] + word.start(), entity["start"] + word.end()))
+            and not lang.DEADLINE_RE.match(body)  # "by 5pm": its own reading below
+            and (_overnight(value) or _other_hour(value, body))
+        ):  # "at 10 for 2 hours" on its own is a start and a length, read right
+            inside = [
+                d for d in lengths() if entity["start"] <= d["start"] and d["end"] <= entity["end"]
+            ]
+            for length in inside:
+                opener = _LENGTH_OPENER_RE.search(clean, entity["start"], length["start"])
+                spans.append((opener.start() if opener else length["start"], length["end"]))
+            if not inside:
+                for word in re.finditer(r"\bat\b", body, re.IGNORECASE):
+                    spans.append((entity["start"] + word.start(), entity["start"] + word.end()))
     for lo, hi in spans:
         clean = clean[:lo] + " " * (hi - lo) + clean[hi:]
     return clean
@@ -221,8 +245,9 @@ USER = Speaker()
 
 
 # Words that fix am or pm: "8pm", "8 a.m.", "noon", a 24-hour "08:30", "19h", "um 8 Uhr".
-# A bare twelve, which Duckling sometimes reads as midnight alone ("lunch at 12 tomorrow").
-_TWELVE_RE = re.compile(r"(?<![\d:.])12(?![\d])")
+# A clock of twelve, which Duckling sometimes reads as midnight alone ("lunch at 12 tomorrow");
+# a twelve in a date ("on the 12th at 0:30") is none.
+_TWELVE_RE = re.compile(r"(?:\bat|@)\s*12(?::[0-5]\d)?(?![\d/.-]|st|nd|rd|th)", re.IGNORECASE)
 _MERIDIEM_RE = re.compile(
     r"\b[ap]\.?\s?m\b\.?|\d\s*[ap]\.?\s?m\b|\b(?:noon|midnight|uhr)\b|\d\s*h(?:\d{2})?\b|\d{2}[:.h]\d{2}"
     r"|(?<![\d:.])(?:1[3-9]|2[0-3])(?!\d)",  # an hour past 12, not the minutes of "7:15"
@@ -366,6 +391,9 @@ def _start_only(entity: dict[str, Any], clean: str) -> dict[str, Any]:
     body = clean[entity["start"] : entity["end"]]
     if lower.get("grain") not in ("minute", "hour") or not lang.FROM_WORD_RE.search(body):
         return entity
+    sentence = re.split(r"[.!?\n]", clean[: entity["start"]])[-1] + body
+    if lang.NOT_A_START_RE.search(sentence):
+        return entity  # "I'm working from 9am", "the dentist moved from 3pm": no start
     values = [
         {"type": "value", "value": v["from"]["value"], "grain": v["from"].get("grain", "hour")}
         for v in value.get("values", [value])
@@ -783,13 +811,23 @@ class TimeParser:
             clean = unyeared
             entities = self._engine.parse(clean, tz=self.tz, ref=ref, language=code, locale=locale)
             entities = [e for e in entities if not _starts_inside_a_number(clean, e["start"])]
-        misread = _misread_words(clean, entities)
+        misread = _misread_words(
+            clean,
+            entities,
+            lambda: self._engine.parse(
+                clean, tz=self.tz, ref=ref, language=code, locale=locale, lengths_only=True
+            ),
+        )
         if misread != clean:  # "my boss Friday at 1p.m.", "tonight at 8:00 pm": read again
             again = self._engine.parse(misread, tz=self.tz, ref=ref, language=code, locale=locale)
             again = [e for e in again if not _starts_inside_a_number(misread, e["start"])]
-            # a reading the second pass finds no time in stays ("at 10 for 2 hours" is a start
-            # and a length; without its "at", the 10 is no time at all)
-            entities = sorted(again + _unread(entities, again), key=lambda e: e["start"])
+            # a reading the second pass finds no time in stays, with its words ("by 1h" after
+            # "push it back" is read as a length below)
+            kept = _unread(entities, again)
+            for entity in kept:
+                lo, hi = entity["start"], entity["end"]
+                misread = misread[:lo] + clean[lo:hi] + misread[hi:]
+            entities = sorted(again + kept, key=lambda e: e["start"])
             clean = misread
         if code == "en" and (
             lang.PART_NUMBER_RE.search(clean) or lang.CHANGED_HOUR_RE.search(clean)
@@ -1213,9 +1251,12 @@ class TimeParser:
         if not twin and (
             _MERIDIEM_RE.search(span)
             or first.hour > 12
-            or (first.hour == 0 and not _TWELVE_RE.search(span))
-        ):
-            return starts[0]  # "at 5pm", "17:00", "0:30": the words chose ("lunch at 12" did not)
+            or (
+                first.hour == 0
+                and not (_TWELVE_RE.search(span) and not lang.LATE_EVENING_RE.search(context))
+            )
+        ):  # "at 5pm", "17:00", "0:30", "tonight at 12": the words chose ("lunch at 12" did not)
+            return starts[0]
         if ZERO_LED_CLOCK_RE.search(span):  # "06:45" is a 24-hour clock: the morning
             return next((c for c, seen in zip(starts, local, strict=True) if seen.hour < 12), first)
         if lang.FOUR_DIGIT_CLOCK_RE.search(span):  # "0907", "at 1600": the hour as written
