@@ -1228,12 +1228,12 @@ def test_a_day_picks_the_option_offered_on_it(thread: str, expected: list[str]) 
 @pytest.mark.parametrize(
     ("sentence", "title", "anaphoric"),
     [
-        # the words an article puts before "event" name it
-        ("Make it a food event.", "Food", True),
-        ("I want this Property appointment event to happen at 1 in the afternoon.",
-         "Property appointment", True),
         ("The event title is dental, time is twelve pm.", "Dental", True),
-        # must not fire: entry words, a day, an opinion, a place
+        # must not fire: entry words, a day, an opinion, a place, what the event is like
+        # (a first cut named "make it a food event" and a hostile review found "Weekly",
+        # "Tentative", "Month's": the words before "event" say what it is like, not what)
+        ("Make it a weekly event.", "", False),
+        ("this month's event is bowling", "", False),
         ("Please add a new event to my calendar.", "", False),
         ("Would you like me to add an event to your calendar?", "", False),
         ("add the Friday event", "", False),
@@ -1244,7 +1244,9 @@ def test_a_day_picks_the_option_offered_on_it(thread: str, expected: list[str]) 
         ("make an outlook event for the budget review", "", False),
     ],
 )  # fmt: skip
-def test_the_words_before_event_name_it(sentence: str, title: str, anaphoric: bool) -> None:
+def test_the_words_before_event_name_no_kind_of_event(
+    sentence: str, title: str, anaphoric: bool
+) -> None:
     assert named_title(sentence, []) == (title, anaphoric)
 
 
@@ -1269,3 +1271,50 @@ def test_a_place_said_as_the_event_is_no_title() -> None:
 
     assert activity_title("The event is <ADDRESS_1>.") == ""
     assert activity_title("The event is Dentist appointment.") == "Dentist appointment"
+
+
+@pytest.mark.parametrize(
+    ("request_text", "thread", "expected"),
+    [
+        # rows a hostile review found creating wrong events after the rules above: none may
+        # fire. A move beside a calendar question still moves (and waits for a yes).
+        ("add it", "<PERSON_1>: dinner thursday at 8?\nMe: sure\n<PERSON_1>: we should move it "
+         "to friday, anything else on friday for you?", []),
+        # a pick that compares two days, hedges, or is another person's
+        ("add it", "<PERSON_1>: dinner mon 7pm or tue 7pm?\nMe: tuesday is better than monday",
+         []),
+        ("add it", "<PERSON_1>: dinner mon 7pm or tue 7pm?\nMe: Tuesday but earlier if possible",
+         []),
+        ("add it", "<PERSON_1>: dinner mon 7pm or tue 7pm?\n<PERSON_2>: tuesday!", []),
+        # "my 2pm" after a verb that does something else with it
+        ("create my 3pm meeting notes doc", "", []),
+        ("save my 2pm meeting link", "", []),
+        # a date said of one's own preparation is no counter
+        ("add it", "<PERSON_1>: call monday at 10am\nMe: I'll prep for it on friday\n"
+         "<PERSON_1>: perfect", ["2026-11-23T10:00:00+01:00"]),
+        # lengths: never a clock, and they may end after midnight
+        ("add call with Tom tomorrow at 3pm (1h)", "", ["2026-11-22T15:00:00+01:00"]),
+        ("add it", "<PERSON_1>: call tomorrow at 3pm\nMe: ok\n<PERSON_1>: can we move it 1h "
+         "later?\nMe: sure", ["2026-11-22T16:00:00+01:00"]),
+        ("brunch sunday at 11 for an hour and a half", "", ["2026-11-22T11:00:00+01:00"]),
+    ],
+)  # fmt: skip
+def test_rules_found_unsafe_by_review_stay_safe(
+    request_text: str, thread: str, expected: list[str]
+) -> None:
+    assert starts(link(request_text, thread)) == expected
+
+
+@pytest.mark.parametrize(
+    ("said", "title", "end"),
+    [
+        ("Next Steps meeting tuesday at 3pm", "Next Steps meeting", "16:00"),
+        ("Last Mile sync tuesday at 3pm", "Last Mile sync", "16:00"),
+        ("add the gala friday at 7pm for 4 hours", "Gala", "23:00"),
+    ],
+)
+def test_a_capitalised_lead_word_and_a_late_length_are_kept(
+    said: str, title: str, end: str
+) -> None:
+    [event] = link(said)
+    assert (event.title, event.end.strftime("%H:%M")) == (title, end)

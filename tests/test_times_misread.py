@@ -118,10 +118,11 @@ def test_a_bare_hour_is_open_where_both_halves_are_awake(
 @pytest.mark.parametrize(
     ("text", "source", "kind", "start"),
     [
-        # asked for with "from" and a clock: the start
+        # a meal Duckling read with its "from" and a clock, asked for: the start
         ("lunch from 12 tomorrow", "request", "datetime", _at(2026, 3, 5, 12)),
-        ("yoga from 6:30pm on friday", "request", "datetime", _at(2026, 3, 6, 18, 30)),
-        # must not fire: a bound, a range with its end, someone's window in a thread
+        # must not fire: a "from" Duckling read without an activity ("he's in meetings from
+        # 9am"), a bound, a range with its end, someone's window in a thread, a move, a "not"
+        ("yoga from 6:30pm on friday", "request", "vague", _at(2026, 3, 6, 18, 30)),
         ("after 5pm tomorrow", "request", "vague", _at(2026, 3, 5, 17)),
         ("before 3pm friday", "request", "vague", _at(2026, 3, 6, 15)),
         ("from 9 to 11 tomorrow", "request", "interval", _at(2026, 3, 5, 9)),

@@ -143,10 +143,12 @@ ALL_DAY_RE = re.compile(
 # ... right after a verb that asks for the event: "add my 2:00 pm meeting" is the one to add
 # ("after my 2pm meeting", "for my 10am call" name another plan).
 ADD_MINE_RE = re.compile(
-    r"\b(?:add|schedule|book|put|create|set\s+up|enter|save|log|ajoute|añade|agrega|adiciona)"
-    r"\s+(?:in\s+)?(?:my|our|mon|ma|mi|meu|minha)\s*$",
+    r"\b(?:add|ajoute|añade|agrega|adiciona|aggiungi)\s+(?:my|our|mon|ma|mi|meu|minha|il\s+mio)\s*$",
     re.IGNORECASE,
 )
+# A clause that asks for a plan another way, and a day's yes beside it (acts.toml).
+WISH_RE = data.phrase_pattern("acts", "wish")
+PREFER_RE = re.compile(rf"\b(?:{data.alternation('acts', 'prefer')})\b", re.IGNORECASE)
 POSSESSIVE_RE = re.compile(r"\b(?:my|our|his|her|their|mein\w*|mon|ma|mi|meu|minha)\s*$", re.I)
 FROM_TO_RE = re.compile(r"\bfrom\b.+\bto\b|\bvon\b.+\bauf\b|\bde\b.+\bà\b", re.IGNORECASE)
 OR_RE = re.compile(r"^\s*(?:or|oder|ou|o)\s*$", re.IGNORECASE)

@@ -36,16 +36,19 @@ from agent.extraction.cue import (
     FROM_TO_RE,
     GENERIC_EVENT_RE,
     MANY_RE,
+    MOVE_RE,
     NOT_BOOKED_RE,
     ONE_RE,
     OR_RE,
     OTHERS_PLAN_RE,
     POSSESSIVE_RE,
+    PREFER_RE,
     RANGE_RE,
     RESCHEDULE_RE,
     RESTATED_DAY_RE,
     SAME_TIME_RE,
     SCHEDULE_QUESTION_RE,
+    WISH_RE,
     calls_off,
     cancel_notice,
     picked_place,
@@ -221,7 +224,9 @@ def _takes_day(text: str, dates: list[Candidate]) -> bool:
     """Whether a message that names a day says yes to it: the day alone ("tuesday", "friday
     then"), or with a yes or a preference ("Tuesday suits me better"); never with a no, a
     question or another plan ("tuesday is my kid's recital", "can't do tuesday")."""
-    if "?" in text or _NEGATION_RE.search(text) or AWAY_RE.search(text) or DECLINE_RE.search(text):
+    if len(dates) != 1 or "?" in text or re.search(r"\bbut\b", text, re.IGNORECASE):
+        return False  # "tuesday is better than monday", "Tuesday but earlier"
+    if _NEGATION_RE.search(text) or AWAY_RE.search(text) or DECLINE_RE.search(text):
         return False
     rest = text.lstrip(" \t-–—:,.!")
     yes = ACCEPT_RE.match(rest)  # "ok tuesday"; not "I'm in Chicago on tuesday"
@@ -230,7 +235,7 @@ def _takes_day(text: str, dates: list[Candidate]) -> bool:
         rest = rest.replace(day.mention.text, " ")
     if all(w.casefold() in _FILLERS for w in re.findall(r"[^\W\d_]+", rest)):
         return True  # "tuesday", "ok tuesday", "tuesday then, please"
-    return bool(DECIDE_RE.search(text) or RESCHEDULE_RE.search(text))
+    return bool(DECIDE_RE.search(text) or PREFER_RE.search(text))
 
 
 def _of_the_plan(text: str, event: ProposedEvent) -> bool:
@@ -244,6 +249,21 @@ def _asked_for(event: ProposedEvent, found: list[Candidate]) -> bool:
     """Whether every time `event` stands on was said in the typed request."""
     said = {c.id: c.mention.source for c in found}
     return bool(event.grounds) and all(said.get(g) == "request" for g in event.grounds)
+
+
+def _ends_a_name(after: str) -> bool:
+    """Whether `after` opens with an activity that ends its phrase: "meeting on Tuesday", not
+    "meeting notes doc" or "meeting link"."""
+    found = ACTIVITY_RE.match(after)
+    if found is None:
+        return False
+    rest = after[found.end() :].lstrip()
+    return not rest or not rest[0].isalpha() or bool(_CLAUSE_GOES_ON_RE.match(rest))
+
+
+_CLAUSE_GOES_ON_RE = re.compile(
+    r"(?:on|at|for|with|in|tomorrow|today|tonight|this|next|and|please)\b", re.IGNORECASE
+)
 
 
 def _possessed(text: str) -> bool:
@@ -498,7 +518,13 @@ class RuleLinker:
             # "Thu 11:00, Fri 15:00 or Mon 09:30?" - "The second one please."
             wanted = offered.undecided[pick[0] - 1 if pick[0] > 0 else pick[0]]
             picked = next((c for c in found if c.id == wanted), None)
-        elif offered is not None and dates and not (clocks or vague) and _takes_day(text, dates):
+        elif (
+            offered is not None
+            and dates
+            and not (clocks or vague)
+            and _who(segment) in ("me", None)  # the user's own pick, not another's
+            and _takes_day(text, dates)
+        ):
             # "mon 6pm or tue 6pm?" - "Tuesday suits me better": the one offered on that day
             picked = self._on_day(offered, found, dates[-1])
         if offered is not None and picked is not None:
@@ -660,7 +686,7 @@ class RuleLinker:
         return (
             segment.source == "request"
             and ADD_MINE_RE.search(before) is not None
-            and ACTIVITY_RE.match(after.lstrip(" ,")) is not None
+            and _ends_a_name(after.lstrip(" ,"))
             and not RESCHEDULE_RE.search(segment.text)
             and not calls_off(segment.text)
         )
@@ -841,7 +867,7 @@ class RuleLinker:
         if (
             AVAILABILITY_RE.search(segment.sentence or text)
             or SCHEDULE_QUESTION_RE.search(text)
-            or CALENDAR_QUESTION_RE.search(segment.sentence or text)
+            or (CALENDAR_QUESTION_RE.search(segment.sentence or text) and not MOVE_RE.search(text))
         ):
             return  # "am I free on the 13th?": a day asked about, not an event
         day_candidate = dates[-1] if dates else None
@@ -875,6 +901,7 @@ class RuleLinker:
                 # of the plan itself ("see it on the 3rd"), not of another ("I have the kids
                 # on sunday", "I'm away saturday")
                 and _of_the_plan(text, target)
+                and WISH_RE.search(text) is not None  # not "I'll prep for it on friday"
                 and not (AWAY_RE.search(text) or DECLINE_RE.search(text))
                 and day != target.start.astimezone(self.zone).date()
                 and not target.undecided  # "Montag ja, Dienstag nein": a pick, not a counter

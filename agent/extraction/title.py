@@ -119,8 +119,13 @@ def _title_words(text: str, at: int) -> str:
     words = re.findall(r"<[A-Z_]+_\d+>|[\w'’-]+", before)
     modifiers: list[str] = []
     for word in reversed(words[-2:]):
-        if _timeish(word) or word[:1].isdigit() or word.casefold() in _REQUEST_VERB:
-            break  # "my 2:00 pm meeting", "please confirm dinner": a meeting, a dinner
+        if (
+            _timeish(word)
+            or word[:1].isdigit()
+            or word.casefold() in _REQUEST_VERB
+            or (word in _DAY_LEADS and word.islower())  # "Next Steps meeting" keeps its name
+        ):
+            break  # "my 2:00 pm meeting", "please confirm dinner", "my upcoming appointment"
         modifiers.insert(0, word)
     phrase = " ".join([*_named_words(modifiers), match.group(0)])
     return phrase[:1].upper() + phrase[1:]
@@ -148,10 +153,7 @@ _DAY_LEADS = data.words("times", "day_leads")
 
 def _timeish(word: str) -> bool:
     return (
-        word.casefold() in _STOP
-        or word.casefold() in _DAY_LEADS
-        or lang.states_date(word)
-        or bool(_CLOCK_WORD_RE.fullmatch(word))
+        word.casefold() in _STOP or lang.states_date(word) or bool(_CLOCK_WORD_RE.fullmatch(word))
     )
 
 
@@ -182,8 +184,8 @@ def purpose_of(text: str, end: int) -> str:
         return ""  # "for an hour", "for two", "for 30 minutes"
     if low == "to" and phrase[0].casefold() in _FUNCTION_WORDS:
         return ""  # "to the office": a place; "to discuss" opens a purpose
-    while phrase and _timeish(phrase[-1]):  # "for the following Tuesday": a day's words
-        phrase.pop()
+    while phrase and (_timeish(phrase[-1]) or phrase[-1].casefold() in _DAY_LEADS):
+        phrase.pop()  # "for the following Tuesday": a day's words
     return f"{word.group()} {' '.join(phrase)}" if phrase else ""
 
 
@@ -304,14 +306,6 @@ _NAME_ADD_RE = re.compile(
     r"(?P<title2>[^.!?;\n]{2,60}?)\s*(?=[.!?;\n]|$)",
     re.IGNORECASE,
 )
-# "make it a food event", "I want this Property appointment event at 1": the words before
-# "event" name the one spoken of (entry words, a day or a clock name nothing: "a new event").
-# "the charity event", "a black-tie event" say what another event is, or what this one is like.
-_NAME_KIND_RE = re.compile(
-    r"(?:\b(?:make|call|mark|set)\s+it\s+(?:as\s+)?an?|\bthis)\s+"
-    r"(?P<title>(?:[^\W\d_][\w'’-]*\s+){1,3}?)events?\b",
-    re.IGNORECASE,
-)
 # Where a name ends: a time, a place, a calendar phrase, a new clause.
 _NAME_END_RE = re.compile(
     r"\s*[.!?;\n]|,\s|\s*:\s+(?=(?-i:[a-z]))|\s*\(|\s+-\s"
@@ -376,11 +370,6 @@ def named_title(text: str, times: list[tuple[int, int]]) -> tuple[str, bool]:
     for match in _NAME_ADD_RE.finditer(text):  # "add X to my calendar": the weakest sign
         group = "title" if match.group("title") else "title2"
         found.append((1, match.start(group), match.end(group), False))
-    for match in _NAME_KIND_RE.finditer(text):
-        words = match.group("title").split()
-        if any(_timeish(w) or w.casefold() in _ENTRY_ADJECTIVES for w in words):
-            continue
-        found.append((1, match.start("title"), match.end("title"), True))
     for _rank, begin, end, anaphoric in sorted(found):
         stop = _NAME_END_RE.search(text, begin, end)
         end = min([stop.start() if stop else end, *(lo for lo, _ in times if begin <= lo < end)])
@@ -481,7 +470,10 @@ def request_title(request: str) -> str:
     match = _REQUEST_TITLE_RE.search(request)
     if not match or match.group("title").split()[0].lower() in _GENERIC:
         return ""
-    title = match.group("title").strip()
+    words = match.group("title").split()
+    while words and lang.states_date(words[-1]):
+        words.pop()  # "add the gala friday at 7pm": the gala
+    title = " ".join(words)
     return title[:1].upper() + title[1:]
 
 

@@ -100,9 +100,15 @@ def _without_short_years(clean: str, entities: list[dict[str, Any]], ref: dateti
     return clean
 
 
-_RANGE_WORD_RE = re.compile(
-    rf"(?<![^\W\d_])(?:{data.alternation('times', 'range_connectors')})(?![^\W\d_])", re.I
-)
+@functools.cache
+def _range_words(code: str) -> re.Pattern[str]:
+    """The range connectors of language `code` and of every language ("-", "→"): Spanish "a"
+    is no connector in "for an hour and a half"."""
+    words = data.words("times", "range_connectors", "any", code)
+    alternation = "|".join(re.escape(w) for w in sorted(words, key=len, reverse=True))
+    return re.compile(rf"(?<![^\W\d_])(?:{alternation})(?![^\W\d_])", re.IGNORECASE)
+
+
 _NOT_HOLIDAY_WORDS = frozenset({"day", "s", "the", "of"})
 
 
@@ -112,7 +118,7 @@ def _letters(text: str) -> str:
 
 # The hour written after "at" ("at 10 for 2 hours"), and the word that opens a length before it.
 _AT_HOUR_RE = re.compile(r"(?:\bat|@)\s*(\d{1,2})(?![\d/.-]|st|nd|rd|th)", re.IGNORECASE)
-_LENGTH_OPENER_RE = re.compile(r"\bfor\s+(?=\S+(?:\s+\S+)?\s*$)", re.IGNORECASE)
+_LENGTH_OPENER_RE = re.compile(r"\bfor\s+(?:an?\s+)?$", re.IGNORECASE)
 
 
 def _other_hour(value: dict[str, Any], body: str) -> bool:
@@ -129,7 +135,10 @@ def _overnight(value: dict[str, Any]) -> bool:
 
 
 def _misread_words(
-    clean: str, entities: list[dict[str, Any]], lengths: Callable[[], list[dict[str, Any]]]
+    clean: str,
+    entities: list[dict[str, Any]],
+    lengths: Callable[[], list[dict[str, Any]]],
+    code: str,
 ) -> str:
     """`clean` with blanks over the words that made Duckling misread a plain day and clock:
     - a holiday it found in a common word ("lunch with my boss Friday at 1" is Boss's Day,
@@ -153,13 +162,15 @@ def _misread_words(
                         spans.append((entity["start"] + word.start(), entity["start"] + word.end()))
         elif (
             value.get("type") == "interval"
-            and not _RANGE_WORD_RE.search(body)
+            and not _range_words(code).search(body)
             and not lang.DEADLINE_RE.match(body)  # "by 5pm": its own reading below
             and (_overnight(value) or _other_hour(value, body))
-        ):  # "at 10 for 2 hours" on its own is a start and a length, read right
+        ):
             inside = [
                 d for d in lengths() if entity["start"] <= d["start"] and d["end"] <= entity["end"]
             ]
+            if inside and not _other_hour(value, body):
+                continue  # "at 7pm for 4 hours" may end after midnight: read right
             for length in inside:
                 opener = _LENGTH_OPENER_RE.search(clean, entity["start"], length["start"])
                 spans.append((opener.start() if opener else length["start"], length["end"]))
@@ -290,10 +301,12 @@ def _counts_of_durations(clean: str, entities: list[dict[str, Any]]) -> list[dic
     def a_count(e: dict[str, Any], d: dict[str, Any]) -> bool:
         if e["start"] < d["start"] < e["end"] < d["end"]:
             return True
+        # a time holding a length is that length ("1h later", "at 3pm (1h)"), unless "for"
+        # opens it after the start ("at 10 for 2 hours")
         return (
             e["start"] <= d["start"]
             and d["end"] <= e["end"]
-            and _shift_before(clean, d["start"])[0] != 0
+            and not _LENGTH_OPENER_RE.search(clean, e["start"], d["start"])
         )
 
     return [e for e in entities if e["dim"] != "time" or not any(a_count(e, d) for d in durations)]
@@ -382,8 +395,9 @@ def _deadline_open(entity: dict[str, Any], ref: datetime) -> dict[str, Any]:
 
 
 def _start_only(entity: dict[str, Any], clean: str) -> dict[str, Any]:
-    """Duckling reads "lunch from 12 tomorrow" as an interval with no end. Asked for with "from"
-    and a clock, that is a start ("after 5pm" stays a bound): the interval becomes its start."""
+    """Duckling reads "lunch from 12 tomorrow" as an interval with no end, the meal part of it.
+    Asked for so, that is a start ("after 5pm" stays a bound, "I'm working from 9am" a window):
+    the interval becomes its start."""
     value = entity.get("value") or {}
     lower = value.get("from")
     if value.get("type") != "interval" or not lower or value.get("to") or "value" not in lower:
@@ -391,6 +405,8 @@ def _start_only(entity: dict[str, Any], clean: str) -> dict[str, Any]:
     body = clean[entity["start"] : entity["end"]]
     if lower.get("grain") not in ("minute", "hour") or not lang.FROM_WORD_RE.search(body):
         return entity
+    if lang.FROM_WORD_RE.match(body):
+        return entity  # "he's in meetings from 9am": only a meal read with it starts there
     sentence = re.split(r"[.!?\n]", clean[: entity["start"]])[-1] + body
     if lang.NOT_A_START_RE.search(sentence):
         return entity  # "I'm working from 9am", "the dentist moved from 3pm": no start
@@ -817,6 +833,7 @@ class TimeParser:
             lambda: self._engine.parse(
                 clean, tz=self.tz, ref=ref, language=code, locale=locale, lengths_only=True
             ),
+            code,
         )
         if misread != clean:  # "my boss Friday at 1p.m.", "tonight at 8:00 pm": read again
             again = self._engine.parse(misread, tz=self.tz, ref=ref, language=code, locale=locale)
@@ -1253,7 +1270,11 @@ class TimeParser:
             or first.hour > 12
             or (
                 first.hour == 0
-                and not (_TWELVE_RE.search(span) and not lang.LATE_EVENING_RE.search(context))
+                and not (
+                    _TWELVE_RE.search(span)
+                    and not lang.LATE_EVENING_RE.search(context)
+                    and not lang.MORNING_RE.search(context)  # "at 12 in the morning"
+                )
             )
         ):  # "at 5pm", "17:00", "0:30", "tonight at 12": the words chose ("lunch at 12" did not)
             return starts[0]
