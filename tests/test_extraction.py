@@ -1318,3 +1318,44 @@ def test_a_capitalised_lead_word_and_a_late_length_are_kept(
 ) -> None:
     [event] = link(said)
     assert (event.title, event.end.strftime("%H:%M")) == (title, end)
+
+
+@pytest.mark.parametrize(
+    ("request_text", "thread", "expected"),
+    [
+        # a third review's rows: a repeating time names no one day (`times.toml [recurrence]`)
+        ("add team sync weekdays at 10 for 30 minutes", "", []),
+        ("add standup every day at 10am", "", []),
+        ("add standup daily at 9 for 15 min", "", []),
+        # a pick in a group chat, a hedged pick, a pick for someone else, a pick still asking
+        ("add it", "<PERSON_1>: call Monday or Tuesday at 10?\nMe: Tuesday suits me better\n"
+         "<PERSON_2>: I'm away Tuesday", []),
+        ("add it", "<PERSON_1>: yoga mon 6pm or tue 6pm?\nMe: Tuesday would suit me better if "
+         "Bob can join", []),
+        ("add it", "<PERSON_1>: yoga mon 6pm or tue 6pm?\nMe: Tuesday suits <PERSON_2> better", []),
+        ("add it", "<PERSON_1>: yoga mon 6pm or tue 6pm?\nMe: Tuesday better for me. Bob, "
+         "Tuesday ok?", []),
+        # must not fire: a time with a word of repetition after it, a plain pick
+        ("tuesday at 10, each of us brings a dish", "", ["2026-11-24T10:00:00+01:00"]),
+        ("add it", "<PERSON_1>: yoga mon 6pm or tue 6pm?\nMe: Tuesday suits me better",
+         ["2026-11-24T18:00:00+01:00"]),
+    ],
+)  # fmt: skip
+def test_repeating_times_and_unsure_picks_create_nothing(
+    request_text: str, thread: str, expected: list[str]
+) -> None:
+    assert starts(link(request_text, thread)) == expected
+
+
+@pytest.mark.parametrize(
+    ("said", "end"),
+    [
+        ("add call with Tom tomorrow at 3pm (1h)", "16:00"),
+        ("add the review tomorrow at 10am, 90 minutes", "11:30"),
+        # must not fire: a move by an amount, no length at all
+        ("lunch friday at 1", "14:00"),
+    ],
+)
+def test_a_length_said_beside_the_clock_sets_the_end(said: str, end: str) -> None:
+    [event] = link(said)
+    assert event.end.strftime("%H:%M") == end

@@ -35,6 +35,7 @@ from agent.extraction.cue import (
     ESTIMATE_RE,
     FROM_TO_RE,
     GENERIC_EVENT_RE,
+    HEDGE_RE,
     MANY_RE,
     MOVE_RE,
     NOT_BOOKED_RE,
@@ -220,12 +221,14 @@ _FILLERS = data.words("acts", "accept_fillers") | data.words("acts", "filler")
 _NEGATION_RE = re.compile(r"\b(?:not|no|never|nicht|kein\w*|pas|non|não|nao)\b|n't\b", re.I)
 
 
-def _takes_day(text: str, dates: list[Candidate]) -> bool:
+def _takes_day(text: str, message: str, dates: list[Candidate]) -> bool:
     """Whether a message that names a day says yes to it: the day alone ("tuesday", "friday
     then"), or with a yes or a preference ("Tuesday suits me better"); never with a no, a
     question or another plan ("tuesday is my kid's recital", "can't do tuesday")."""
-    if len(dates) != 1 or "?" in text or re.search(r"\bbut\b", text, re.IGNORECASE):
+    if len(dates) != 1 or re.search(r"\bbut\b", text, re.IGNORECASE):
         return False  # "tuesday is better than monday", "Tuesday but earlier"
+    if "?" in message or HEDGE_RE.search(message) or PLACEHOLDER_RE.search(message):
+        return False  # "Bob, Tuesday ok?", "if Bob can join", "Tuesday suits <PERSON_2> better"
     if _NEGATION_RE.search(text) or AWAY_RE.search(text) or DECLINE_RE.search(text):
         return False
     rest = text.lstrip(" \t-–—:,.!")
@@ -243,6 +246,19 @@ def _of_the_plan(text: str, event: ProposedEvent) -> bool:
     words = {w.casefold() for w in re.findall(r"[^\W\d_]+", text)}
     named = (event.activity or "").split()[-1:]
     return bool(words & {"it", "that", "this"}) or any(w.casefold() in words for w in named)
+
+
+def _length_said(own: list[Candidate], clock: TimeMention) -> timedelta | None:
+    """The one length a clause says beside its clock ("for 2 hours", "(1h)"), not a move by an
+    amount ("1h later"), when the clock itself holds none."""
+    if clock.kind == "interval":
+        return None
+    lengths = [
+        c.mention.duration for c in own
+        if c.mention.kind == "duration" and c.mention.shift is None and c.mention.duration
+        and timedelta(minutes=10) <= c.mention.duration <= timedelta(hours=16)
+    ]  # fmt: skip
+    return lengths[0] if len(lengths) == 1 else None
 
 
 def _asked_for(event: ProposedEvent, found: list[Candidate]) -> bool:
@@ -292,12 +308,14 @@ class RuleLinker:
         # The plans the input called off, titled, after `link`: what a reply reports instead
         # of "no event found".
         self.called_off: list[ProposedEvent] = []
+        self._two_sides = True  # the thread has the user and at most one other speaker
 
     def link(
         self, request: str, thread: str, found: list[Candidate], *, intent: str = "schedule"
     ) -> list[ProposedEvent]:
         segments = split_segments(request, thread)
         speakers = [s.speaker for s in segments if s.speaker and not is_self(s.speaker)]
+        self._two_sides = len({s.casefold() for s in speakers}) <= 1
         events: list[ProposedEvent] = []
         last_day: tuple[date, str] | None = None
         # A notice's lines come one segment each: "You're on the waiting list" two lines
@@ -523,7 +541,8 @@ class RuleLinker:
             and dates
             and not (clocks or vague)
             and _who(segment) in ("me", None)  # the user's own pick, not another's
-            and _takes_day(text, dates)
+            and self._two_sides  # in a group chat, a third person may still turn it down
+            and _takes_day(text, segment.context.rpartition("\n")[2], dates)
         ):
             # "mon 6pm or tue 6pm?" - "Tuesday suits me better": the one offered on that day
             picked = self._on_day(offered, found, dates[-1])
@@ -590,6 +609,9 @@ class RuleLinker:
             day = new.date() if lang.states_date(said_to) else start.astimezone(self.zone).date()
             start = _at(day, new.time(), self.zone)  # "... to Friday, March 9 at 9": its day
         end = self._end(chosen.mention, start, activity or (target.activity if target else ""))
+        said_length = _length_said(own, chosen.mention)
+        if said_length is not None:  # "add my 10am review tomorrow for 2 hours", "at 3pm (1h)"
+            end = start + said_length
         fresh = activity and (target is None or (target.start is not None and not moving))
         if target is not None and not (fresh and target.activity != activity):
             picked = bool(target.undecided)  # "1pm or 2pm?" - "2pm works"

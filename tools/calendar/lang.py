@@ -424,6 +424,8 @@ MOVED_FROM_RE = re.compile(
     rf"(?:{data.alternation('times', 'move_from')})\b",
     re.IGNORECASE,
 )
+# A word that makes a time repeat ("every day at 9"): the time names no one day.
+RECURRENCE_RE = re.compile(rf"\b(?:{data.alternation('times', 'recurrence')})\b", re.IGNORECASE)
 # The same word opening a start with no end: "lunch from 12 tomorrow"; unless a window's word
 # or a move's verb before it in the sentence makes it hours or an old time ("I'm working from
 # 9am", "moved from 3pm").

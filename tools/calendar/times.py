@@ -513,6 +513,20 @@ _DAY_NUMBER_RE = re.compile(
 )
 
 
+def _repeating(clean: str, mention: TimeMention) -> TimeMention:
+    """A clock said with a word that repeats it ("standup every day at 9", "weekdays at 10 for
+    30 minutes") names no one day: vague, so the turn asks instead of placing it once."""
+    if not mention.has_clock_time:
+        return mention
+    before = re.split(r"[.!?;\n]", clean[: mention.start])[-1][-30:]
+    clause = before + clean[mention.start : mention.end]
+    if not lang.RECURRENCE_RE.search(clause):
+        return mention
+    return replace(
+        mention, kind="vague", has_clock_time=False, all_day=False, vague=mention.text.lower()
+    )
+
+
 def _no_day_in_month(mention: TimeMention) -> TimeMention:
     """ "7 PM on Tuesday, April": Duckling picks the first Tuesday of April, a day nobody said.
     With no day number the words name any Tuesday of that month: a vague time, asked about."""
@@ -878,6 +892,7 @@ class TimeParser:
         mentions = [self._week_after(text, clean, m) for m in mentions]
         mentions = [self._moved_to(text, clean, m, code, ref, source, speaker) for m in mentions]
         mentions = [_shifted(text, clean, m) for m in mentions]
+        mentions = [_repeating(clean, m) for m in mentions]
         return sorted(_open_days(clean, mentions), key=lambda m: m.start)
 
     def _weekday_before(
