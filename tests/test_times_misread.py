@@ -177,3 +177,26 @@ def test_a_move_by_an_amount_is_a_length_not_a_clock(
     [mention] = parser.parse(text)
     assert mention.shift == shift
     assert (mention.kind == "duration") is (shift is not None)
+
+
+@pytest.mark.parametrize(
+    ("text", "clocks"),
+    [
+        # Duckling's readings that start at another hour than the one written: no clock is
+        # trusted, so the turn asks ("9 to 11" was 10:51, "from 10pm to 1am" 00:00 to 01:00)
+        ("add meeting tomorrow 9 to 11", []),
+        ("launch party tomorrow from 10pm to 1am", []),
+        # must not fire: ranges read right
+        ("from 8 to 9 tonight", [_at(2026, 3, 4, 20)]),
+        ("from 9am to 5pm friday", [_at(2026, 3, 6, 9)]),
+    ],
+)  # fmt: skip
+def test_a_range_read_at_another_hour_is_no_clock(
+    parser: TimeParser, text: str, clocks: list[datetime]
+) -> None:
+    assert [m.value for m in parser.parse(text) if m.has_clock_time] == clocks
+
+
+def test_a_deadline_is_no_range_read_at_another_hour(parser: TimeParser) -> None:
+    [mention] = parser.parse("I need to finish the book by Friday at 5 pm")
+    assert mention.value == _at(2026, 3, 6, 17)

@@ -117,7 +117,9 @@ def _letters(text: str) -> str:
 
 
 # The hour written after "at" ("at 10 for 2 hours"), and the word that opens a length before it.
-_AT_HOUR_RE = re.compile(r"(?:\bat|@)\s*(\d{1,2})(?![\d/.-]|st|nd|rd|th)", re.IGNORECASE)
+_AT_HOUR_RE = re.compile(r"(?:\bat|@|\bfrom)\s*(\d{1,2})(?![\d/.-]|st|nd|rd|th)", re.IGNORECASE)
+# "9 to 11" in digits: a range of hours, which Duckling reads as nine minutes to eleven.
+_DIGITS_TO_RE = re.compile(r"(?<![\d:.])(\d{1,2})\s+to\s+\d{1,2}(?![\d:.])", re.IGNORECASE)
 _LENGTH_OPENER_RE = re.compile(r"\bfor\s+(?:an?\s+)?$", re.IGNORECASE)
 
 
@@ -177,9 +179,27 @@ def _misread_words(
             if not inside:
                 for word in re.finditer(r"\bat\b", body, re.IGNORECASE):
                     spans.append((entity["start"] + word.start(), entity["start"] + word.end()))
+        elif value.get("type") == "value" and (to := _DIGITS_TO_RE.search(body)):
+            minute = str(value.get("value") or "")[14:16]
+            if minute.isdigit() and int(minute) == (60 - int(to.group(1))) % 60:
+                word = to.start() + to.group(0).lower().index("to", len(to.group(1)))
+                at = entity["start"] + word
+                spans.append((at, at + 2))  # read again as hours, or as no clock at all
     for lo, hi in spans:
         clean = clean[:lo] + " " * (hi - lo) + clean[hi:]
     return clean
+
+
+def _wrong_start(entity: dict[str, Any], clean: str) -> bool:
+    """A range whose start is another hour than the one written first ("from 10pm to 1am" is
+    00:00 to 02:00 to Duckling): no reading of it can be trusted."""
+    value, body = entity.get("value") or {}, clean[entity["start"] : entity["end"]]
+    return (
+        entity["dim"] == "time"
+        and value.get("type") == "interval"
+        and not lang.DEADLINE_RE.match(body)  # "by Friday at 5 pm" runs from now
+        and _other_hour(value, body)
+    )
 
 
 def _unread(first: list[dict[str, Any]], second: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -864,7 +884,7 @@ class TimeParser:
             lang.PART_NUMBER_RE.search(clean) or lang.CHANGED_HOUR_RE.search(clean)
         ):
             entities = self._with_part_number(clean, entities, ref, locale)
-        entities = [_deadline_open(e, ref) for e in entities]
+        entities = [_deadline_open(e, ref) for e in entities if not _wrong_start(e, clean)]
         if source == "request":  # in a thread, "I'm around from 2" is a window, not a start
             entities = [_start_only(e, clean) for e in entities]
         mentions: list[TimeMention] = []
