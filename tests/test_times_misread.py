@@ -200,3 +200,21 @@ def test_a_range_read_at_another_hour_is_no_clock(
 def test_a_deadline_is_no_range_read_at_another_hour(parser: TimeParser) -> None:
     [mention] = parser.parse("I need to finish the book by Friday at 5 pm")
     assert mention.value == _at(2026, 3, 6, 17)
+
+
+@pytest.mark.parametrize(
+    ("text", "clocks", "lengths"),
+    [
+        # "2h" in an English line is two hours, not two o'clock
+        ("block 2h tomorrow at 9 for deep work", [_at(2026, 3, 5, 9)], [timedelta(hours=2)]),
+        # must not fire: a clock word before it, French, hours with minutes
+        ("réunion à 9h demain", [_at(2026, 3, 5, 9)], []),
+        ("tomorrow 9h30", [_at(2026, 3, 5, 9, 30)], []),
+    ],
+)  # fmt: skip
+def test_hours_written_with_h_in_english_are_a_length(
+    parser: TimeParser, text: str, clocks: list[datetime], lengths: list[timedelta]
+) -> None:
+    found = parser.parse(text)
+    assert [m.value for m in found if m.has_clock_time] == clocks
+    assert [m.duration for m in found if m.kind == "duration"] == lengths

@@ -341,14 +341,30 @@ def _said_as_a_move(clean: str, entity: dict[str, Any]) -> bool:
     return bool(digit) and _shift_before(clean, entity["start"] + digit.start())[0] != 0
 
 
+# "2h" in English text is two hours ("block 2h tomorrow at 9"); "19h", "à 9h" are clocks.
+_HOURS_WRITTEN_RE = re.compile(r"(?<![\d:.])(?:[1-9]|1[0-2])\s?h(?![\w:.])", re.IGNORECASE)
+_CLOCK_BEFORE_RE = re.compile(r"(?:\bat|@|\bà|\bum|\blas?|\bàs|\balle)\s*$", re.IGNORECASE)
+
+
+def _a_length(clean: str, entity: dict[str, Any], code: str) -> bool:
+    """Whether a time Duckling read is a length: said as a move ("push it back by 1h"), or a
+    few hours written "2h" in an English line with no clock word before it."""
+    if _said_as_a_move(clean, entity):
+        return True
+    if code != "en" or entity["dim"] != "time":
+        return False
+    written = _HOURS_WRITTEN_RE.search(clean, entity["start"], entity["end"])
+    return written is not None and not _CLOCK_BEFORE_RE.search(clean[: written.start()])
+
+
 def _moves_as_lengths(
-    clean: str, entities: list[dict[str, Any]], lengths: list[dict[str, Any]]
+    clean: str, entities: list[dict[str, Any]], lengths: list[dict[str, Any]], code: str
 ) -> list[dict[str, Any]]:
-    """`entities` with each time said as a move replaced by the durations read inside it."""
+    """`entities` with each time that is a length replaced by the durations read inside it."""
     kept: list[dict[str, Any]] = []
     for entity in entities:
         inside = [d for d in lengths if entity["start"] <= d["start"] and d["end"] <= entity["end"]]
-        kept.extend(inside if inside and _said_as_a_move(clean, entity) else [entity])
+        kept.extend(inside if inside and _a_length(clean, entity, code) else [entity])
     return kept
 
 
@@ -889,11 +905,11 @@ class TimeParser:
             entities = [_start_only(e, clean) for e in entities]
         mentions: list[TimeMention] = []
         entities = _counts_of_durations(clean, _across_commas(clean, entities))
-        if any(_said_as_a_move(clean, e) for e in entities):  # "push it back by 1h": a length
+        if any(_a_length(clean, e, code) for e in entities):  # "push it back by 1h": a length
             lengths = self._engine.parse(
                 clean, tz=self.tz, ref=ref, language=code, locale=locale, lengths_only=True
             )
-            entities = _moves_as_lengths(clean, entities, lengths)
+            entities = _moves_as_lengths(clean, entities, lengths, code)
         time_spans = [(e["start"], e["end"]) for e in entities if e["dim"] == "time"]
         for entity in entities:
             if entity["dim"] == "time" and _BC_YEAR_RE.search(json.dumps(entity["value"])):
