@@ -54,6 +54,11 @@ def alternation(file: str, section: str) -> str:
     return "|".join(re.escape(w) for w in entries)
 
 
+def word_pattern(file: str, section: str) -> re.Pattern[str]:
+    """The words of `section` (all languages) as one case-insensitive, word-bounded pattern."""
+    return re.compile(rf"\b(?:{alternation(file, section)})\b", re.IGNORECASE)
+
+
 def regex_alternation(file: str, section: str) -> str:
     """The regular expressions of `section` (lists per language, in file order) as one
     alternation source, each kept in its written order."""

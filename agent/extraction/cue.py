@@ -148,8 +148,8 @@ ADD_MINE_RE = re.compile(
 )
 # A clause that asks for a plan another way, and a day's yes beside it (acts.toml).
 WISH_RE = data.phrase_pattern("acts", "wish")
-PREFER_RE = re.compile(rf"\b(?:{data.alternation('acts', 'prefer')})\b", re.IGNORECASE)
-HEDGE_RE = re.compile(rf"\b(?:{data.alternation('acts', 'hedge')})\b", re.IGNORECASE)
+PREFER_RE = data.word_pattern("acts", "prefer")
+HEDGE_RE = data.word_pattern("acts", "hedge")
 POSSESSIVE_RE = re.compile(r"\b(?:my|our|his|her|their|mein\w*|mon|ma|mi|meu|minha)\s*$", re.I)
 FROM_TO_RE = re.compile(r"\bfrom\b.+\bto\b|\bvon\b.+\bauf\b|\bde\b.+\bà\b", re.IGNORECASE)
 OR_RE = re.compile(r"^\s*(?:or|oder|ou|o)\s*$", re.IGNORECASE)

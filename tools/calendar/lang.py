@@ -425,11 +425,11 @@ MOVED_FROM_RE = re.compile(
     re.IGNORECASE,
 )
 # A word that makes a time repeat ("every day at 9"): the time names no one day.
-RECURRENCE_RE = re.compile(rf"\b(?:{data.alternation('times', 'recurrence')})\b", re.IGNORECASE)
+RECURRENCE_RE = data.word_pattern("times", "recurrence")
 # The same word opening a start with no end: "lunch from 12 tomorrow"; unless a window's word
 # or a move's verb before it in the sentence makes it hours or an old time ("I'm working from
 # 9am", "moved from 3pm").
-FROM_WORD_RE = re.compile(rf"\b(?:{data.alternation('times', 'move_from')})\b", re.IGNORECASE)
+FROM_WORD_RE = data.word_pattern("times", "move_from")
 NOT_A_START_RE = re.compile(
     rf"\b(?:{data.alternation('times', 'window_words')})\b|n't\b"
     rf"|\b(?:{'|'.join(sorted(data.words('times', 'move_stems')))})\w*",
