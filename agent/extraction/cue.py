@@ -150,6 +150,10 @@ ADD_MINE_RE = re.compile(
 WISH_RE = data.phrase_pattern("acts", "wish")
 PREFER_RE = data.word_pattern("acts", "prefer")
 HEDGE_RE = data.word_pattern("acts", "hedge")
+# A word of the table, or "n't" ending one ("can't").
+NEGATION_RE = re.compile(
+    rf"(?:\b|(?=n't))(?:{data.alternation('acts', 'negation')})\b", re.IGNORECASE
+)
 POSSESSIVE_RE = re.compile(r"\b(?:my|our|his|her|their|mein\w*|mon|ma|mi|meu|minha)\s*$", re.I)
 FROM_TO_RE = re.compile(r"\bfrom\b.+\bto\b|\bvon\b.+\bauf\b|\bde\b.+\bà\b", re.IGNORECASE)
 OR_RE = re.compile(r"^\s*(?:or|oder|ou|o)\s*$", re.IGNORECASE)

@@ -38,6 +38,7 @@ from agent.extraction.cue import (
     HEDGE_RE,
     MANY_RE,
     MOVE_RE,
+    NEGATION_RE,
     NOT_BOOKED_RE,
     ONE_RE,
     OR_RE,
@@ -218,7 +219,6 @@ def _answers(event: ProposedEvent, who: str | None, text: str) -> bool:
 
 
 _FILLERS = data.words("acts", "accept_fillers") | data.words("acts", "filler")
-_NEGATION_RE = re.compile(r"\b(?:not|no|never|nicht|kein\w*|pas|non|não|nao)\b|n't\b", re.I)
 
 
 def _takes_day(text: str, message: str, dates: list[Candidate]) -> bool:
@@ -229,7 +229,7 @@ def _takes_day(text: str, message: str, dates: list[Candidate]) -> bool:
         return False  # "tuesday is better than monday", "Tuesday but earlier"
     if "?" in message or HEDGE_RE.search(message) or PLACEHOLDER_RE.search(message):
         return False  # "Bob, Tuesday ok?", "if Bob can join", "Tuesday suits <PERSON_2> better"
-    if _NEGATION_RE.search(text) or AWAY_RE.search(text) or DECLINE_RE.search(text):
+    if NEGATION_RE.search(text) or AWAY_RE.search(text) or DECLINE_RE.search(text):
         return False
     rest = text.lstrip(" \t-–—:,.!")
     yes = ACCEPT_RE.match(rest)  # "ok tuesday"; not "I'm in Chicago on tuesday"

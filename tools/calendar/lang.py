@@ -419,8 +419,9 @@ JOINER_RE = re.compile(
 
 # "moved from 2pm to 4pm", "push it from Thursday 3pm": the time after "from" is the old one,
 # so the pair is a move, not a start and its end (verbs per language in lang/data/times.toml).
+_MOVE_STEMS = "|".join(sorted(data.words("times", "move_stems")))
 MOVED_FROM_RE = re.compile(
-    rf"\b(?:{'|'.join(sorted(data.words('times', 'move_stems')))})\w*\s+(?:\S+\s+){{0,3}}?"
+    rf"\b(?:{_MOVE_STEMS})\w*\s+(?:\S+\s+){{0,3}}?"
     rf"(?:{data.alternation('times', 'move_from')})\b",
     re.IGNORECASE,
 )
@@ -432,7 +433,7 @@ RECURRENCE_RE = data.word_pattern("times", "recurrence")
 FROM_WORD_RE = data.word_pattern("times", "move_from")
 NOT_A_START_RE = re.compile(
     rf"\b(?:{data.alternation('times', 'window_words')})\b|n't\b"
-    rf"|\b(?:{'|'.join(sorted(data.words('times', 'move_stems')))})\w*",
+    rf"|\b(?:{_MOVE_STEMS})\w*",
     re.IGNORECASE,
 )
 # ... and the word before the move's new time: "... from Friday 4 December to Friday 11".

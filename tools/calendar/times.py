@@ -123,8 +123,13 @@ _DIGITS_TO_RE = re.compile(r"(?<![\d:.])(\d{1,2})\s+to\s+\d{1,2}(?![\d:.])", re.
 _LENGTH_OPENER_RE = re.compile(r"\bfor\s+(?:an?\s+)?$", re.IGNORECASE)
 
 
+def _inside(entity: dict[str, Any], others: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The entities of `others` that lie wholly inside `entity`."""
+    return [o for o in others if entity["start"] <= o["start"] and o["end"] <= entity["end"]]
+
+
 def _other_hour(value: dict[str, Any], body: str) -> bool:
-    """Whether an interval starts at another hour than the one written after "at"."""
+    """Whether an interval starts at another hour than the one written after "at" or "from"."""
     written = _AT_HOUR_RE.search(body)
     begins = (value.get("from") or {}).get("value", "")
     return bool(written and begins) and int(written.group(1)) % 12 != int(begins[11:13]) % 12
@@ -168,9 +173,7 @@ def _misread_words(
             and not lang.DEADLINE_RE.match(body)  # "by 5pm": its own reading below
             and (_overnight(value) or _other_hour(value, body))
         ):
-            inside = [
-                d for d in lengths() if entity["start"] <= d["start"] and d["end"] <= entity["end"]
-            ]
+            inside = _inside(entity, lengths())
             if inside and not _other_hour(value, body):
                 continue  # "at 7pm for 4 hours" may end after midnight: read right
             for length in inside:
@@ -343,7 +346,7 @@ def _said_as_a_move(clean: str, entity: dict[str, Any]) -> bool:
 
 # "2h" in English text is two hours ("block 2h tomorrow at 9"); "19h", "à 9h" are clocks.
 _HOURS_WRITTEN_RE = re.compile(r"(?<![\d:.])(?:[1-9]|1[0-2])\s?h(?![\w:.])", re.IGNORECASE)
-_CLOCK_BEFORE_RE = re.compile(r"(?:\bat|@|\bà|\bum|\blas?|\bàs|\balle)\s*$", re.IGNORECASE)
+_CLOCK_BEFORE_RE = re.compile(rf"(?:{lang.CLOCK_PREPOSITIONS})\s*$", re.IGNORECASE)
 
 
 def _a_length(clean: str, entity: dict[str, Any], code: str) -> bool:
@@ -363,7 +366,7 @@ def _moves_as_lengths(
     """`entities` with each time that is a length replaced by the durations read inside it."""
     kept: list[dict[str, Any]] = []
     for entity in entities:
-        inside = [d for d in lengths if entity["start"] <= d["start"] and d["end"] <= entity["end"]]
+        inside = _inside(entity, lengths)
         kept.extend(inside if inside and _a_length(clean, entity, code) else [entity])
     return kept
 
