@@ -608,6 +608,12 @@ def test_an_answer_names_the_event_around_its_time(
         ("Add my 2:00 pm meeting on Tuesday.", "Meeting"),
         ("Make a doctors appointment for the following Tuesday at 2 PM", "Doctors appointment"),
         ("set a call for the quarterly review this Friday at 3pm", "Call for the quarterly review"),
+        ("add my 10am review tomorrow for 2 hours", "Review"),
+        ("add the 9 am standup tomorrow", "Standup"),
+        # a field label opens a notice; it names nothing
+        ("Reminder: your cleaning is Thursday at 9:00 AM.", "Cleaning"),
+        # must not fire: a count opens the title, not a clock
+        ("schedule a 30 min call tomorrow at 4pm", "30 min call"),
     ],
 )  # fmt: skip
 def test_a_title_is_the_activity_not_the_place_or_the_calendar(said: str, title: str) -> None:
@@ -1359,3 +1365,22 @@ def test_repeating_times_and_unsure_picks_create_nothing(
 def test_a_length_said_beside_the_clock_sets_the_end(said: str, end: str) -> None:
     [event] = link(said)
     assert event.end.strftime("%H:%M") == end
+
+
+@pytest.mark.parametrize(
+    ("request_text", "span"),
+    [
+        # a day and a length ("tomorrow for 2 hours") are read apart, so the length ends it
+        ("add my 10am review tomorrow for 2 hours", ("2026-11-22T10:00", "2026-11-22T12:00")),
+        ("dentist monday for an hour at 3pm", ("2026-11-23T15:00", "2026-11-23T16:00")),
+        # must not fire: a clock inside the words keeps Duckling's own reading
+        ("tennis monday at 10 for 2 hours", ("2026-11-23T10:00", "2026-11-23T12:00")),
+        ("dinner monday at 7pm for 4 hours", ("2026-11-23T19:00", "2026-11-23T23:00")),
+    ],
+)  # fmt: skip
+def test_a_day_with_a_length_is_no_range_from_midnight(
+    request_text: str, span: tuple[str, str]
+) -> None:
+    [event] = link(request_text)
+    assert event.start is not None and event.end is not None
+    assert (f"{event.start:%Y-%m-%dT%H:%M}", f"{event.end:%Y-%m-%dT%H:%M}") == span

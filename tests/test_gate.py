@@ -63,6 +63,27 @@ def _at(*args: int) -> datetime:
         ("add it", "Ann: lunch at 1?\nBo: sure", _at(2026, 3, 4, 13), True),
         ("add it", "Ann: lunch today?\nBo: sure, at 1", _at(2026, 3, 4, 13), True),
         ("add it", "Ann: dinner tonight? friday I'm out\nBo: 7pm", _at(2026, 3, 4, 19), True),
+        # a day said after a clock that came with another day: the plan moved and kept it
+        (
+            "add it",
+            "Sam: review monday at 10am\nSam: same time but tuesday?",
+            _at(2026, 3, 10, 10),
+            True,
+        ),
+        (
+            "add it",
+            "Sam: lunch friday at 1?\nSam: can we do thursday instead?",
+            _at(2026, 3, 5, 13),
+            True,
+        ),
+        # must not fire: the day said before the clock, another clock on the moved day
+        ("add it", "Sam: thursday I'm out\nSam: lunch friday at 1?", _at(2026, 3, 5, 13), False),
+        (
+            "add it",
+            "Sam: review monday at 10am\nSam: same time but tuesday?",
+            _at(2026, 3, 10, 11),
+            False,
+        ),
         # the new time of a move is the end of "from X to Y"
         ("the review moved from 2pm to 4pm tomorrow", "", _at(2026, 3, 5, 16), True),
         ("Friday: all-hands moved from 10 to 11am", "", _at(2026, 3, 6, 11), True),

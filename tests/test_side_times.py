@@ -58,10 +58,31 @@ ROWS = [
         [],
     ),
     ("Öffnungszeiten: Mo–Fr 9–18 Uhr", []),
+    # a lead time may stand between the label and its clock
+    (
+        "Reminder: your cleaning is Thursday 10 Dec at 9:00 AM. Please arrive 15 minutes early, "
+        "at 8:45 AM.",
+        ["12-10 09:00"],
+    ),
+    (
+        "The wedding is on Saturday 12 Dec, ceremony at 3pm. Shuttle leaves the hotel at 2:15 pm.",
+        ["11-25 15:00"],
+    ),  # the clock alone; the linker gives it the day
+    # an imperative side label in the next sentence is no arrival: no end, and it goes
+    ("Flight on Mon 14 Dec departs 6:50 AM.\nArrive at 5:45 for security.", ["11-26 06:50"]),
+    # a later message's pick-up time after an agreed start is a side time too
+    (
+        "Dana: dinner friday at 8pm?\nMe: yes!\nDana: great, I'll pick you up at 7:30",
+        ["11-27 20:00"],
+    ),
     # must not fire: a side time alone, a start with no label, a chat's own plans
     ("Bookings close on Friday 4 December at 12 noon.", ["12-04 12:00"]),
     ("I'll pick up the kids at 3pm and dinner is at 7pm", ["11-25 15:00", "11-25 19:00"]),
     ("We're open late on Friday: the party starts at 8pm", ["11-25 20:00"]),
+    ("Dana: I'll pick you up at 7:30 on friday", ["11-27 07:30"]),  # nothing stated before it
+    ("The bus leaves at 9am on Saturday", ["11-28 09:00"]),
+    # must not fire: an arrival with no sentence break is the journey's end (joined, one start)
+    ("Departs 6:50 AM\nArrives 12:55 PM on Monday", ["11-30 06:50"]),
     # must not fire: a sentence under a field label is a message, not the field's value
     ("Deadline: Friday\nTeam, the review is on Monday at 10am.", ["11-30 10:00"]),
 ]
@@ -69,6 +90,27 @@ ROWS = [
 
 @pytest.mark.parametrize(("thread", "starts"), ROWS)
 def test_side_times(parser: TimeParser, thread: str, starts: list[str]) -> None:
+    mentions = parser.parse_input("add it", thread)
+    found = [f"{m.value:%m-%d %H:%M}" for m in mentions if m.has_clock_time and m.value]
+    assert found == starts
+
+
+# A number of three or four digits with no clock sign is a flight, a room or a table, never a
+# clock; with "at" before it or a clock word after it, it is one. Rows after "must not fire"
+# keep the clock.
+NUMBER_ROWS = [
+    ("Your flight UA 123 on Mon, 14 Dec is confirmed.", []),
+    ("Meeting in room 204 on Friday", []),
+    ("Table 12 for 4 people on Saturday", []),
+    # must not fire
+    ("lunch at 1230 tomorrow", ["11-26 12:30"]),
+    ("Dec 14 2026 at 3pm", ["12-14 15:00"]),
+    ("Flight BA 287 on Friday at 14:05", ["11-27 14:05"]),
+]
+
+
+@pytest.mark.parametrize(("thread", "starts"), NUMBER_ROWS)
+def test_numbers_are_no_clocks(parser: TimeParser, thread: str, starts: list[str]) -> None:
     mentions = parser.parse_input("add it", thread)
     found = [f"{m.value:%m-%d %H:%M}" for m in mentions if m.has_clock_time and m.value]
     assert found == starts

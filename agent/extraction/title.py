@@ -142,6 +142,11 @@ _WORD_RE = re.compile(r"<[A-Z_]+_\d+>|[\w'’:.-]*\w")
 _CLOCK_WORD_RE = re.compile(
     r"\d{1,2}(?:[:.h]\d{2})?(?:[ap]\.?m\.?|h)?|[ap]\.?m\.?|noon|midnight|o'clock", re.IGNORECASE
 )
+# A clock that opens a title ("10am review", "2:00 pm meeting", "9 am call"), not a count
+# ("30 min call").
+_LEADING_CLOCK_RE = re.compile(
+    r"^\d{1,2}(?:(?:[:.h]\d{2})?\s*[ap]\.?m\.?|[:.h]\d{2})\s+(?=\S)", re.IGNORECASE
+)
 _PURPOSE_END_RE = re.compile(
     rf"[.,!?;:()\n]|\s(?:{data.alternation('labels', 'purpose_ends')})\s", re.IGNORECASE
 )
@@ -208,6 +213,7 @@ def _activity_title(text: str) -> str:
             continue  # "what is the name of the event?" asks for a title, it gives none
         if match:
             title = _NAME_LEAD_RE.sub("", match.group("title").strip())
+            title = _LEADING_CLOCK_RE.sub("", title) or title  # "add my 10am review": when
             contact = _CONTACT_RE.search(title)  # "the event is <ADDRESS_1>": where, not what
             title = title[: contact.start()].strip() if contact else title
             if lang.states_date(title):
@@ -556,10 +562,16 @@ def words_around(text: str, start: int, end: int) -> str:
     return phrase[:1].upper() + phrase[1:]
 
 
+_FIELD_LABEL_RE = re.compile(
+    rf"(?<![\w-])(?:{data.alternation('labels', 'field_labels')})\s*:(?!\d)", re.IGNORECASE
+)
+
+
 def _content_words(text: str) -> list[str]:
     """The words of `text` that can name an event, without the request verbs that lead them:
     no function word, day, generic word ("calendar entry") or place ("at Planet Fitness"; "in"
     opens a verb's particle too: "pencil in a Table for 2")."""
+    text = _FIELD_LABEL_RE.sub(" , ", text)  # "Reminder: your cleaning is ...": a label
     for place in reversed(list(_LOCATION_RE.finditer(text))):
         cue = place.group(0).split()[0].casefold()
         if cue in ("at", "@") and not _NOT_PLACE_RE.match(place.group("place")):

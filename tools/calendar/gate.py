@@ -290,12 +290,13 @@ def _other_day_said(
 def _date_and_clock(
     wanted: datetime, grounded: Sequence[TimeMention], zone: ZoneInfo
 ) -> tuple[TimeMention, TimeMention] | None:
-    """A day and a clock time stated apart ("lunch on friday?" ... "1pm works")."""
+    """A day and a clock time stated apart ("lunch on friday?" ... "1pm works"), or a day said
+    after a clock that came with another day: the plan moved to it and kept its clock ("review
+    monday at 10am" ... "same time but tuesday?"). A day said before such a clock is none."""
     clocks = [
         m
         for m, value in _stated_clocks(grounded)
-        if not states_date(m.text)
-        and (value.astimezone(zone).hour, value.astimezone(zone).minute)
+        if (value.astimezone(zone).hour, value.astimezone(zone).minute)
         == (wanted.hour, wanted.minute)
     ]
     days = [
@@ -309,7 +310,13 @@ def _date_and_clock(
         )
         and m.value.astimezone(zone).date() == wanted.date()
     ]
-    return (days[0], clocks[0]) if clocks and days else None
+    for day in days:
+        for clock in clocks:
+            if not states_date(clock.text):
+                return day, clock
+            if not day.has_clock_time and day.source == clock.source and day.start >= clock.end:
+                return day, clock  # the day it moved to, said after the clock it keeps
+    return None
 
 
 def _stated_clocks(mentions: Sequence[TimeMention]) -> list[tuple[TimeMention, datetime]]:

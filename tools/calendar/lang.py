@@ -296,12 +296,32 @@ def _is_code(token: str) -> bool:
     )
 
 
+# A number of three or four digits with no colon ("flight UA 123", "room 1204"): Duckling reads
+# it as a clock ("123 on Mon" was 13:23). It is one only with a clock preposition before it
+# ("at 930", "um 1430") or a clock word after it ("930am", "1430h", "0900 hrs"), or when it
+# is four digits led by a zero ("a meeting 0907 tomorrow"); a year-shaped number (19xx, 20xx)
+# is left to Duckling's date reading.
+_TIGHT_NUMBER_RE = re.compile(
+    r"(?<![\w:.,/$€£#-])(?!19\d\d|20\d\d|0\d{3})\d{3,4}"
+    r"(?![\w:.,/]|\s*(?:[ap]\.?m\b|h\b|hrs?\b|hours\b|uhr\b|o'?clock\b))",
+    re.IGNORECASE,
+)
+_CLOCK_PREPOSITION_END_RE = re.compile(rf"(?:^|\W)(?:{CLOCK_PREPOSITIONS})\s*$", re.IGNORECASE)
+
+
+def _blank_tight_number(match: re.Match[str]) -> str:
+    before = match.string[max(0, match.start() - 12) : match.start()]
+    return match.group(0) if _CLOCK_PREPOSITION_END_RE.search(before) else " " * len(match.group(0))
+
+
 def blank_counts(text: str) -> str:
-    """`text` with the party sizes before a time and codes like "30C1" blanked, offsets kept
-    (Duckling read "at 10:00 am in 30C1" as a time in 2030)."""
+    """`text` with the party sizes before a time, codes like "30C1" and numbers with no clock
+    sign ("flight UA 123") blanked, offsets kept (Duckling read "at 10:00 am in 30C1" as a time
+    in 2030)."""
     text = _CODE_RE.sub(
         lambda m: " " * len(m.group(0)) if _is_code(m.group(0)) else m.group(0), text
     )
+    text = _TIGHT_NUMBER_RE.sub(_blank_tight_number, text)
     return COUNT_BEFORE_TIME_RE.sub(
         lambda m: m.group(0)[: m.start("count") - m.start()] + " " * len(m.group("count")), text
     )

@@ -135,6 +135,12 @@ def _other_hour(value: dict[str, Any], body: str) -> bool:
     return bool(written and begins) and int(written.group(1)) % 12 != int(begins[11:13]) % 12
 
 
+def _clock_written(body: str) -> bool:
+    """Whether words Duckling read as a time write a clock: a number, or a word of a clock
+    ("noon", "tonight") is beside a length's count only when a digit names the hour."""
+    return bool(_AT_HOUR_RE.search(body) or re.search(r"\d\s*(?::|[ap]\.?m\b|h\b)", body, re.I))
+
+
 def _overnight(value: dict[str, Any]) -> bool:
     """Whether an interval's two ends fall on different days, as written."""
     ends = [(value.get(k) or {}).get("value", "") for k in ("from", "to")]
@@ -182,6 +188,15 @@ def _misread_words(
             if not inside:
                 for word in re.finditer(r"\bat\b", body, re.IGNORECASE):
                     spans.append((entity["start"] + word.start(), entity["start"] + word.end()))
+        elif value.get("type") == "interval" and not _range_words(code).search(body):
+            # "tomorrow for 2 hours", "friday for an hour": a day and a length, which Duckling
+            # reads as a range from midnight; its "for" goes, so the day and the length are
+            # read apart ("my 10am review tomorrow for 2 hours" ends at noon)
+            inside = _inside(entity, lengths()) if not _clock_written(body) else []
+            for length in inside:
+                opener = _LENGTH_OPENER_RE.search(clean, entity["start"], length["start"])
+                if opener:
+                    spans.append((opener.start(), opener.start() + 3))
         elif value.get("type") == "value" and (to := _DIGITS_TO_RE.search(body)):
             minute = str(value.get("value") or "")[14:16]
             if minute.isdigit() and int(minute) == (60 - int(to.group(1))) % 60:
@@ -748,13 +763,14 @@ class TimeParser:
         mentions = self.parse(request, source="request")
         for text, source in ((thread, "thread"), (ocr, "ocr")):
             if text.strip():
-                mentions.extend(self._parse_thread(text, source))
+                mentions.extend(self._parse_thread(text, source, asked=request))
         return mentions
 
     # ------------------------------------------------------------------ threads
-    def _parse_thread(self, text: str, source: str) -> list[TimeMention]:
+    def _parse_thread(self, text: str, source: str, asked: str = "") -> list[TimeMention]:
         """Parse what each message says; its own stamp (metadata only) anchors its relative
-        dates. Headers, receipts, dividers and separators are never parsed for event times."""
+        dates. Headers, receipts, dividers and separators are never parsed for event times.
+        `asked`: the user's request, which may name a side time's label as the event."""
         sent_at: datetime | None = None
         whereabouts: dict[str, str | None] = {}  # speaker -> the zone they said they are in
         told: list[tuple[tuple[int, int, int], list[TimeMention]]] = []
@@ -792,12 +808,17 @@ class TimeParser:
                             end=mention.end + line.body_start,
                         )
                     )
-            # A start and its end on two lines of one message ("Departs 6:50" / "Arrives 9:05");
-            # then the doors, boarding or deadline times said beside the start.
-            told.append((age_order(message), drop_side_times(text, join_ranges(text, said))))
+            # A start and its end on two lines of one message ("Departs 6:50" / "Arrives 9:05").
+            told.append((age_order(message), join_ranges(text, said)))
         # a bare hour answers the clock said before it in time: quoted mail is older
         told.sort(key=lambda item: item[0])
-        mentions = _near_the_clock_before([m for _, ms in told for m in ms], self.zone)
+        # Then the doors, boarding, pick-up or deadline times said beside a start, in its message
+        # or after one ("dinner friday at 8?" / "I'll pick you up at 7:30").
+        kept: list[TimeMention] = []
+        for _, of_message in told:
+            stated = any(m.has_clock_time for m in kept)
+            kept += drop_side_times(text, of_message, stated_before=stated, asked=asked)
+        mentions = _near_the_clock_before(kept, self.zone)
         return sorted(mentions, key=lambda m: m.start)
 
     def _speaker(self, label: str | None, note: str | None, located: str | None = None) -> Speaker:
