@@ -76,7 +76,20 @@ def _at(*args: int) -> datetime:
             _at(2026, 3, 5, 13),
             True,
         ),
-        # must not fire: the day said before the clock, another clock on the moved day
+        # must not fire: a later day said for another reason, the day said before the clock,
+        # another clock on the moved day
+        (
+            "add it",
+            "Your appointment is Monday at 9:00 AM. To reschedule, reply by Friday.",
+            _at(2026, 3, 6, 9),
+            False,
+        ),
+        (
+            "add it",
+            "Sam: review monday at 10am\nSam: we moved the team dinner to tuesday",
+            _at(2026, 3, 10, 10),
+            False,
+        ),
         ("add it", "Sam: thursday I'm out\nSam: lunch friday at 1?", _at(2026, 3, 5, 13), False),
         (
             "add it",

@@ -124,6 +124,10 @@ def test_phone_key_merges_spellings(spellings: list[str], region: str) -> None:
         ("I have av headphones 3", []),
         ("Suite 445\n LOW STREET", ["Suite 445"]),
         ("meet at 3 pm Friday", []),
+        # a street's name is no day: "take place on Wednesday 16" is a date
+        ("the concert will take place on Wednesday 16 December", []),
+        ("it takes place on Friday, 18 at noon", []),
+        ("Ci vediamo in Via Roma 12", ["Via Roma 12"]),
         ("I walked 3 blocks to the park", []),
         ("During 1971, Acme invested", []),
         ("we need 2 Keys and 3 Locks", []),

@@ -68,12 +68,10 @@ ROWS = [
         "The wedding is on Saturday 12 Dec, ceremony at 3pm. Shuttle leaves the hotel at 2:15 pm.",
         ["11-25 15:00"],
     ),  # the clock alone; the linker gives it the day
-    # an imperative side label in the next sentence is no arrival: no end, and it goes
-    ("Flight on Mon 14 Dec departs 6:50 AM.\nArrive at 5:45 for security.", ["11-26 06:50"]),
-    # a later message's pick-up time after an agreed start is a side time too
+    # must not fire: the clock a lead time counts back from is the start
     (
-        "Dana: dinner friday at 8pm?\nMe: yes!\nDana: great, I'll pick you up at 7:30",
-        ["11-27 20:00"],
+        "Doors open 30 min before the 8pm show on Saturday 12 Dec. Bar closes at 11pm.",
+        ["11-25 20:00"],  # the clock alone; the linker gives it the day
     ),
     # must not fire: a side time alone, a start with no label, a chat's own plans
     ("Bookings close on Friday 4 December at 12 noon.", ["12-04 12:00"]),
@@ -114,3 +112,33 @@ def test_numbers_are_no_clocks(parser: TimeParser, thread: str, starts: list[str
     mentions = parser.parse_input("add it", thread)
     found = [f"{m.value:%m-%d %H:%M}" for m in mentions if m.has_clock_time and m.value]
     assert found == starts
+
+
+# A listing's day, a dash and a clock are one start; a day of the month said after a month in
+# the same message is in that month; hours joined by a dash are no date. Rows after "must not
+# fire" keep Duckling's reading.
+READING_ROWS = [
+    ("Tuesday 1/12 - 9:00 am - interview", ["12-01 09:00"]),
+    ("Friday - 3pm", ["11-27 15:00"]),
+    ("The conference is Jan 14-15, 2027. The keynote is at 9am on the 14th.", ["01-14 09:00"]),
+    # must not fire: a range of clocks; the 3rd said before the month is named
+    ("Friday 3pm - 5pm", ["11-27 15:00"]),
+    ("Call on the 3rd at 9am. The party is on Jan 5.", ["12-03 09:00"]),
+]
+
+
+@pytest.mark.parametrize(("thread", "starts"), READING_ROWS)
+def test_listings_and_days_of_the_month(parser: TimeParser, thread: str, starts: list[str]) -> None:
+    mentions = parser.parse_input("add it", thread)
+    found = [f"{m.value:%m-%d %H:%M}" for m in mentions if m.has_clock_time and m.value]
+    assert found == starts
+
+
+@pytest.mark.parametrize(
+    ("span", "dated"),
+    [("10-11:30am", False), ("from 9-11am", False), ("12/8", True), ("10-11", True)],
+)
+def test_hours_joined_by_a_dash_are_no_date(span: str, dated: bool) -> None:
+    from tools.calendar.lang import states_date
+
+    assert states_date(span) is dated

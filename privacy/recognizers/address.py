@@ -6,9 +6,12 @@ Cities and countries are not addresses: they stay visible for the planner.
 
 from __future__ import annotations
 
+import calendar
+
 import regex
 from presidio_analyzer import Pattern, PatternRecognizer
 
+from lang import data
 from privacy.lexicon import is_given_name, is_surname, max_zipf, zipf
 from privacy.postal import is_city, is_country
 
@@ -44,6 +47,17 @@ _UNIT = (
 _WORD = r"[\p{L}][\p{L}'’.\-]*"
 # Street names hold no function words: "3 blocks to the park" is a walk, not an address.
 _NAME_WORD = rf"(?!(?:the|to|and|a|an|of|in|my|our|your|at|for|with|on|is|are|from|by|or)\b){_WORD}"
+# A street's name is no day: "will take place on Wednesday 16 December" is a date, where the
+# French "place" and a day's number fit "Calle Mayor 3" (weekdays: lang/data/times.toml).
+_DAY_NAMES = "|".join(
+    sorted(
+        {w for forms in data.table("times")["weekdays"].values() for f in forms for w in f.split()}
+        | set(calendar.month_name[1:]),
+        key=len,
+        reverse=True,
+    )
+)
+_STREET_WORD = rf"(?!(?i:{_DAY_NAMES})\b){_NAME_WORD}"
 # Numbered streets: "311 E 62nd St", "7 3rd Main Road".
 _ORDINAL = r"\d{1,4}(?:st|nd|rd|th)"
 _PARTICLE = r"(?:(?:de|du|des|la|le|l'|del|da|do|dos|das|di|della|dei)\s+)"
@@ -134,7 +148,7 @@ class StreetAddressRecognizer(PatternRecognizer):
         Pattern(
             "romance street number",
             # after a comma, five digits are a postcode: "rue de Rivoli, 75001 Paris"
-            rf"\b{_ROMANCE}\s+(?:{_WORD}\s+){{0,4}}?{_WORD}(?:,\s+(?:n[º°o.]\s*)?\d{{1,4}}|\s+"
+            rf"\b{_ROMANCE}\s+(?:{_STREET_WORD}\s+){{0,4}}?{_STREET_WORD}(?:,\s+(?:n[º°o.]\s*)?\d{{1,4}}|\s+"
             rf"(?:n[º°o.]\s*)?\d{{1,5}})(?!\s?(?:h|am|pm|uhr|:)(?:\b|\d))[a-z]?\b"
             rf"(?:,?\s+{_UNIT}\b)?",
             0.6,

@@ -291,8 +291,9 @@ def _date_and_clock(
     wanted: datetime, grounded: Sequence[TimeMention], zone: ZoneInfo
 ) -> tuple[TimeMention, TimeMention] | None:
     """A day and a clock time stated apart ("lunch on friday?" ... "1pm works"), or a day said
-    after a clock that came with another day: the plan moved to it and kept its clock ("review
-    monday at 10am" ... "same time but tuesday?"). A day said before such a clock is none."""
+    after a clock that came with another day, in words that keep the clock ("review monday at
+    10am" ... "same time but tuesday?", "thursday instead?"). Any other later day is none:
+    "reply by Friday to reschedule" moves nothing."""
     clocks = [
         m
         for m, value in _stated_clocks(grounded)
@@ -314,7 +315,7 @@ def _date_and_clock(
         for clock in clocks:
             if not states_date(clock.text):
                 return day, clock
-            if not day.has_clock_time and day.source == clock.source and day.start >= clock.end:
+            if day.keeps_clock and day.source == clock.source and day.start >= clock.end:
                 return day, clock  # the day it moved to, said after the clock it keeps
     return None
 

@@ -299,11 +299,11 @@ def _is_code(token: str) -> bool:
 # A number of three or four digits with no colon ("flight UA 123", "room 1204"): Duckling reads
 # it as a clock ("123 on Mon" was 13:23). It is one only with a clock preposition before it
 # ("at 930", "um 1430") or a clock word after it ("930am", "1430h", "0900 hrs"), or when it
-# is four digits led by a zero ("a meeting 0907 tomorrow"); a year-shaped number (19xx, 20xx)
-# is left to Duckling's date reading.
+# is four digits led by a zero ("a meeting 0907 tomorrow") or one end of a range ("1400-1500");
+# a year-shaped number (19xx, 20xx) is left to Duckling's date reading.
 _TIGHT_NUMBER_RE = re.compile(
     r"(?<![\w:.,/$€£#-])(?!19\d\d|20\d\d|0\d{3})\d{3,4}"
-    r"(?![\w:.,/]|\s*(?:[ap]\.?m\b|h\b|hrs?\b|hours\b|uhr\b|o'?clock\b))",
+    r"(?![\w:.,/]|-\d|\s*(?:[ap]\.?m\b|h\b|hrs?\b|hours\b|uhr\b|o'?clock\b))",
     re.IGNORECASE,
 )
 _CLOCK_PREPOSITION_END_RE = re.compile(rf"(?:^|\W)(?:{CLOCK_PREPOSITIONS})\s*$", re.IGNORECASE)
@@ -582,8 +582,9 @@ _DATE_WORD_RE = re.compile(
     rf"|lundi|mardi|mercredi|jeudi|vendredi|samedi|dimanche|lun|mer|jeu|ven|sam|dim|lunes|martes"
     rf"|miércoles|miercoles|jueves|viernes|sábado|sabado|domingo|mié|jue|vie|seg|ter|qua|qui|sex"
     rf")\.?(?![\w])|\b{MONTHS}\s*\d|\d{{1,2}}(?:st|nd|rd|th|er|e|º|ª)?\.?\s+{MONTHS}"
-    # numeric dates; with dots only day.month ("4.12.", "04.12.2026"): "7.30" is a clock
-    rf"|\b\d{{1,4}}[/-]\d{{1,2}}(?:[./-]\d{{2,4}})?\b|\b\d{{4}}\.\d{{1,2}}\.\d{{1,2}}\b"
+    # numeric dates; with dots only day.month ("4.12.", "04.12.2026"): "7.30" is a clock;
+    # "10-11:30am", "9-11am" are hours
+    rf"|\b\d{{1,4}}[/-]\d{{1,2}}(?:[./-]\d{{2,4}})?\b(?![:.]\d|\s?[ap]\.?m\b)|\b\d{{4}}\.\d{{1,2}}\.\d{{1,2}}\b"
     rf"|\b\d{{1,2}}\.(?:0?[1-9]|1[0-2])\b(?:\.\d{{2,4}}\b)?|\bthe\s+\d{{1,2}}(?:st|nd|rd|th)\b"
     rf"|\bin\s+\d+\s+days?\b",
     re.IGNORECASE,

@@ -17,7 +17,6 @@ from typing import TYPE_CHECKING
 
 from lang import data
 from tools.calendar import lang
-from tools.calendar.side_times import is_side_time
 
 if TYPE_CHECKING:  # times.py calls this module; the mention type is only named here
     from tools.calendar.times import TimeMention
@@ -31,7 +30,6 @@ _BETWEEN_RE = re.compile(
     rf"[ \t]*(?:{_CONNECTOR})[ \t]*|{_PUNCT}(?<![^\W\d_])(?:{_END_LABEL})(?![^\W\d_])[\s:.]*",
     re.IGNORECASE,
 )
-_CONNECTOR_RE = re.compile(rf"[ \t]*(?:{_CONNECTOR})[ \t]*", re.IGNORECASE)
 _MERIDIEM_RE = re.compile(r"\d\s*[ap]\.?\s?m\b|\b[ap]\.?m\b", re.IGNORECASE)
 # An end label on the next line, whatever the rest of the first line says: "Departs Mon 14 Dec
 # 11:25 (LHR)" + "Arrives Mon 14 Dec 14:30".
@@ -78,11 +76,8 @@ def _is_range(text: str, first: TimeMention, second: TimeMention) -> bool:
         return (
             bool(_END_LABEL_RE.match(text, first.end, second.start)) and second.value > first.value
         )
-    between = _BETWEEN_RE.fullmatch(text, first.end, second.start)
-    if not between:
+    if not _BETWEEN_RE.fullmatch(text, first.end, second.start):
         return False
-    if not _CONNECTOR_RE.fullmatch(between.group()) and is_side_time(text, second):
-        return False  # "Departs 6:50 AM. Arrive at 5:45 for security": a side time, no end
     line_start = text.rfind("\n", 0, first.start) + 1
     return not lang.MOVED_FROM_RE.search(text, line_start, first.end)
 

@@ -25,6 +25,8 @@ _LABEL = data.phrase_pattern("times", "side_labels").pattern
 _LEAD = data.word_pattern("times", "lead_units").pattern
 _WORD = rf"(?:\d+[ \t]*{_LEAD}|[^\W\d][^\s\d]*)[ \t]*"
 _SIDE_RE = re.compile(rf"(?P<label>{_LABEL})[:\s]*(?:{_WORD}){{0,3}}$", re.IGNORECASE)
+# "30 min before the 8pm show": the clock is what the lead time counts back from.
+_RELATION_RE = data.word_pattern("times", "lead_relations")
 _CLAUSE_END_RE = re.compile(r"[.!?;\n|]")
 # A business's hours: never a start (times.toml [hours_labels]).
 # (anywhere before the time in its clause: "Opening hours 9am–5:30pm, Mon–Sat")
@@ -66,7 +68,7 @@ def side_label(text: str, mention: TimeMention) -> str | None:
     """The side-time label right before `mention` in its sentence, or heading the field block
     it is written under ("Arrive: Amsterdam (AMS)" / "Fri 18 Dec" / "08:50"), or None."""
     found = _SIDE_RE.search(_clause_before(text, mention))
-    if found:
+    if found and not _RELATION_RE.search(found.group(0), found.end("label")):
         return found.group("label")
     field = _field_of(text, mention)
     return field if _SIDE_LABEL_RE.match(field) else None
@@ -82,24 +84,11 @@ def is_opening_hours(text: str, mention: TimeMention) -> bool:
     return bool(_HOURS_RE.search(_clause_before(text, mention)))
 
 
-def drop_side_times(
-    text: str, mentions: Sequence[TimeMention], *, stated_before: bool = False, asked: str = ""
-) -> list[TimeMention]:
+def drop_side_times(text: str, mentions: Sequence[TimeMention]) -> list[TimeMention]:
     """`mentions` of one message without its side times, when it states a start beside them,
-    and without a place's opening hours, always. After a start said in an earlier message
-    (`stated_before`: "dinner friday at 8?" / "I'll pick you up at 7:30") a side time goes too,
-    unless the request names its label as the event ("add the pickup to my calendar")."""
+    and without a place's opening hours, always."""
     mentions = [m for m in mentions if not (m.has_clock_time and is_opening_hours(text, m))]
-    labels = {id(m): side_label(text, m) for m in mentions if m.has_clock_time}
-    side = [m for m in mentions if labels.get(id(m))]
-    if any(m.has_clock_time and m not in side for m in mentions):
-        return [m for m in mentions if m not in side]
-    if stated_before:
-        return [m for m in mentions if m not in side or _names(asked, labels[id(m)] or "")]
-    return list(mentions)
-
-
-def _names(asked: str, label: str) -> bool:
-    """Whether the request says the label's words ("add the pickup" for "Pick-up is at ...")."""
-    words = {w.casefold().replace("-", "") for w in re.findall(r"[\w-]+", asked)}
-    return any(w.casefold().replace("-", "") in words for w in re.findall(r"[\w-]+", label))
+    side = [m for m in mentions if m.has_clock_time and is_side_time(text, m)]
+    if not side or not any(m.has_clock_time and m not in side for m in mentions):
+        return list(mentions)
+    return [m for m in mentions if m not in side]

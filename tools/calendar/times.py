@@ -188,15 +188,6 @@ def _misread_words(
             if not inside:
                 for word in re.finditer(r"\bat\b", body, re.IGNORECASE):
                     spans.append((entity["start"] + word.start(), entity["start"] + word.end()))
-        elif value.get("type") == "interval" and not _range_words(code).search(body):
-            # "tomorrow for 2 hours", "friday for an hour": a day and a length, which Duckling
-            # reads as a range from midnight; its "for" goes, so the day and the length are
-            # read apart ("my 10am review tomorrow for 2 hours" ends at noon)
-            inside = _inside(entity, lengths()) if not _clock_written(body) else []
-            for length in inside:
-                opener = _LENGTH_OPENER_RE.search(clean, entity["start"], length["start"])
-                if opener:
-                    spans.append((opener.start(), opener.start() + 3))
         elif value.get("type") == "value" and (to := _DIGITS_TO_RE.search(body)):
             minute = str(value.get("value") or "")[14:16]
             if minute.isdigit() and int(minute) == (60 - int(to.group(1))) % 60:
@@ -273,6 +264,9 @@ class TimeMention:
     # A duration said as a move of the plan on the table ("30 min later", "push it back an
     # hour"): the signed amount. Only stated start + stated amount may ground such a start.
     shift: timedelta | None = None
+    # A day said as the plan's new day that keeps its clock ("same time but tuesday?",
+    # "thursday instead?", acts.toml [same_time] [instead]): it may carry a clock said before.
+    keeps_clock: bool = False
 
 
 @dataclass(frozen=True)
@@ -446,6 +440,71 @@ def _deadline_open(entity: dict[str, Any], ref: datetime) -> dict[str, Any]:
     if not lang.states_clock_time(lang.DAY_OF_MONTH_RE.sub(" ", str(entity.get("body", "")))):
         grain = "day"  # "collect by Wednesday 2 December": a day, no clock time
     return {**entity, "value": {"type": "value", "value": upper["value"], "grain": grain}}
+
+
+# A day moved to with its clock kept: "same time but tuesday?", "can we do thursday instead?".
+_SAME_TIME = data.phrase_pattern("acts", "same_time").pattern
+_KEEPS_CLOCK_RE = re.compile(
+    rf"{_SAME_TIME}|{data.word_pattern('acts', 'instead').pattern}", re.IGNORECASE
+)
+# "the 14th", "on the 3rd": a day of the month with no month of its own.
+_ORDINAL_DAY_RE = re.compile(r"\bthe\s+(\d{1,2})(?:st|nd|rd|th)\b", re.IGNORECASE)
+_MONTH_NAMED_RE = re.compile(rf"\b{lang.MONTHS}|\d{{1,2}}[/.]\d{{1,2}}", re.IGNORECASE)
+
+
+def _in_the_month_said(mentions: list[TimeMention]) -> list[TimeMention]:
+    """A message's "on the 14th" in the month its other dates name ("the offsite is Jan 14-15
+    ... shuttle leaves at 7:30am on the 14th"): Duckling takes the coming 14th, a month early.
+    Only after the month is named, when the message's dates name one month, and only later."""
+    named = [m for m in mentions if m.value is not None and _MONTH_NAMED_RE.search(m.text)]
+    months = {(m.value.year, m.value.month) for m in named if m.value is not None}
+    if len(months) != 1:
+        return mentions
+    (year, month) = months.pop()
+    first = min(m.start for m in named)
+    out = []
+    for mention in mentions:
+        day = _ORDINAL_DAY_RE.search(mention.text)
+        value = mention.value
+        if (
+            day
+            and value is not None
+            and mention.start > first
+            and not _MONTH_NAMED_RE.search(mention.text)
+            and (value.year, value.month) != (year, month)
+        ):
+            try:
+                moved = value.replace(year=year, month=month, day=int(day.group(1)))
+            except ValueError:
+                moved = value
+            if moved > value:
+                end = mention.end_value + (moved - value) if mention.end_value else None
+                mention = replace(mention, value=moved, end_value=end, alternatives=())
+        out.append(mention)
+    return out
+
+
+_DASH_RE = re.compile(r"[ \t]+[-–—][ \t]+")
+
+
+def _day_then_clock(entity: dict[str, Any]) -> dict[str, Any]:
+    """Duckling reads a listing's "Tuesday 12/8 - 9:00 am" as a range from midnight to nine.
+    A day, a dash and a clock are one start: a range needs a clock at both ends."""
+    value = entity.get("value") or {}
+    lower, upper = value.get("from"), value.get("to")
+    if value.get("type") != "interval" or not lower or not upper or "value" not in upper:
+        return entity
+    parts = _DASH_RE.split(str(entity.get("body", "")))
+    if len(parts) != 2 or not lang.states_date(parts[0]) or lang.states_date(parts[1]):
+        return entity
+    if _clock_written(parts[0]) or not _clock_written(parts[1]):
+        return entity
+    grain = upper.get("grain", "minute")
+    try:
+        start = datetime.fromisoformat(upper["value"]) - _SUBDAY.get(grain, timedelta(0))
+    except ValueError:
+        return entity
+    return {**entity, "value": {"type": "value", "value": start.isoformat(), "grain": grain}}
 
 
 def _start_only(entity: dict[str, Any], clean: str) -> dict[str, Any]:
@@ -763,14 +822,13 @@ class TimeParser:
         mentions = self.parse(request, source="request")
         for text, source in ((thread, "thread"), (ocr, "ocr")):
             if text.strip():
-                mentions.extend(self._parse_thread(text, source, asked=request))
+                mentions.extend(self._parse_thread(text, source))
         return mentions
 
     # ------------------------------------------------------------------ threads
-    def _parse_thread(self, text: str, source: str, asked: str = "") -> list[TimeMention]:
+    def _parse_thread(self, text: str, source: str) -> list[TimeMention]:
         """Parse what each message says; its own stamp (metadata only) anchors its relative
-        dates. Headers, receipts, dividers and separators are never parsed for event times.
-        `asked`: the user's request, which may name a side time's label as the event."""
+        dates. Headers, receipts, dividers and separators are never parsed for event times."""
         sent_at: datetime | None = None
         whereabouts: dict[str, str | None] = {}  # speaker -> the zone they said they are in
         told: list[tuple[tuple[int, int, int], list[TimeMention]]] = []
@@ -809,15 +867,16 @@ class TimeParser:
                         )
                     )
             # A start and its end on two lines of one message ("Departs 6:50" / "Arrives 9:05").
-            told.append((age_order(message), join_ranges(text, said)))
+            said = _in_the_month_said(join_ranges(text, said))
+            if _KEEPS_CLOCK_RE.search(body):
+                said = [replace(m, keeps_clock=not m.has_clock_time) for m in said]
+            told.append((age_order(message), said))
         # a bare hour answers the clock said before it in time: quoted mail is older
         told.sort(key=lambda item: item[0])
-        # Then the doors, boarding, pick-up or deadline times said beside a start, in its message
-        # or after one ("dinner friday at 8?" / "I'll pick you up at 7:30").
+        # then the doors, boarding or deadline times said beside the start in each message
         kept: list[TimeMention] = []
         for _, of_message in told:
-            stated = any(m.has_clock_time for m in kept)
-            kept += drop_side_times(text, of_message, stated_before=stated, asked=asked)
+            kept += drop_side_times(text, of_message)
         mentions = _near_the_clock_before(kept, self.zone)
         return sorted(mentions, key=lambda m: m.start)
 
@@ -924,7 +983,9 @@ class TimeParser:
             lang.PART_NUMBER_RE.search(clean) or lang.CHANGED_HOUR_RE.search(clean)
         ):
             entities = self._with_part_number(clean, entities, ref, locale)
-        entities = [_deadline_open(e, ref) for e in entities if not _wrong_start(e, clean)]
+        entities = [
+            _day_then_clock(_deadline_open(e, ref)) for e in entities if not _wrong_start(e, clean)
+        ]
         if source == "request":  # in a thread, "I'm around from 2" is a window, not a start
             entities = [_start_only(e, clean) for e in entities]
         mentions: list[TimeMention] = []
@@ -1568,8 +1629,8 @@ _WEEKDAY_BEFORE_RE = re.compile(
 # "sat 12pm", "Montag 18 Uhr"), nor a month's day ("sat 12 dec", which Duckling reads whole).
 _DAY_NUMBER = (
     r"[ \t]+(?P<day>[1-9]|[12]\d|3[01])(?:st|nd|rd|th)?"
-    r"(?![\d:.h]|[ \t]*(?:[ap]\.?m\b|uhr\b|h\b|hrs?\b|heures?\b|horas?\b|o'?clock\b))"
-    rf"(?![ \t]*(?:of[ \t]+)?{lang.MONTHS})"
+    r"(?![\d:.h/]|-\d|[ \t]*(?:[ap]\.?m\b|uhr\b|h\b|hrs?\b|heures?\b|horas?\b|o'?clock\b))"
+    rf"(?![ \t]*(?:of[ \t]+)?{lang.MONTHS})"  # "Tuesday 12/8": a numeric date, not the 12th
 )
 _DAY_NUMBER_AFTER_RE = re.compile(_DAY_NUMBER, re.IGNORECASE)
 
