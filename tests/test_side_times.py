@@ -86,11 +86,15 @@ ROWS = [
 ]
 
 
+def _clocks(parser: TimeParser, thread: str) -> list[str]:
+    """The clock times a pasted thread states, as "MM-DD HH:MM"."""
+    mentions = parser.parse_input("add it", thread)
+    return [f"{m.value:%m-%d %H:%M}" for m in mentions if m.has_clock_time and m.value]
+
+
 @pytest.mark.parametrize(("thread", "starts"), ROWS)
 def test_side_times(parser: TimeParser, thread: str, starts: list[str]) -> None:
-    mentions = parser.parse_input("add it", thread)
-    found = [f"{m.value:%m-%d %H:%M}" for m in mentions if m.has_clock_time and m.value]
-    assert found == starts
+    assert _clocks(parser, thread) == starts
 
 
 # A number of three or four digits with no clock sign is a flight, a room or a table, never a
@@ -109,9 +113,7 @@ NUMBER_ROWS = [
 
 @pytest.mark.parametrize(("thread", "starts"), NUMBER_ROWS)
 def test_numbers_are_no_clocks(parser: TimeParser, thread: str, starts: list[str]) -> None:
-    mentions = parser.parse_input("add it", thread)
-    found = [f"{m.value:%m-%d %H:%M}" for m in mentions if m.has_clock_time and m.value]
-    assert found == starts
+    assert _clocks(parser, thread) == starts
 
 
 # A listing's day, a dash and a clock are one start; a day of the month said after a month in
@@ -129,9 +131,7 @@ READING_ROWS = [
 
 @pytest.mark.parametrize(("thread", "starts"), READING_ROWS)
 def test_listings_and_days_of_the_month(parser: TimeParser, thread: str, starts: list[str]) -> None:
-    mentions = parser.parse_input("add it", thread)
-    found = [f"{m.value:%m-%d %H:%M}" for m in mentions if m.has_clock_time and m.value]
-    assert found == starts
+    assert _clocks(parser, thread) == starts
 
 
 @pytest.mark.parametrize(
