@@ -128,6 +128,8 @@ def test_phone_key_merges_spellings(spellings: list[str], region: str) -> None:
         ("the concert will take place on Wednesday 16 December", []),
         ("it takes place on Friday, 18 at noon", []),
         ("Ci vediamo in Via Roma 12", ["Via Roma 12"]),
+        ("vivo en Calle del Mar 5", ["Calle del Mar 5"]),
+        ("Avenida Domingo Sarmiento 12", ["Avenida Domingo Sarmiento 12"]),
         ("I walked 3 blocks to the park", []),
         ("During 1971, Acme invested", []),
         ("we need 2 Keys and 3 Locks", []),

@@ -73,6 +73,11 @@ ROWS = [
         "Doors open 30 min before the 8pm show on Saturday 12 Dec. Bar closes at 11pm.",
         ["11-25 20:00"],  # the clock alone; the linker gives it the day
     ),
+    (
+        "Your appointment is Thursday 10 Dec. For check-in please come along and arrive 15 min "
+        "before your 3:00 PM slot. We close at 5 PM.",
+        ["11-25 15:00"],
+    ),
     # must not fire: a side time alone, a start with no label, a chat's own plans
     ("Bookings close on Friday 4 December at 12 noon.", ["12-04 12:00"]),
     ("I'll pick up the kids at 3pm and dinner is at 7pm", ["11-25 15:00", "11-25 19:00"]),

@@ -92,8 +92,6 @@ DECLINE_BEFORE_RE = re.compile(
     + r"\s*(?:(?:do|make|on|at|am|le|el|na)\s+)?$",
     re.IGNORECASE,
 )
-# "same time but Monday" keeps the clock; "30 min later" moves by an amount (acts.toml).
-SAME_TIME_RE = data.phrase_pattern("acts", "same_time")
 # The user changes the plan the chat made: "actually make it 8:30" (acts.toml).
 MOVE_RE = data.phrase_pattern("acts", "move")
 # A sentence that reports free time ("you have an empty slot from 8 am to 11 am", "I'm free

@@ -48,7 +48,6 @@ from agent.extraction.cue import (
     RANGE_RE,
     RESCHEDULE_RE,
     RESTATED_DAY_RE,
-    SAME_TIME_RE,
     SCHEDULE_QUESTION_RE,
     WISH_RE,
     calls_off,
@@ -610,7 +609,7 @@ class RuleLinker:
             start = _at(day, new.time(), self.zone)  # "... to Friday, March 9 at 9": its day
         end = self._end(chosen.mention, start, activity or (target.activity if target else ""))
         said_length = _length_said(own, chosen.mention)
-        if said_length is not None:  # "add my 10am review tomorrow for 2 hours", "at 3pm (1h)"
+        if said_length is not None:  # "call at 3pm (1h)", "my 10am review tomorrow (2 hours)"
             end = start + said_length
         fresh = activity and (target is None or (target.start is not None and not moving))
         if target is not None and not (fresh and target.activity != activity):
@@ -702,7 +701,6 @@ class RuleLinker:
         if not POSSESSIVE_RE.search(before):
             return True
         # "add my 2:00 pm meeting on Tuesday": a plan of the user's own, asked for, is the event
-        # ("move my 2pm meeting" names the one to move; "my 2pm runs long" another plan)
         # ("move my 2pm meeting" names the one to move; "lunch after my 2pm meeting" another)
         after = segment.text[mention.end - segment.start :]
         return (
@@ -934,7 +932,7 @@ class RuleLinker:
                 and not (ACCEPT_RE.search(text) or DECIDE_RE.search(text))  # "wed no problem"
             )  # fmt: skip
             moves = (
-                RESCHEDULE_RE.search(text) or not target.dated or SAME_TIME_RE.search(text)
+                RESCHEDULE_RE.search(text) or not target.dated or lang.SAME_TIME_RE.search(text)
                 or RESTATED_DAY_RE.search(segment.sentence or text) or counter
             )  # fmt: skip
             if moves and day is None and within is not None and not target.all_day:

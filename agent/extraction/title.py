@@ -459,7 +459,7 @@ def answered_name(text: str, asked: str, times: Sequence[tuple[int, int]] = ()) 
         return ""
     if any(w.strip(".") == "" or "." in w[:-1] for w in lowered):
         return ""  # two sentences, or a time left between words: no one phrase
-    if all(w in _STOP or w in _GENERIC for w in lowered) or _names_a_person(title):
+    if _names_nothing(title) or _names_a_person(title):
         return ""
     return title[:1].upper() + title[1:]
 

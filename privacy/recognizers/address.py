@@ -6,8 +6,6 @@ Cities and countries are not addresses: they stay visible for the planner.
 
 from __future__ import annotations
 
-import calendar
-
 import regex
 from presidio_analyzer import Pattern, PatternRecognizer
 
@@ -47,12 +45,13 @@ _UNIT = (
 _WORD = r"[\p{L}][\p{L}'’.\-]*"
 # Street names hold no function words: "3 blocks to the park" is a walk, not an address.
 _NAME_WORD = rf"(?!(?:the|to|and|a|an|of|in|my|our|your|at|for|with|on|is|are|from|by|or)\b){_WORD}"
-# A street's name is no day: "will take place on Wednesday 16 December" is a date, where the
-# French "place" and a day's number fit "Calle Mayor 3" (weekdays: lang/data/times.toml).
+# A street's name in an English line is no English day or month: "will take place on Wednesday
+# 16 December" is a date, where the French "place" and a day's number fit "Calle Mayor 3"
+# (lang/data/times.toml; whole names only: "Calle del Mar 5", "Avenida Domingo Sarmiento 12").
 _DAY_NAMES = "|".join(
     sorted(
-        {w for forms in data.table("times")["weekdays"].values() for f in forms for w in f.split()}
-        | set(calendar.month_name[1:]),
+        {w for form in data.table("times")["weekdays"]["en"] for w in form.split() if len(w) > 4}
+        | data.words("times", "month_names", "en"),
         key=len,
         reverse=True,
     )

@@ -306,12 +306,15 @@ _TIGHT_NUMBER_RE = re.compile(
     r"(?![\w:.,/]|-\d|\s*(?:[ap]\.?m\b|h\b|hrs?\b|hours\b|uhr\b|o'?clock\b))",
     re.IGNORECASE,
 )
-_CLOCK_PREPOSITION_END_RE = re.compile(rf"(?:^|\W)(?:{CLOCK_PREPOSITIONS})\s*$", re.IGNORECASE)
+# A clock preposition ending a text, as a word: "at " before "930", not "th" + "at" of "that".
+CLOCK_PREPOSITION_BEFORE_RE = re.compile(rf"(?:^|\W)(?:{CLOCK_PREPOSITIONS})\s*$", re.IGNORECASE)
 
 
 def _blank_tight_number(match: re.Match[str]) -> str:
     before = match.string[max(0, match.start() - 12) : match.start()]
-    return match.group(0) if _CLOCK_PREPOSITION_END_RE.search(before) else " " * len(match.group(0))
+    return (
+        match.group(0) if CLOCK_PREPOSITION_BEFORE_RE.search(before) else " " * len(match.group(0))
+    )
 
 
 def blank_counts(text: str) -> str:
@@ -444,6 +447,12 @@ MOVED_FROM_RE = re.compile(
     rf"\b(?:{_MOVE_STEMS})\w*\s+(?:\S+\s+){{0,3}}?"
     rf"(?:{data.alternation('times', 'move_from')})\b",
     re.IGNORECASE,
+)
+# "same time but Monday" keeps the clock (acts.toml); with "thursday instead?" a day said so
+# may carry the clock said before it (the gate reads TimeMention.keeps_clock).
+SAME_TIME_RE = data.phrase_pattern("acts", "same_time")
+KEEPS_CLOCK_RE = re.compile(
+    rf"{SAME_TIME_RE.pattern}|{data.word_pattern('acts', 'instead').pattern}", re.IGNORECASE
 )
 # A word that makes a time repeat ("every day at 9"): the time names no one day.
 RECURRENCE_RE = data.word_pattern("times", "recurrence")

@@ -64,19 +64,13 @@ def _field_of(text: str, mention: TimeMention) -> str:
     return ""
 
 
-def side_label(text: str, mention: TimeMention) -> str | None:
-    """The side-time label right before `mention` in its sentence, or heading the field block
-    it is written under ("Arrive: Amsterdam (AMS)" / "Fri 18 Dec" / "08:50"), or None."""
-    found = _SIDE_RE.search(_clause_before(text, mention))
-    if found and not _RELATION_RE.search(found.group(0), found.end("label")):
-        return found.group("label")
-    field = _field_of(text, mention)
-    return field if _SIDE_LABEL_RE.match(field) else None
-
-
 def is_side_time(text: str, mention: TimeMention) -> bool:
-    """Whether a side-time label sits right before `mention` or heads its field block."""
-    return side_label(text, mention) is not None
+    """Whether a side-time label sits right before `mention` in its sentence, or heads the
+    field block it is written under ("Arrive: Amsterdam (AMS)" / "Fri 18 Dec" / "08:50")."""
+    found = _SIDE_RE.search(_clause_before(text, mention))
+    if found and not _RELATION_RE.search(found.string, found.end("label"), found.end()):
+        return True
+    return bool(_SIDE_LABEL_RE.match(_field_of(text, mention)))
 
 
 def is_opening_hours(text: str, mention: TimeMention) -> bool:

@@ -136,8 +136,8 @@ def _other_hour(value: dict[str, Any], body: str) -> bool:
 
 
 def _clock_written(body: str) -> bool:
-    """Whether words Duckling read as a time write a clock: a number, or a word of a clock
-    ("noon", "tonight") is beside a length's count only when a digit names the hour."""
+    """Whether words Duckling read as a time write a clock in digits ("at 10", "9:00", "3pm",
+    "9h"), not only a day ("Tuesday 12/8")."""
     return bool(_AT_HOUR_RE.search(body) or re.search(r"\d\s*(?::|[ap]\.?m\b|h\b)", body, re.I))
 
 
@@ -355,7 +355,6 @@ def _said_as_a_move(clean: str, entity: dict[str, Any]) -> bool:
 
 # "2h" in English text is two hours ("block 2h tomorrow at 9"); "19h", "à 9h" are clocks.
 _HOURS_WRITTEN_RE = re.compile(r"(?<![\d:.])(?:[1-9]|1[0-2])\s?h(?![\w:.])", re.IGNORECASE)
-_CLOCK_BEFORE_RE = re.compile(rf"(?:{lang.CLOCK_PREPOSITIONS})\s*$", re.IGNORECASE)
 
 
 def _a_length(clean: str, entity: dict[str, Any], code: str) -> bool:
@@ -366,7 +365,9 @@ def _a_length(clean: str, entity: dict[str, Any], code: str) -> bool:
     if code != "en" or entity["dim"] != "time":
         return False
     written = _HOURS_WRITTEN_RE.search(clean, entity["start"], entity["end"])
-    return written is not None and not _CLOCK_BEFORE_RE.search(clean[: written.start()])
+    return written is not None and not lang.CLOCK_PREPOSITION_BEFORE_RE.search(
+        clean[: written.start()]
+    )
 
 
 def _moves_as_lengths(
@@ -442,11 +443,6 @@ def _deadline_open(entity: dict[str, Any], ref: datetime) -> dict[str, Any]:
     return {**entity, "value": {"type": "value", "value": upper["value"], "grain": grain}}
 
 
-# A day moved to with its clock kept: "same time but tuesday?", "can we do thursday instead?".
-_SAME_TIME = data.phrase_pattern("acts", "same_time").pattern
-_KEEPS_CLOCK_RE = re.compile(
-    rf"{_SAME_TIME}|{data.word_pattern('acts', 'instead').pattern}", re.IGNORECASE
-)
 # "the 14th", "on the 3rd": a day of the month with no month of its own.
 _ORDINAL_DAY_RE = re.compile(r"\bthe\s+(\d{1,2})(?:st|nd|rd|th)\b", re.IGNORECASE)
 _MONTH_NAMED_RE = re.compile(rf"\b{lang.MONTHS}|\d{{1,2}}[/.]\d{{1,2}}", re.IGNORECASE)
@@ -867,17 +863,14 @@ class TimeParser:
                         )
                     )
             # A start and its end on two lines of one message ("Departs 6:50" / "Arrives 9:05").
-            said = _in_the_month_said(join_ranges(text, said))
-            if _KEEPS_CLOCK_RE.search(body):
+            # then the doors, boarding or deadline times said beside the start
+            said = drop_side_times(text, _in_the_month_said(join_ranges(text, said)))
+            if lang.KEEPS_CLOCK_RE.search(body):
                 said = [replace(m, keeps_clock=not m.has_clock_time) for m in said]
             told.append((age_order(message), said))
         # a bare hour answers the clock said before it in time: quoted mail is older
         told.sort(key=lambda item: item[0])
-        # then the doors, boarding or deadline times said beside the start in each message
-        kept: list[TimeMention] = []
-        for _, of_message in told:
-            kept += drop_side_times(text, of_message)
-        mentions = _near_the_clock_before(kept, self.zone)
+        mentions = _near_the_clock_before([m for _, ms in told for m in ms], self.zone)
         return sorted(mentions, key=lambda m: m.start)
 
     def _speaker(self, label: str | None, note: str | None, located: str | None = None) -> Speaker:
