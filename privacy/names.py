@@ -70,10 +70,8 @@ _LIST_RE = re.compile(
     rf"[ \t]+)(?P<name>{TOKEN})",
     re.IGNORECASE,
 )
-_POSSESSIVE = (
-    r"my|our|the|his|her|their|mein|meine|meiner|unser|unsere|mon|ma|notre|mi|nuestro|nuestra"
-    r"|meu|minha|nosso|nossa"
-)
+# "my cfo", "the dentist": a possessive (labels.toml [possessives]) or "the" before a role.
+_POSSESSIVE = rf"the|{alternation('labels', 'possessives')}"
 _ROLE_WORDS = "|".join(sorted(map(re.escape, ROLES), key=len, reverse=True))
 _ROLE_AFTER_RE = re.compile(
     rf"(?<![\w<])(?P<name>{TOKEN})[ \t]*,?[ \t]+(?:who[ \t]+is[ \t]+|who's[ \t]+|is[ \t]+)?"

@@ -1157,6 +1157,10 @@ def test_a_plan_the_user_stepped_out_of_is_asked_about(thread: str, expected: li
     [
         # the user's own plan, asked for by its clock: "my" does not make it another's
         ("Add my 2:00 pm meeting on Tuesday.", "", ["2026-11-24T14:00:00+01:00"]),
+        # any request verb (labels.toml [request_verbs]), in any language of the table
+        ("put my 2pm meeting on tuesday", "", ["2026-11-24T14:00:00+01:00"]),
+        ("schedule our 3pm call for Tuesday", "", ["2026-11-24T15:00:00+01:00"]),
+        ("aggiungi il mio incontro delle 14:00 martedì", "", ["2026-11-24T14:00:00+01:00"]),
         # a plan of the calendar's, called off in the same request, leaves the new one alone
         ("Make a doctors appointment for Tuesday at 2 PM and cancel my lunch that same Tuesday "
          "at 1 PM", "", ["2026-11-24T14:00:00+01:00"]),
@@ -1166,6 +1170,8 @@ def test_a_plan_the_user_stepped_out_of_is_asked_about(thread: str, expected: li
          ["2026-11-21T16:00:00+01:00"]),
         ("move my 2pm meeting to Thursday", "", []),
         ("add lunch with Jo on Tuesday after my 2pm meeting", "", []),
+        ("I want you to my 2:00 pm meeting on Tuesday.", "", []),
+        ("put lunch after my 2pm meeting on tuesday", "", []),
         ("block 30 minutes to prepare for my 2pm interview on Tuesday", "", []),
         ("cancel my meeting", "<PERSON_1>: let's hop on a call tomorrow at 3\nMe: ok", []),
         ("add it", "<PERSON_1>: lunch tuesday at 1?\nMe: sure\n<PERSON_1>: sorry, need to "

@@ -138,11 +138,16 @@ ALL_DAY_RE = re.compile(
     r"\s+journée|congé|todo\s+el\s+día|vacaciones|feriado|dia\s+inteiro|o\s+dia\s+todo|férias)\b",
     re.IGNORECASE,
 )
-# ... right after a verb that asks for the event: "add my 2:00 pm meeting" is the one to add
-# ("after my 2pm meeting", "for my 10am call" name another plan).
+# A possessive ending a text ("my", "il mio": labels.toml [possessives]), and one right after a
+# verb that asks for the event (labels.toml [request_verbs]): "put my 2:00 pm meeting on tuesday"
+# is the one to add ("after my 2pm meeting", "for my 10am call" name another plan).
+_POSSESSIVE = (
+    rf"(?:(?:{data.alternation('labels', 'possessive_articles')})\s+)?"
+    rf"(?:{data.alternation('labels', 'possessives')})\s*$"
+)
+POSSESSIVE_RE = re.compile(rf"\b{_POSSESSIVE}", re.IGNORECASE)
 ADD_MINE_RE = re.compile(
-    r"\b(?:add|ajoute|añade|agrega|adiciona|aggiungi)\s+(?:my|our|mon|ma|mi|meu|minha|il\s+mio)\s*$",
-    re.IGNORECASE,
+    rf"\b(?:{data.alternation('labels', 'request_verbs')})\s+{_POSSESSIVE}", re.IGNORECASE
 )
 # A clause that asks for a plan another way, and a day's yes beside it (acts.toml).
 WISH_RE = data.phrase_pattern("acts", "wish")
@@ -152,7 +157,6 @@ HEDGE_RE = data.word_pattern("acts", "hedge")
 NEGATION_RE = re.compile(
     rf"(?:\b|(?=n't))(?:{data.alternation('acts', 'negation')})\b", re.IGNORECASE
 )
-POSSESSIVE_RE = re.compile(r"\b(?:my|our|his|her|their|mein\w*|mon|ma|mi|meu|minha)\s*$", re.I)
 FROM_TO_RE = re.compile(r"\bfrom\b.+\bto\b|\bvon\b.+\bauf\b|\bde\b.+\bà\b", re.IGNORECASE)
 OR_RE = re.compile(r"^\s*(?:or|oder|ou|o)\s*$", re.IGNORECASE)
 
