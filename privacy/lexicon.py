@@ -16,7 +16,7 @@ from pathlib import Path
 
 from spacy.lang.en.stop_words import STOP_WORDS as EN_STOP
 
-from lang.data import words
+from lang.data import table, words
 from lang.frequency import LANGUAGES, zipf
 from privacy.errors import PrivacyError
 
@@ -99,8 +99,33 @@ def is_rare_everywhere(word: str) -> bool:
 
 
 def is_given_name(word: str) -> bool:
-    """A known given name of some country (case-insensitive)."""
-    return word.casefold() in given_names()
+    """A known given name of some country, or a rare word made like a romanised Korean or
+    Chinese one (case-insensitive)."""
+    low = word.casefold()
+    return low in given_names() or _two_syllable_name(low)
+
+
+# Syllables of romanised Korean and Chinese given names, per language (names.toml).
+_SYLLABLES = tuple(
+    frozenset(line.split()) for line in table("names")["given_name_syllables"].values()
+)
+
+
+@functools.cache
+def _two_syllable_name(low: str) -> bool:
+    """ "jisoo", "ji-soo", "xiaoming": two syllables of one language's given names, and a word
+    no language Veil reads uses ("minmin" is one, "hansen" and "sunday" are not: a syllable
+    table holds neither "sen" nor "day")."""
+    if not 4 <= len(low) <= 10 or not low.replace("-", "").isalpha() or low in HARD_NOT_NAMES:
+        return False
+    if max_zipf(low.replace("-", "")) >= RARE_ZIPF:
+        return False
+    splits = [low.split("-")] if "-" in low else [(low[:i], low[i:]) for i in range(2, len(low) - 1)]
+    return any(
+        len(parts) == 2 and all(p in syllables for p in parts)
+        for syllables in _SYLLABLES
+        for parts in splits
+    )
 
 
 def is_common_word(word: str, threshold: float = 4.0) -> bool:

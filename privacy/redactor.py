@@ -288,25 +288,37 @@ def _never_a_name(text: str, start: int, end: int) -> bool:
 
 
 def _names_an_org(value: str, words: list[str]) -> bool:
-    """A word of the span says company or venue ("Acme Corp", "Hyde Park"), unless it is the
-    surname after a hyphened given name ("Ji-woo Park")."""
-    return any(w in ORG_WORDS for w in words) and not _hyphened_given_then_surname(value)
+    """A word of the span says company or venue ("Acme Corp", "Hyde Park"), unless it is a
+    surname after a given name ("Jisoo Park", "Ji-woo Park", "Grace Hall"), which the
+    words around it decide (the `venue_surname` check)."""
+    return any(w in ORG_WORDS for w in words) and not _given_then_venue_surname(value)
 
 
 # A romanised double given name joined by a hyphen: "Ji-woo", "Min-jun", "Thanh-Hà", "Jean-Luc".
 _HYPHENED_GIVEN_RE = re.compile(r"[^\W\d_][^\W\d_]{0,7}-[^\W\d_]{1,8}")
 
 
-def _hyphened_given_then_surname(value: str) -> bool:
-    """ "Ji-woo Park", "Seo-yeon Hall": a hyphened given name, then a surname that is also a
-    venue word, is a person; "Hyde Park" and "Olympic Park" stay places."""
+def _given_then_venue_surname(value: str) -> bool:
+    """ "Jisoo Park", "Ji-woo Park", "Sophie Church": a capitalised given name (one or two words),
+    then a surname that is also a venue's word, may be a person ("ask Daniel Park") or a place
+    ("meet at Victoria Park"); "Hyde Park" and "Olympic Park" open with no given name."""
     words = value.split()
+    if not 2 <= len(words) <= 3 or not all(w[:1].isupper() for w in words):
+        return False
+    *given, last = (w.casefold() for w in words)
     return (
-        len(words) == 2
-        and bool(_HYPHENED_GIVEN_RE.fullmatch(words[0]))
-        and words[0][0].isupper()
-        and is_surname(words[1].casefold())
+        is_surname(last)
+        and last in ORG_WORDS
+        and not any(w in ORG_WORDS for w in given)
+        and all(is_given_name(w) or bool(_HYPHENED_GIVEN_RE.fullmatch(w)) for w in given)
     )
+
+
+# Words before a place: "at Victoria Park", "in Lincoln Park", "near the Albert Hall".
+_PLACE_BEFORE_RE = re.compile(
+    r"(?:\b(?:at|in|near|by|outside|inside|around|behind|opposite)(?:[ \t]+the)?|@)[ \t]+$",
+    re.IGNORECASE,
+)
 
 
 def _checks(
@@ -338,6 +350,9 @@ def _checks(
         "employer": employer_before(text, start, value) and not bare_of,
         "of_before": bare_of,
         "org_word": _names_an_org(value, words),
+        "venue_surname": _given_then_venue_surname(value),
+        # ... said where a place goes: "at Victoria Park", "near the Albert Hall"
+        "venue_placed": _given_then_venue_surname(value) and bool(_PLACE_BEFORE_RE.search(before)),
         "venue_before": _venue_before(before),
         "brand": one and is_brand_shaped(first),
         # "San Jose", "Fort Collins": a place opener before or at the start of a name
@@ -359,6 +374,9 @@ def _checks(
             for s, e in places
         ),
         "is_place": touches_place and not value.islower(),
+        # "Zac brown band", "the Trump Tower": an organisation's or venue's word follows, whoever
+        # proposed the span
+        "venue_after": venue_follows(text, end),
         "foreign_line": foreign_line(text, start),
         # how it is written: a capital inside a sentence says more than one opening it
         "capital_inside": value[:1].isupper() and not value.isupper()
@@ -385,7 +403,6 @@ def _checks(
         "everyday": not any(given) and all(zipf(w) >= 4.5 for w in words),
         "lower_unlisted": value.islower() and not any(given),
         "not_here": no_name_here(text, start, end),
-        "venue_after": venue_follows(text, end),
         "at_venue": not given[0] and bool(_AT_BEFORE_RE.search(text, max(0, start - 6), start)),
         "common_lower": one and value.islower() and not given[0] and zipf(words[0]) >= 3.0,
         "short_caps": one and value.isupper() and len(value) <= 4,

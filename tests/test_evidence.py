@@ -14,6 +14,7 @@ import pytest
 import privacy.names
 import privacy.redactor as redactor
 from privacy.evidence import Candidate, grouped, prior, threshold, weigh, weights
+from privacy.lexicon import is_given_name
 from privacy.redactor import GUESSES, TRUSTED, Redactor, _checks
 
 
@@ -74,6 +75,12 @@ def test_the_prior_is_the_detectors_log_odds_clipped_and_scaled() -> None:
         ("meet at Priya's at 7", "Priya", "at_venue", False),
         ("thanks to Ashworth & Partners", "Ashworth", "venue_after", True),
         ("thanks to Ashworth and Priya", "Ashworth", "venue_after", False),
+        ("ask Daniel Park about it", "Daniel Park", "venue_surname", True),
+        ("ask Daniel Parker about it", "Daniel Parker", "venue_surname", False),
+        ("drinks at Hyde Park", "Hyde Park", "venue_surname", False),
+        ("meet at Victoria Park at 3", "Victoria Park", "venue_placed", True),
+        ("Victoria Park said yes", "Victoria Park", "venue_placed", False),
+        ("lunch with Daniel Park", "Daniel Park", "venue_placed", False),
         ("Personal Info", "Personal Info", "everyday", True),
         ("Rose Info", "Rose Info", "everyday", False),
         ("sign up on Cityscan", "Cityscan", "brand", True),
@@ -334,3 +341,17 @@ def test_a_name_with_its_punctuation_keeps_the_detectors_evidence(
 )  # fmt: skip
 def test_names_in_lines_of_other_languages(text: str, name: str, hidden: bool) -> None:
     assert (name not in Redactor().redact(text).text) is hidden
+
+
+@pytest.mark.parametrize(
+    ("word", "holds"),
+    [
+        ("jisoo", True), ("Ji-soo", True), ("minjun", True), ("seoyeon", True),
+        ("xiaoming", True), ("zihan", True),
+        # must not fire: everyday words, place names, syllables of two languages mixed
+        ("sunday", False), ("hansen", False), ("meeting", False), ("shanghai", False),
+        ("bingo", False), ("haha", False), ("china", False), ("soon", False),
+    ],
+)  # fmt: skip
+def test_romanised_two_syllable_given_names(word: str, holds: bool) -> None:
+    assert is_given_name(word) is holds

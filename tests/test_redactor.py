@@ -54,6 +54,12 @@ MUST_REDACT = [
     ("Hola María José, ¿cenamos el viernes?", {("PERSON", "María José")}),
     # a hyphened given name before a surname that is also a venue word; capitals up to a field's end
     ("dinner with Ji-woo Park on friday", {("PERSON", "Ji-woo Park")}),
+    # ... or any given name, and romanised Korean and Chinese given names no list holds
+    ("ask Daniel Park about it", {("PERSON", "Daniel Park")}),
+    ("Jisoo Park will join the call", {("PERSON", "Jisoo Park")}),
+    ("Sophie Church said yes", {("PERSON", "Sophie Church")}),
+    ("seoyeon: running late, start without me", {("PERSON", "seoyeon")}),
+    ("can Xiaoming join us friday?", {("PERSON", "Xiaoming")}),
     ("PASSENGER: NGUYEN VAN AN  SEAT 14C", {("PERSON", "NGUYEN VAN AN")}),
     # a word one keystroke from a weekday is a day only alone: beside a surname it is a name
     ("lunch with Thurday Okafor?", {("PERSON", "Thurday Okafor")}),
@@ -123,6 +129,15 @@ def test_must_be_redacted(text: str, expected: set[tuple[str, str]]) -> None:
         ("hi bot, add this", ["hi bot"]),
         # a city, then a known word that names no one: a landmark ("Sydney Adeyemi" is redacted)
         ("BA0117  London Heathrow (LHR) T5 -> New York JFK T8", ["London Heathrow"]),
+        # a given name before a venue word is a place where a place is said, and a venue's
+        # word after a span keeps it visible whoever proposed it
+        ("meet at Victoria Park at 3", ["Victoria Park"]),
+        ("the concert at Albert Hall, then drinks in Hyde Park", ["Albert Hall", "Hyde Park"]),
+        ("Lunch near the Willis Tower at noon?", ["Willis Tower"]),
+        ("did you watch the Disney Channel special?", ["Disney Channel"]),
+        ("we saw the Martinez band play", ["Martinez band"]),
+        # words made of two name syllables that every language uses stay words
+        ("sunday at the shanghai place, bingo after", ["sunday", "shanghai", "bingo"]),
     ],
 )  # fmt: skip
 def test_must_stay_visible(text: str, visible: list[str]) -> None:
