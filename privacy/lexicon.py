@@ -120,7 +120,10 @@ def _two_syllable_name(low: str) -> bool:
         return False
     if max_zipf(low.replace("-", "")) >= RARE_ZIPF:
         return False
-    splits = [low.split("-")] if "-" in low else [(low[:i], low[i:]) for i in range(2, len(low) - 1)]
+    if "-" in low:
+        splits = [low.split("-")]
+    else:
+        splits = [[low[:i], low[i:]] for i in range(2, len(low) - 1)]
     return any(
         len(parts) == 2 and all(p in syllables for p in parts)
         for syllables in _SYLLABLES
