@@ -9,8 +9,11 @@ import phonenumbers
 # Regions tried after the user's own, for national formats pasted from abroad.
 DEFAULT_REGIONS = ("US", "GB", "DE", "FR", "ES", "PT", "BR", "IT", "NL", "IN", "AU", "CA")
 _SEPARATED = re.compile(r"\d[\s().\-/]+\d")
+# A date, maybe with the hours after it ("12/12/2026 9-12", "12/12 9-12"): no phone.
+_HOURS = r"\s+\d{1,2}(?::\d\d)?\s*[-–]\s*\d{1,2}(?::\d\d)?"
 _DATE = re.compile(
-    r"\s*(?:\d{1,2}[./-]\d{1,2}[./-]\d{2,4}|\d{4}[./-]\d{1,2}[./-]\d{1,2}|\d{4}\s*[-–]\s*\d{4})\s*"
+    r"\s*(?:(?:\d{1,2}[./-]\d{1,2}[./-]\d{2,4}|\d{4}[./-]\d{1,2}[./-]\d{1,2})(?:" + _HOURS + r")?"
+    r"|\d{4}\s*[-–]\s*\d{4}|\d{1,2}/\d{1,2}" + _HOURS + r")\s*"
 )
 
 

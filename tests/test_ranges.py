@@ -42,8 +42,23 @@ RANGE_ROWS = [
         "London Euston 08:43 → Manchester Piccadilly 10:51, Monday 7 December 2026",
         [("12-07 08:43", "12-07 10:51")],
     ),
+    # an end label joined to the start in one sentence, a preposition before its clock; a
+    # start with an afternoon end is the morning's
+    ("we start at 9 and end at 3", [("11-25 09:00", "11-25 15:00")]),
+    ("buses leave at 8:15 and return by 2:30", [("11-25 08:15", "11-25 14:30")]),
+    # a stated day, then two bare hours joined by a dash: a start later than its end is the
+    # morning's, one from 1 to 6 the afternoon's
+    ("team offsite dec 10 9-5", [("12-10 09:00", "12-10 17:00")]),
+    ("yard sale Dec 12, 8-1", [("12-12 08:00", "12-12 13:00")]),
+    ("open day saturday 2-4", [("11-28 14:00", "11-28 16:00")]),
+    ("dinner sat 7-9pm", [("11-28 19:00", "11-28 21:00")]),
+    ("shift 12/12 from 9-12", [("12-12 09:00", "12-12 12:00")]),
     # must not fire
     ("Thursday 3pm → Friday 9am", []),
+    ("I'm free 11-12", []),
+    ("the score was 3-2 on saturday", []),
+    ("dinner at 7 and then drinks at 9", []),
+    ("we start at 9 and the room is free at 3", []),
     ("order #4 – 4pm delivery", []),
     ("Thursday 3pm or 4pm", []),
     ("lunch at 1pm. At 3pm I have a call", []),
@@ -61,6 +76,13 @@ def test_ranges(parser: TimeParser, text: str, ranges: list[tuple[str, str]]) ->
         if m.kind == "interval" and m.has_clock_time and m.value and m.end_value
     ]
     assert found == ranges
+
+
+def test_hours_after_a_day_that_may_be_either_half_keep_both(parser: TimeParser) -> None:
+    """ "party sat 7-10" may be the morning's or the evening's: the gate asks."""
+    (party,) = parser.parse_input("party sat 7-10")
+    assert (f"{party.value:%H:%M}", f"{party.end_value:%H:%M}") == ("07:00", "10:00")
+    assert [f"{a:%H:%M}" for a in party.alternatives] == ["19:00"]
 
 
 def test_a_range_in_a_thread_message_spans_its_lines(parser: TimeParser) -> None:

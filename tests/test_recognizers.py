@@ -37,6 +37,10 @@ def _found(recognizer: object, entity: str, text: str) -> list[str]:
         ("from 2019-2020", []),
         ("card 4111111111111111", []),
         ("meet at 10.30", []),
+        # a date and the hours after it
+        ("volunteer shift 12/12 9-12", []),
+        ("on 12/12/2026 9:00-12:00", []),
+        ("call 089/1234567", ["089/1234567"]),
     ],
 )
 def test_phone_recognizer(text: str, expected: list[str]) -> None:

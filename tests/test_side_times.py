@@ -102,14 +102,20 @@ def test_side_times(parser: TimeParser, thread: str, starts: list[str]) -> None:
     assert _clocks(parser, thread) == starts
 
 
-# A number of three or four digits with no clock sign is a flight, a room or a table, never a
-# clock; with "at" before it or a clock word after it, it is one. Rows after "must not fire"
-# keep the clock.
+# A number of three or four digits with no clock sign, or any number after a room's or a
+# seat's label, is a flight, a room or a table, never a clock; with "at" before it or a clock
+# word after it, it is one. Rows after "must not fire" keep the clock.
 NUMBER_ROWS = [
     ("Your flight UA 123 on Mon, 14 Dec is confirmed.", []),
     ("Meeting in room 204 on Friday", []),
     ("Table 12 for 4 people on Saturday", []),
+    # any number after a room's or a seat's label (times.toml [number_labels])
+    ("Meeting confirmed for Friday at 14:00, Room 2.01.", ["11-27 14:00"]),
+    ("Friday at 14:00 in Room 3.15 please.", ["11-27 14:00"]),
+    ("Gate B22, boarding closes Friday 9:40", ["11-27 09:40"]),
     # must not fire
+    ("table for 4 at 8pm", ["11-25 20:00"]),
+    ("dinner, table 7 at 8pm", ["11-25 20:00"]),
     ("lunch at 1230 tomorrow", ["11-26 12:30"]),
     ("Dec 14 2026 at 3pm", ["12-14 15:00"]),
     ("Flight BA 287 on Friday at 14:05", ["11-27 14:05"]),
@@ -121,17 +127,58 @@ def test_numbers_are_no_clocks(parser: TimeParser, thread: str, starts: list[str
     assert _clocks(parser, thread) == starts
 
 
-# A listing's day, a dash and a clock are one start; a day of the month said after a month in
-# the same message is in that month; hours joined by a dash are no date. Rows after "must not
-# fire" keep Duckling's reading.
+# A listing's day, a dash (or "to") and a clock are one start; a day of the month said after a
+# month in the same message is in that month; hours joined by a dash are no date. Rows after
+# "must not fire" keep Duckling's reading.
 READING_ROWS = [
     ("Tuesday 1/12 - 9:00 am - interview", ["12-01 09:00"]),
     ("Friday - 3pm", ["11-27 15:00"]),
+    ("can we move standup tomorrow to 9:30?", ["11-26 09:30"]),
     ("The conference is Jan 14-15, 2027. The keynote is at 9am on the 14th.", ["01-14 09:00"]),
     # must not fire: a range of clocks; the 3rd said before the month is named
     ("Friday 3pm - 5pm", ["11-27 15:00"]),
+    ("I'm out tomorrow until 3pm", ["11-26 00:00"]),
     ("Call on the 3rd at 9am. The party is on Jan 5.", ["12-03 09:00"]),
 ]
+
+
+# The items of an agenda inside the range its message said before them are no starts; a clock
+# said in a sentence, or outside the range, stays one.
+AGENDA_ROWS = [
+    ("Sprint Planning @ Mon Nov 30 10am - 11:30am\nAgenda:\n10:00 - Backlog\n10:30 - Estimation",
+     ["11-30 10:00"]),
+    ("Workshop on Dec 9, 1-5pm.\nSchedule: 1:00 intro, 3:30 break, 4:45 wrap-up.", ["12-09 13:00"]),
+    # must not fire
+    ("Sprint Planning Mon Nov 30 10am - 11:30am. Can we start at 10:30 instead?",
+     ["11-30 10:00", "11-25 10:30"]),
+    ("Workshop on Dec 9, 1-5pm.\nDrinks: 6:00, at the bar", ["12-09 13:00", "11-25 18:00"]),
+]  # fmt: skip
+
+
+# A deadline (a verb that answers or signs up, then "by" right before the time) is no start
+# while the thread states another clock, in the same message or another one.
+DEADLINE_ROWS = [
+    ("Interview on Thursday at 1:30 PM. Please confirm by Monday at noon.", ["11-26 13:30"]),
+    ("Please confirm by replying to this e-mail by Monday 12pm. Interview: Thursday at 1:30 PM",
+     ["11-26 13:30"]),
+    ("Subject: Vendor demo\nWhen: Thursday 2:00 PM\n\nPlease reply by Monday 9am if you can't come",
+     ["11-26 14:00"]),
+    ("Bitte bis Montag 12 Uhr bestätigen. Termin: Donnerstag um 14 Uhr", ["11-26 14:00"]),
+    # must not fire: a deadline alone; "by" with no answering verb; a verb with no "by"
+    ("Please register by Friday 5pm", ["11-27 17:00"]),
+    ("we'll be done by 5pm friday, dinner at 7pm", ["11-27 17:00", "11-25 19:00"]),
+    ("can you confirm we're meeting thursday at 3pm?", ["11-26 15:00"]),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(("thread", "starts"), DEADLINE_ROWS)
+def test_deadlines(parser: TimeParser, thread: str, starts: list[str]) -> None:
+    assert _clocks(parser, thread) == starts
+
+
+@pytest.mark.parametrize(("thread", "starts"), AGENDA_ROWS)
+def test_agenda_items(parser: TimeParser, thread: str, starts: list[str]) -> None:
+    assert _clocks(parser, thread) == starts
 
 
 @pytest.mark.parametrize(("thread", "starts"), READING_ROWS)

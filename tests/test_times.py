@@ -582,6 +582,27 @@ def test_a_zone_in_parentheses_after_a_range_is_the_whole_ranges() -> None:
     assert (mention.value.hour, mention.end_value.hour) == (21, 22)
 
 
+# A 24-hour clock in a zone Duckling reads is at the hour written there: Duckling took "10:00
+# SGT" for 22:00 there when 10:00 fell outside the user's day. A clock with am/pm, or a
+# single-digit hour, keeps Duckling's reading.
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("standup tomorrow at 10:00 SGT?", "12-02 21:00"),
+        ("call tomorrow at 10:00 JST?", "12-02 20:00"),
+        ("team call Friday at 10:00 SAST?", "12-04 03:00"),
+        # must not fire
+        ("call friday at 15:00 CET", "12-04 09:00"),
+        ("call friday at 3pm PST", "12-04 18:00"),
+        ("call tomorrow at 10pm SGT", "12-03 09:00"),
+    ],
+)
+def test_a_24_hour_clock_in_another_zone_is_as_written(text: str, expected: str) -> None:
+    new_york = TimeParser(tz="America/New_York", now=datetime(2026, 12, 2, 7, tzinfo=ZoneInfo(
+        "America/New_York")))  # fmt: skip
+    assert f"{_first(new_york.parse(text)).value:%m-%d %H:%M}" == expected
+
+
 # Codes glued of letters and digits are no times and no years ("in 30C1" was read as 2030, a
 # flight "BA0117 at 11:20" as 13:17); "9h30" and "2nd" are no codes.
 @pytest.mark.parametrize(

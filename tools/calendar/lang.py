@@ -317,12 +317,50 @@ def _blank_tight_number(match: re.Match[str]) -> str:
     )
 
 
+# A place's or a thing's number after its label (times.toml [number_labels]): "Room 2.01" was
+# read as 14:01 beside "at 14:00", "Room 3.15" as 15:15.
+_LABELLED_NUMBER_RE = re.compile(
+    rf"\b(?:{data.alternation('times', 'number_labels')})\.?[ \t]*(?:#|no\.?|nr\.?|n[º°]\.?)?"
+    r"[ \t]*(?P<number>[A-Z]?\d+(?:[.\-/]\d+)*[A-Z]?)(?![\w:])",
+    re.IGNORECASE,
+)
+
+
+# Two bare hours (1 to 12, no minutes) joined by a dash after a stated day: "team offsite dec
+# 10 9-5", "open house sat 10-2", "Dec 12, 8-1pm", "12/12 from 9-12". Duckling reads "10 9-5"
+# as 5 September, so the pair is blanked for it and read as a range on that day (ranges.py).
+DAY_HOUR_PAIR_RE = re.compile(
+    rf"(?:[ \t]*,)?[ \t]*(?:(?:{data.alternation('times', 'move_from')})[ \t]+)?"
+    r"(?P<pair>(?P<a>1[0-2]|0?[1-9])[ \t]*[-–—][ \t]*(?P<b>1[0-2]|0?[1-9])"
+    r"(?:[ \t]*(?P<mer>[ap])\.?m\.?)?)(?![\w:/\-]|[.,]\d)",
+    re.IGNORECASE,
+)
+_NUMERIC_DATE_END_RE = re.compile(r"\b\d{1,2}/\d{1,2}(?:/\d{2,4})?$")
+
+
+def _blank_day_hours(text: str) -> str:
+    def one(match: re.Match[str]) -> str:
+        before = text[max(0, match.start() - 20) : match.start()]
+        if match.group("a") == match.group("b") or not (
+            _date_before(text, match.start()) or _NUMERIC_DATE_END_RE.search(before)
+        ):
+            return match.group(0)
+        pair = match.start("pair") - match.start()
+        return match.group(0)[:pair] + " " * len(match.group("pair"))
+
+    return DAY_HOUR_PAIR_RE.sub(one, text)
+
+
 def blank_counts(text: str) -> str:
-    """`text` with the party sizes before a time, codes like "30C1" and numbers with no clock
-    sign ("flight UA 123") blanked, offsets kept (Duckling read "at 10:00 am in 30C1" as a time
-    in 2030)."""
+    """`text` with the party sizes before a time, codes like "30C1", the numbers of rooms and
+    seats ("Room 2.01") and numbers with no clock sign ("flight UA 123") blanked, offsets kept
+    (Duckling read "at 10:00 am in 30C1" as a time in 2030)."""
     text = _CODE_RE.sub(
         lambda m: " " * len(m.group(0)) if _is_code(m.group(0)) else m.group(0), text
+    )
+    text = _blank_day_hours(text)
+    text = _LABELLED_NUMBER_RE.sub(
+        lambda m: m.group(0)[: m.start("number") - m.start()] + " " * len(m.group("number")), text
     )
     text = _TIGHT_NUMBER_RE.sub(_blank_tight_number, text)
     return COUNT_BEFORE_TIME_RE.sub(
@@ -522,7 +560,8 @@ ZONE_AFTER_RE = re.compile(
 # decides am/pm, not the hour it becomes in the user's zone.
 ZONE_OFFSETS = {
     "UTC": 0, "GMT": 0, "WET": 0, "BST": 1, "CET": 1, "WEST": 1, "CEST": 2, "EET": 2, "EEST": 3,
-    "MSK": 3, "IST": 5.5, "SGT": 8, "HKT": 8, "JST": 9, "KST": 9, "AEST": 10, "AEDT": 11,
+    "MSK": 3, "WAT": 1, "SAST": 2, "EAT": 3, "PKT": 5, "IST": 5.5, "ICT": 7, "WIB": 7, "PHT": 8,
+    "SGT": 8, "HKT": 8, "JST": 9, "KST": 9, "AEST": 10, "AEDT": 11,
     "NZST": 12, "NZDT": 13, "HST": -10, "AKST": -9, "AKDT": -8, "PST": -8, "PDT": -7,
     "MST": -7, "MDT": -6, "CST": -6, "CDT": -5, "EST": -5, "EDT": -4, "AST": -4, "ADT": -3,
 }  # fmt: skip

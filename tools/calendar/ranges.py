@@ -24,10 +24,14 @@ if TYPE_CHECKING:  # times.py calls this module; the mention type is only named 
 _CONNECTOR = data.alternation("times", "range_connectors")
 _END_LABEL = data.alternation("times", "end_labels")
 _PUNCT = r"[\s,;|·•.]*"
+_JOINER = rf"(?:(?:{data.alternation('times', 'end_joiners')})[ \t]+){{0,2}}"
+_END_PREPOSITION = rf"(?:(?:{data.alternation('times', 'end_prepositions')})[ \t]*){{0,3}}"
 # What may lie between a start and its end: a connector on the same line, or an end label
-# (after a comma or on the next line): "8am–4pm", "10:00 to 12:00", ", ends 11pm", "\nArrives".
+# (after a comma or on the next line, maybe joined and with a preposition): "8am–4pm", "10:00
+# to 12:00", ", ends 11pm", "\nArrives", " and return by ".
 _BETWEEN_RE = re.compile(
-    rf"[ \t]*(?:{_CONNECTOR})[ \t]*|{_PUNCT}(?<![^\W\d_])(?:{_END_LABEL})(?![^\W\d_])[\s:.]*",
+    rf"[ \t]*(?:{_CONNECTOR})[ \t]*|{_PUNCT}{_JOINER}(?<![^\W\d_])(?:{_END_LABEL})"
+    rf"(?![^\W\d_])[\s:.]*{_END_PREPOSITION}",
     re.IGNORECASE,
 )
 _MERIDIEM_RE = re.compile(r"\d\s*[ap]\.?\s?m\b|\b[ap]\.?m\b", re.IGNORECASE)
@@ -46,7 +50,7 @@ _JOURNEY_RE = re.compile(
 
 def join_ranges(text: str, mentions: Sequence[TimeMention]) -> list[TimeMention]:
     """`mentions` (offsets into `text`, sorted or not) with each start-and-end pair joined."""
-    ordered = sorted(_day_ranges(text, mentions), key=lambda m: m.start)
+    ordered = sorted(_day_ranges(text, _hours_after_days(text, mentions)), key=lambda m: m.start)
     joined: list[TimeMention] = []
     index = 0
     while index < len(ordered):
@@ -102,6 +106,8 @@ def _range(text: str, first: TimeMention, second: TimeMention) -> TimeMention:
         end += timedelta(hours=12)  # "9 to 5": the afternoon's 5
     elif end <= start:
         end += timedelta(days=1)  # "22:00–02:00" ends after midnight
+    # another reading of the start holds only before the end: "start at 9 and end at 3" is 9am
+    alternatives = tuple(a for a in first.alternatives if a < end)
     return replace(
         first,
         text=text[first.start : second.end],
@@ -109,6 +115,7 @@ def _range(text: str, first: TimeMention, second: TimeMention) -> TimeMention:
         kind="interval",
         value=start,
         end_value=end,
+        alternatives=alternatives,
     )
 
 
@@ -168,3 +175,67 @@ def _day_range(text: str, mention: TimeMention) -> TimeMention | None:
         value=mention.value.replace(day=first),
         end_value=mention.value + timedelta(days=1),
     )
+
+
+# A stated day, then two bare hours joined by a dash (tools/calendar/lang.py blanks the pair
+# for Duckling): one range on that day.
+_EARLIEST_MORNING = 7  # a bare start from 7 to 11 is the morning's, 1 to 6 the afternoon's
+_UNSURE_STARTS = range(6, 9)  # ... but "7-10" may be an evening's: the gate asks
+
+
+def _hours_after_days(text: str, mentions: Sequence[TimeMention]) -> list[TimeMention]:
+    """A day, then two bare hours joined by a dash, read as one range on that day; Duckling's
+    own readings of the pair are dropped. A start later than its end ("10-2") is the morning's,
+    with an afternoon end; a start from 7 to 11 is the morning's, from 1 to 6 the
+    afternoon's; one from 6 to 8 ending before noon may be either, so it keeps both."""
+    out = list(mentions)
+    for mention in mentions:
+        # a day ("dec 10", "sat") or a meal on a day ("dinner sat")
+        if mention.has_clock_time or mention.kind not in ("date", "vague") or not mention.value:
+            continue
+        pair = lang.DAY_HOUR_PAIR_RE.match(text, mention.end)
+        if pair is None or not lang.states_date(mention.text):
+            continue
+        hours = _pair_hours(pair)
+        if hours is None:
+            continue
+        start_hour, end_hour, unsure = hours
+        other_half = timedelta(hours=12 if start_hour < 12 else -12)
+        day = mention.value
+        start = day.replace(hour=start_hour, minute=0, second=0, microsecond=0)
+        end = day.replace(hour=end_hour, minute=0, second=0, microsecond=0)
+        if end <= start:
+            end += timedelta(days=1)
+        joined = replace(
+            mention,
+            text=text[mention.start : pair.end()],
+            end=pair.end(),
+            kind="interval",
+            value=start,
+            end_value=end,
+            has_clock_time=True,
+            all_day=False,
+            grain="hour",
+            alternatives=(start + other_half,) if unsure else (),
+        )
+        said = range(pair.start("pair"), pair.end())  # Duckling's own reading of the pair
+        out = [m for m in out if m is not mention and m.start not in said]
+        out.append(joined)
+    return out
+
+
+def _pair_hours(pair: re.Match[str]) -> tuple[int, int, bool] | None:
+    """The start and end hours of a dashed pair of bare hours, and whether the
+    start's half of the day is unsure; None when they are no hours."""
+    a, b = int(pair.group("a")), int(pair.group("b"))
+    if a == b:
+        return None
+    meridiem = (pair.group("mer") or "").casefold()
+    if meridiem:  # "7-9pm", "12-2pm", "11-1pm": the start takes the end's half unless later
+        pm = meridiem == "p"
+        return a % 12 + (12 if pm and (a < b or a == 12) else 0), b % 12 + (12 if pm else 0), False
+    if a > b:  # "10-2", "12-4": the morning's or noon's start to the afternoon's end
+        return (12 if a == 12 else a), b + 12, False
+    if a >= _EARLIEST_MORNING:  # "9-11", "7-12"
+        return a, b, a in _UNSURE_STARTS and b < 12
+    return a + 12, (b + 12) % 24, a in _UNSURE_STARTS  # "1-3", "6-8": the afternoon's

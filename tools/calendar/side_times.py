@@ -64,9 +64,30 @@ def _field_of(text: str, mention: TimeMention) -> str:
     return ""
 
 
+_DEADLINE_VERB_RE = data.phrase_pattern("times", "deadline_verbs")
+_BY = (
+    rf"(?<![^\W\d_])(?:{data.alternation('times', 'deadline_prepositions')})"
+    r"(?:[ \t]+(?:the|del|de|le|la|dem|den|il|o|a))?(?![^\W\d_])[ \t]*"
+)
+_DEADLINE_BY_RE = re.compile(rf"{_BY}$", re.IGNORECASE)
+_LEADING_BY_RE = re.compile(_BY, re.IGNORECASE)  # Duckling keeps "by" in "by Monday at noon"
+
+
+def is_deadline(text: str, mention: TimeMention) -> bool:
+    """Whether `mention` is when to answer by: a deadline's preposition right before it and
+    a verb that answers or signs up earlier in its clause ("Please confirm by Monday at noon")."""
+    lead = _LEADING_BY_RE.match(mention.text)
+    clause = _clause_before(text, mention) + (lead.group(0) if lead else "")
+    found = _DEADLINE_BY_RE.search(clause)
+    return bool(found and _DEADLINE_VERB_RE.search(clause, 0, found.start()))
+
+
 def is_side_time(text: str, mention: TimeMention) -> bool:
     """Whether a side-time label sits right before `mention` in its sentence, or heads the
-    field block it is written under ("Arrive: Amsterdam (AMS)" / "Fri 18 Dec" / "08:50")."""
+    field block it is written under ("Arrive: Amsterdam (AMS)" / "Fri 18 Dec" / "08:50"), or
+    `mention` is a deadline to answer by."""
+    if is_deadline(text, mention):
+        return True
     found = _SIDE_RE.search(_clause_before(text, mention))
     if found and not _RELATION_RE.search(found.string, found.end("label"), found.end()):
         return True
@@ -78,11 +99,48 @@ def is_opening_hours(text: str, mention: TimeMention) -> bool:
     return bool(_HOURS_RE.search(_clause_before(text, mention)))
 
 
+# Where an agenda's item starts: a line's start, maybe a bullet, or a list's comma or colon
+# ("10:00 - Review backlog", "Schedule: 1:00 intro, 3:30 break").
+_ITEM_OPENING_RE = re.compile(r"(?:^|\n)[ \t]*[-•*·>]?[ \t]*$|[,:;][ \t]*$")
+
+
+def is_agenda_item(text: str, mention: TimeMention, mentions: Sequence[TimeMention]) -> bool:
+    """Whether `mention` is an item of an agenda inside a range its message said before it:
+    "Sprint Planning 10am - 11:30am" / "10:30 - Estimation". A clock said in a sentence ("can
+    we start at 10:30?") is no item."""
+    if not mention.has_clock_time or mention.value is None or mention.kind != "datetime":
+        return False
+    if not _ITEM_OPENING_RE.search(text, max(0, mention.start - 40), mention.start):
+        return False
+    clocks = [reading.timetz() for reading in (mention.value, *mention.alternatives)]
+    return any(
+        m.kind == "interval"
+        and m.has_clock_time
+        and m.end <= mention.start
+        and m.value is not None
+        and m.end_value is not None
+        and m.value.date() == m.end_value.date()
+        and any(m.value.timetz() <= clock < m.end_value.timetz() for clock in clocks)
+        for m in mentions
+    )
+
+
 def drop_side_times(text: str, mentions: Sequence[TimeMention]) -> list[TimeMention]:
     """`mentions` of one message without its side times, when it states a start beside them,
-    and without a place's opening hours, always."""
+    without the items of an agenda inside its range, and without a place's opening hours."""
     mentions = [m for m in mentions if not (m.has_clock_time and is_opening_hours(text, m))]
+    mentions = [m for m in mentions if not is_agenda_item(text, m, mentions)]
     side = [m for m in mentions if m.has_clock_time and is_side_time(text, m)]
     if not side or not any(m.has_clock_time and m not in side for m in mentions):
         return list(mentions)
     return [m for m in mentions if m not in side]
+
+
+def drop_deadlines(text: str, mentions: Sequence[TimeMention]) -> list[TimeMention]:
+    """A thread's `mentions` without its deadlines, when any message states another clock:
+    "When: Thursday 2:00 PM" in an invitation's header block, "Please reply by Monday 9am" in
+    its body. A deadline alone ("register by Friday 5pm") stays."""
+    deadlines = [m for m in mentions if m.has_clock_time and is_deadline(text, m)]
+    if not any(m.has_clock_time and m not in deadlines for m in mentions):
+        return list(mentions)
+    return [m for m in mentions if m not in deadlines]

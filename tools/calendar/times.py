@@ -39,7 +39,7 @@ from lang.once import once
 from lang.thread import ZERO_LED_CLOCK_RE, age_order, is_self, messages, speaker_note
 from tools.calendar import lang
 from tools.calendar.ranges import join_ranges
-from tools.calendar.side_times import drop_side_times
+from tools.calendar.side_times import drop_deadlines, drop_side_times
 from tools.errors import TimeParseError
 
 log = logging.getLogger(__name__)
@@ -55,6 +55,22 @@ _LOCALE_RE = re.compile(r"[a-z]{2}_[A-Z]{2}")
 _UNNAMED = data.words("times", "zone_unnamed")
 _DUCKLING_ZONE_RE = re.compile(r"\b[A-Z]{2,5}\b")
 _BC_YEAR_RE = re.compile(r'"-\d{4}-|"0000-')
+# A 24-hour clock ("10:00", "09.30") and a zone abbreviation Duckling reads ("SGT", "JST").
+_TWO_DIGIT_CLOCK_RE = re.compile(r"(?<![\d:.])(?P<hour>[01]\d|2[0-3])[:.h](?P<minute>[0-5]\d)")
+_ABBREVIATION_RE = re.compile(rf"\b(?:{'|'.join(lang.ZONE_OFFSETS)})\b")
+
+
+def _as_written_in_zone(span: str, when: datetime) -> datetime:
+    """A 24-hour clock said in a zone Duckling reads, at the hour written: Duckling took "10:00
+    SGT" for 22:00 there when 10:00 fell outside the user's day it resolved."""
+    clock, zone = _TWO_DIGIT_CLOCK_RE.search(span), _ABBREVIATION_RE.search(span)
+    if clock is None or zone is None:
+        return when
+    there = when.astimezone(timezone(timedelta(hours=lang.ZONE_OFFSETS[zone.group(0)])))
+    hour = int(clock.group("hour"))
+    if there.hour != hour and there.hour % 12 == hour % 12:
+        return when + timedelta(hours=hour - there.hour)
+    return when
 
 
 # A bare number of one to three digits, a word of its own: not part of "5:30", "3/4/20",
@@ -480,17 +496,20 @@ def _in_the_month_said(mentions: list[TimeMention]) -> list[TimeMention]:
     return out
 
 
-_DASH_RE = re.compile(r"[ \t]+[-–—][ \t]+")
+_DAY_CLOCK_JOINER_RE = re.compile(
+    rf"[ \t]+(?:{data.alternation('times', 'day_clock_joiners')})[ \t]+", re.IGNORECASE
+)
 
 
 def _day_then_clock(entity: dict[str, Any]) -> dict[str, Any]:
-    """Duckling reads a listing's "Tuesday 12/8 - 9:00 am" as a range from midnight to nine.
-    A day, a dash and a clock are one start: a range needs a clock at both ends."""
+    """Duckling reads a listing's "Tuesday 12/8 - 9:00 am" and "move it tomorrow to 9:30" as a
+    range from midnight. A day, a dash or "to", and a clock are one start (times.toml
+    [day_clock_joiners]): a range needs a clock at both ends."""
     value = entity.get("value") or {}
     lower, upper = value.get("from"), value.get("to")
     if value.get("type") != "interval" or not lower or not upper or "value" not in upper:
         return entity
-    parts = _DASH_RE.split(str(entity.get("body", "")))
+    parts = _DAY_CLOCK_JOINER_RE.split(str(entity.get("body", "")))
     if len(parts) != 2 or not lang.states_date(parts[0]) or lang.states_date(parts[1]):
         return entity
     if _clock_written(parts[0]) or not _clock_written(parts[1]):
@@ -870,7 +889,8 @@ class TimeParser:
             told.append((age_order(message), said))
         # a bare hour answers the clock said before it in time: quoted mail is older
         told.sort(key=lambda item: item[0])
-        mentions = _near_the_clock_before([m for _, ms in told for m in ms], self.zone)
+        said_all = drop_deadlines(text, [m for _, ms in told for m in ms])
+        mentions = _near_the_clock_before(said_all, self.zone)
         return sorted(mentions, key=lambda m: m.start)
 
     def _speaker(self, label: str | None, note: str | None, located: str | None = None) -> Speaker:
@@ -1483,7 +1503,7 @@ class TimeParser:
         time" (the other side's). Also whether that zone is one the input never names."""
         match = lang.ZONE_AFTER_RE.match(clean, end)
         if _DUCKLING_ZONE_RE.search(span.replace("AM", "").replace("PM", "")):
-            return when, end, False
+            return _as_written_in_zone(span, when), end, False
         if match is None and speaker.times_in is not None:  # "all times are IST" said above
             there = when.replace(tzinfo=None).replace(tzinfo=speaker.times_in)
             return there.astimezone(self.zone), end, False
