@@ -733,8 +733,12 @@ def test_a_range_of_whole_days_is_all_day(thread: str, all_day: tuple[str, str] 
         ("Set up a vacation at Bahamas Friday next week at 2PM.", "Vacation"),  # Bahamas is where
         ("create work meeting on monday at 5", "Work meeting"),
         ("trage Zahnarzt am Montag um 10 ein", "Zahnarzt"),
+        # ... nor does a move's verb
+        ("push standup to 10am tomorrow", "Standup"),
         # must not fire: nouns that are also verbs, and words that only follow a verb
         ("book club thursday at 7pm", "Book club"),
+        ("moving day saturday at 9am", "Moving day"),
+        ("oil change appointment friday at 3pm", "Oil change appointment"),
         ("farmers market sat 9am", "Farmers market"),
         ("plan review on monday at 10", "Plan review"),
     ],

@@ -171,6 +171,25 @@ DEADLINE_ROWS = [
 ]  # fmt: skip
 
 
+# A move names an old time and a new one: the old one is no start. A day said after "to" takes
+# the old clock; a move Duckling read as a range is its new clock; "to next week" says no day.
+MOVE_ROWS = [
+    ("can we move friday's 2pm review to monday?", ["11-30 14:00"]),
+    ("can we move friday's 2pm to 3pm?", ["11-27 15:00"]),
+    ("can we move our 1:1 from thursday to friday, same time (3pm)?", ["11-25 15:00"]),
+    ("lunch next week at 1pm", []),
+    # must not fire: no move verb; a range of a plan; a day of the week named
+    ("friday's 2pm review, then monday off", ["11-27 14:00"]),
+    ("workshop friday from 2pm to 4pm", ["11-27 14:00"]),
+    ("lunch wednesday next week at 1pm", ["12-02 13:00"]),
+]
+
+
+@pytest.mark.parametrize(("thread", "starts"), MOVE_ROWS)
+def test_moves(parser: TimeParser, thread: str, starts: list[str]) -> None:
+    assert _clocks(parser, thread) == starts
+
+
 @pytest.mark.parametrize(("thread", "starts"), DEADLINE_ROWS)
 def test_deadlines(parser: TimeParser, thread: str, starts: list[str]) -> None:
     assert _clocks(parser, thread) == starts

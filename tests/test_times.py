@@ -446,8 +446,11 @@ def test_a_stamp_a_little_ahead_of_the_clock_is_now(
         ("move it up 15 min", -15),
         ("half an hour earlier?", -30),
         ("eine Stunde früher?", -60),
+        ("can we push it 30 min?", 30),
+        ("oops can we push it a day?", 1440),
         # must not fire
         ("it takes 30 min, later I have gym", None),
+        ("push through the 30 min workout", None),
         ("the meeting lasts 2 hours", None),
         ("the move back took an hour", None),
         ("30 min later than the others we arrived", None),
@@ -611,6 +614,7 @@ def test_a_24_hour_clock_in_another_zone_is_as_written(text: str, expected: str)
         ("rescheduled to Thursday, March 5 at 10:00 am in 30C1.", "03-05 10:00"),
         ("flight BA0117 at 11:20", "03-04 11:20"),
         ("Q3 review friday at 2pm", "03-06 14:00"),
+        ("our 1:1 friday at 2pm", "03-06 14:00"),
         # must not blank
         ("mardi à 9h30", "03-10 09:30"),
         ("meet 2nd of april at 3pm", "04-02 15:00"),

@@ -593,8 +593,13 @@ class RuleLinker:
                 and not target.undecided  # "Friday at 4 or Saturday?" - "Saturday 10am it is"
             ):
                 target = None  # "the plumber comes monday at 8": its own day, its own event
-        # "lunch wed nxt wk @ 1": a meal said with its day gives the clock its day
-        days = dates or [c for c in vague if lang.states_date(c.mention.text)]
+        # "lunch wed nxt wk @ 1": a meal said with its day gives the clock its day; a week
+        # ("next week, same time") gives it none
+        days = dates or [
+            c
+            for c in vague
+            if lang.states_date(c.mention.text) and not lang.week_only(c.mention.text)
+        ]
         start, grounds, dated = self._resolve(chosen, target, last_day, days)
         if (
             moving
@@ -1145,15 +1150,10 @@ def _named_by_request(
     return events
 
 
-WEEK_SPAN_RE = data.phrase_pattern("times", "week_span")
-_CALENDAR_WORDS = data.words("labels", "calendar_words")  # named days and months
-
-
 def _days_spanned(mention: TimeMention, zone: ZoneInfo) -> tuple[date, int]:
     """The first local day a vague mention covers and how many days ("next week": 7)."""
     first = mention.value.astimezone(zone)  # type: ignore[union-attr]
-    named_day = any(w in _CALENDAR_WORDS for w in re.findall(r"\w+", mention.text.casefold()))
-    if WEEK_SPAN_RE.search(mention.text) and not named_day:
+    if lang.week_only(mention.text):
         # "some evening next week": any day of that week ("wednesday next week" is one day)
         monday = first.date() - timedelta(days=first.weekday())
         return monday, 7

@@ -94,8 +94,13 @@ _SET_UP_RE = re.compile(r"\bset\s+up\b", re.IGNORECASE)
 
 
 def _named_words(words: list[str]) -> list[str]:
-    """`words` without the request verbs that lead them ("Add date night" -> "date night")."""
-    while words and words[0].casefold() in _REQUEST_VERB:
+    """`words` without the request or move verbs that lead them ("Add date night" -> "date
+    night", "move standup" -> "standup")."""
+    while words and (
+        words[0].casefold() in _REQUEST_VERB
+        # a move's verb, not its noun ("moving day")
+        or (lang.MOVE_VERB_RE.fullmatch(words[0]) and not words[0].casefold().endswith("ing"))
+    ):
         words = words[1:]
     return words
 

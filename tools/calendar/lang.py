@@ -351,13 +351,19 @@ def _blank_day_hours(text: str) -> str:
     return DAY_HOUR_PAIR_RE.sub(one, text)
 
 
+# "our 1:1": a one-on-one meeting, never the clock 1:01 ("1 from thursday" was read as 1am).
+_ONE_ON_ONE_RE = re.compile(r"(?<![\w:.])1:1(?![\w:.])")
+
+
 def blank_counts(text: str) -> str:
-    """`text` with the party sizes before a time, codes like "30C1", the numbers of rooms and
-    seats ("Room 2.01") and numbers with no clock sign ("flight UA 123") blanked, offsets kept
-    (Duckling read "at 10:00 am in 30C1" as a time in 2030)."""
+    """`text` with the party sizes before a time, codes like "30C1", "1:1" meetings, the numbers
+    of rooms and seats ("Room 2.01"), hours after a day ("dec 10 9-5") and numbers with no
+    clock sign ("flight UA 123") blanked, offsets kept (Duckling read "at 10:00 am in 30C1" as
+    a time in 2030)."""
     text = _CODE_RE.sub(
         lambda m: " " * len(m.group(0)) if _is_code(m.group(0)) else m.group(0), text
     )
+    text = _ONE_ON_ONE_RE.sub("   ", text)
     text = _blank_day_hours(text)
     text = _LABELLED_NUMBER_RE.sub(
         lambda m: m.group(0)[: m.start("number") - m.start()] + " " * len(m.group("number")), text
@@ -481,6 +487,7 @@ JOINER_RE = re.compile(
 # "moved from 2pm to 4pm", "push it from Thursday 3pm": the time after "from" is the old one,
 # so the pair is a move, not a start and its end (verbs per language in lang/data/times.toml).
 _MOVE_STEMS = "|".join(sorted(data.words("times", "move_stems")))
+MOVE_VERB_RE = re.compile(rf"\b(?:{_MOVE_STEMS})\w*", re.IGNORECASE)
 MOVED_FROM_RE = re.compile(
     rf"\b(?:{_MOVE_STEMS})\w*\s+(?:\S+\s+){{0,3}}?"
     rf"(?:{data.alternation('times', 'move_from')})\b",
@@ -672,6 +679,18 @@ def weekday_only(span: str) -> bool:
         and not WEEK_WORD_RE.search(span)
         and not re.search(r"\d{1,4}[./-]\d{1,2}", span)
     )
+
+
+# Words that make a time a whole week ("some evening next week", "next week at 1pm"), and the
+# named days and months that make it one day again ("wednesday next week").
+WEEK_SPAN_RE = data.phrase_pattern("times", "week_span")
+CALENDAR_WORDS = data.words("labels", "calendar_words")
+
+
+def week_only(span: str) -> bool:
+    """Whether `span` names a week and no day of it: "next week at 1pm" leaves the day open."""
+    named_day = any(w in CALENDAR_WORDS for w in re.findall(r"\w+", span.casefold()))
+    return bool(WEEK_SPAN_RE.search(span)) and not named_day and not DAY_OF_MONTH_RE.search(span)
 
 
 WEEK_WORD_RE = re.compile(rf"\b(?:{data.alternation('times', 'week_words')})\b", re.IGNORECASE)

@@ -60,6 +60,53 @@ _TWO_DIGIT_CLOCK_RE = re.compile(r"(?<![\d:.])(?P<hour>[01]\d|2[0-3])[:.h](?P<mi
 _ABBREVIATION_RE = re.compile(rf"\b(?:{'|'.join(lang.ZONE_OFFSETS)})\b")
 
 
+_CLAUSE_BREAK_RE = re.compile(r"[.!?;\n]")
+
+
+def _old_clock_to_new_day(clean: str, mentions: list[TimeMention]) -> list[TimeMention]:
+    """ "can we move friday's 2pm review to monday?": a move's verb, a dated clock or a day (the
+    plan's old time), then "to" and a day with no clock in the same clause: the old time is no
+    start, and the plan moves to that day at the old clock ("... to next week" says no day).
+    A move Duckling read as a range ("move friday's 2pm to 3pm") is its new clock."""
+    out = list(mentions)
+    for old in mentions:
+        clause_start = max(
+            (b.end() for b in _CLAUSE_BREAK_RE.finditer(clean, 0, old.start)), default=0
+        )
+        if not lang.MOVE_VERB_RE.search(clean, clause_start, old.start):
+            continue
+        to = lang.MOVE_TO_RE.search(old.text)
+        if old.kind == "interval" and old.has_clock_time and old.end_value and to:
+            # "move friday's 2pm to 3pm": Duckling's range is the old time and the new one
+            out = [m if m is not old else _to_the_new_clock(old) for m in out]
+            continue
+        if old.value is None or old.kind == "vague" or not lang.states_date(old.text):
+            continue
+        new = next(
+            (m for m in out if m.start >= old.end and not m.has_clock_time and m.value), None
+        )
+        if new is None or _CLAUSE_BREAK_RE.search(clean, old.end, new.start):
+            continue
+        if not lang.MOVE_TO_RE.search(clean[old.end - 1 : new.start + 1]):
+            continue
+        out = [m for m in out if m is not old]
+        if not (old.has_clock_time and new.all_day):  # "... to next week": no new time said
+            continue
+        clock = old.value.astimezone(new.value.tzinfo)
+        moved = new.value.replace(hour=clock.hour, minute=clock.minute)
+        out = [m for m in out if m is not new]
+        out.append(replace(new, kind="datetime", value=moved, has_clock_time=True, all_day=False))
+    return sorted(out, key=lambda m: m.start)
+
+
+def _to_the_new_clock(move: TimeMention) -> TimeMention:
+    """A move read as a range ("friday's 2pm to 3pm"): the new clock on the old time's day."""
+    assert move.value is not None and move.end_value is not None
+    new = move.end_value.astimezone(move.value.tzinfo)
+    value = move.value.replace(hour=new.hour, minute=new.minute)
+    return replace(move, kind="datetime", value=value, end_value=None, alternatives=())
+
+
 def _as_written_in_zone(span: str, when: datetime) -> datetime:
     """A 24-hour clock said in a zone Duckling reads, at the hour written: Duckling took "10:00
     SGT" for 22:00 there when 10:00 fell outside the user's day it resolved."""
@@ -1025,6 +1072,7 @@ class TimeParser:
         mentions = [self._weekday_before(text, clean, m, mentions) for m in mentions]
         mentions = [self._week_after(text, clean, m) for m in mentions]
         mentions = [self._moved_to(text, clean, m, code, ref, source, speaker) for m in mentions]
+        mentions = _old_clock_to_new_day(clean, mentions)
         mentions = [_shifted(text, clean, m) for m in mentions]
         mentions = [_repeating(clean, m) for m in mentions]
         return sorted(_open_days(clean, mentions), key=lambda m: m.start)
@@ -1719,9 +1767,15 @@ def _near_the_clock_before(mentions: list[TimeMention], zone: ZoneInfo) -> list[
 
 def _open_days(clean: str, mentions: list[TimeMention]) -> list[TimeMention]:
     """A clock time said with no day in a sentence that leaves the day open ("10am is fine any
-    day that week") is vague: it proposes, it never creates."""
+    day that week"), or with a week and no day of it ("lunch next week at 1pm", which Duckling
+    puts on the Monday), is vague: it proposes, it never creates."""
     result = []
     for mention in mentions:
+        if mention.has_clock_time and lang.week_only(mention.text):
+            week = lang.WEEK_SPAN_RE.search(mention.text)
+            mention = replace(
+                mention, kind="vague", has_clock_time=False, vague=week.group(0).lower()
+            )
         if mention.has_clock_time and not lang.states_date(mention.text):
             ends = _SENTENCE_END_RE.finditer(clean, 0, mention.start)
             lo = max((m.end() for m in ends), default=0)
