@@ -53,8 +53,23 @@ RANGE_ROWS = [
     ("open day saturday 2-4", [("11-28 14:00", "11-28 16:00")]),
     ("dinner sat 7-9pm", [("11-28 19:00", "11-28 21:00")]),
     ("shift 12/12 from 9-12", [("12-12 09:00", "12-12 12:00")]),
+    # a journey: the places between its departure and arrival, an end label before the arrival's
+    # place, a ticket's date glued ("15DEC")
+    (
+        "Departs New York Penn 7:05 AM\nArrives Washington Union Station 10:00 AM",
+        [("11-25 07:05", "11-25 10:00")],
+    ),
+    (
+        "Departs Boston South Station 8:10 AM, arrives New York Penn 11:52 AM, Thursday Dec 17",
+        [("12-17 08:10", "12-17 11:52")],
+    ),
+    ("6:00 AM  LGA  →  7:35 AM  ORD", [("11-25 06:00", "11-25 07:35")]),
+    ("Ferry: Dover 10:35 → Calais 13:05, Sat 19 Dec", [("12-19 10:35", "12-19 13:05")]),
+    ("BA 117 LHR 11:30 → JFK 14:25 15DEC", [("12-15 11:30", "12-15 14:25")]),
     # must not fire
     ("Thursday 3pm → Friday 9am", []),
+    ("Lunch 12:00 – Dinner 19:00", []),
+    ("9:00 - Registration\n9:30 - Keynote", []),
     ("I'm free 11-12", []),
     ("the score was 3-2 on saturday", []),
     ("dinner at 7 and then drinks at 9", []),

@@ -401,6 +401,11 @@ STREET_AFTER_RE = re.compile(
 # that is not a time or scheduling word is a citation; "Lunch 12:30", "Put 16:15" are times.
 CITATION_BEFORE_RE = re.compile(r"\b[A-Z][a-z]{2,}\.?\s+$")
 CITED_HM_RE = re.compile(r"(?:[1-9]|1[0-2]):\d{2}")
+# ... but a place's time on a journey is no citation: "Dover 10:35 → Calais 13:05",
+# "New York 7:00 – Philadelphia 9:05" (an arrow, or a spaced dash before a word).
+JOURNEY_AFTER_RE = re.compile(
+    rf"[ \t]*(?:(?:{data.alternation('times', 'journey_connectors')})|[-–—][ \t]+[^\W\d_])"
+)
 BARE_HOUR_RE = re.compile(r"(?:at|@|um|à|a\s+las?|às)?\s*\d{1,2}", re.IGNORECASE)
 TIME_WORD_RE = re.compile(
     r"\b(?:breakfast|brunch|lunch|dinner|supper|morning|afternoon|evening|night|tonight|today"
@@ -637,6 +642,7 @@ _DATE_WORD_RE = re.compile(
     rf"|lundi|mardi|mercredi|jeudi|vendredi|samedi|dimanche|lun|mer|jeu|ven|sam|dim|lunes|martes"
     rf"|miércoles|miercoles|jueves|viernes|sábado|sabado|domingo|mié|jue|vie|seg|ter|qua|qui|sex"
     rf")\.?(?![\w])|\b{MONTHS}\s*\d|\d{{1,2}}(?:st|nd|rd|th|er|e|º|ª)?\.?\s+{MONTHS}"
+    rf"|\b\d{{1,2}}{MONTHS}(?![a-z])"  # a ticket's "15DEC"
     # numeric dates; with dots only day.month ("4.12.", "04.12.2026"): "7.30" is a clock;
     # "10-11:30am", "9-11am" are hours
     rf"|\b\d{{1,4}}[/-]\d{{1,2}}(?:[./-]\d{{2,4}})?\b(?![:.]\d|\s?[ap]\.?m\b)|\b\d{{4}}\.\d{{1,2}}\.\d{{1,2}}\b"

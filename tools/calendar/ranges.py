@@ -29,11 +29,15 @@ _END_PREPOSITION = rf"(?:(?:{data.alternation('times', 'end_prepositions')})[ \t
 # What may lie between a start and its end: a connector on the same line, or an end label
 # (after a comma or on the next line, maybe joined and with a preposition): "8am–4pm", "10:00
 # to 12:00", ", ends 11pm", "\nArrives", " and return by ".
-_BETWEEN_RE = re.compile(
-    rf"[ \t]*(?:{_CONNECTOR})[ \t]*|{_PUNCT}{_JOINER}(?<![^\W\d_])(?:{_END_LABEL})"
-    rf"(?![^\W\d_])[\s:.]*{_END_PREPOSITION}",
-    re.IGNORECASE,
+# A place's words: "Washington Union Station", "LGA", "New York Penn".
+_PLACE_WORD = r"(?:<[A-Z_]+_\d+>|[^\W\d_][\w'’.\-()]*)"  # a redacted one too: "<PERSON_1>"
+_PLACE_WORDS = rf"(?:{_PLACE_WORD}[ \t]+){{0,5}}?"
+_LABELLED_END = (
+    rf"{_PUNCT}{_JOINER}(?<![^\W\d_])(?:{_END_LABEL})(?![^\W\d_])[\s:.]*{_PLACE_WORDS}"
+    rf"{_END_PREPOSITION}"
 )
+_LABELLED_END_RE = re.compile(_LABELLED_END, re.IGNORECASE)
+_BETWEEN_RE = re.compile(rf"[ \t]*(?:{_CONNECTOR})[ \t]*|{_LABELLED_END}", re.IGNORECASE)
 _MERIDIEM_RE = re.compile(r"\d\s*[ap]\.?\s?m\b|\b[ap]\.?m\b", re.IGNORECASE)
 # An end label on the next line, whatever the rest of the first line says: "Departs Mon 14 Dec
 # 11:25 (LHR)" + "Arrives Mon 14 Dec 14:30".
@@ -41,10 +45,11 @@ _END_LABEL_RE = re.compile(
     rf"[^\n]*\n[ \t]*(?<![^\W\d_])(?:{_END_LABEL})(?![^\W\d_])[\s:.]*", re.IGNORECASE
 )
 # A departure, an arrow, the places on the way, the arrival: "08:43 → Manchester Piccadilly 10:51".
+# ... also with the departure's place after its time ("6:00 AM  LGA  →  7:35 AM  ORD"). A dash
+# is no journey's ("Lunch 12:00 – Dinner 19:00" is two plans).
 _JOURNEY_RE = re.compile(
-    rf"[ \t]*(?:{data.alternation('times', 'journey_connectors')})[ \t]*"
-    r"(?:[^\W\d_][\w'’.\-()]*[ \t]+){0,5}",
-    re.IGNORECASE,
+    rf"(?:[ \t]+{_PLACE_WORD}){{0,3}}[ \t]*"
+    rf"(?:{data.alternation('times', 'journey_connectors')})[ \t]*{_PLACE_WORDS}"
 )
 
 
@@ -77,9 +82,10 @@ def _is_range(text: str, first: TimeMention, second: TimeMention) -> bool:
     if lang.states_date(second.text):
         # "Departs Mon 14 Dec 11:25 (LHR)" / "Arrives Mon 14 Dec 14:30": an end label before a
         # dated time makes it the end all the same; "Monday 3pm - Tuesday 9am" is not read here
-        return (
-            bool(_END_LABEL_RE.match(text, first.end, second.start)) and second.value > first.value
-        )
+        labelled = _END_LABEL_RE.match(text, first.end, second.start) or _LABELLED_END_RE.fullmatch(
+            text, first.end, second.start
+        )  # ", arrives New York Penn 11:52 AM, Thursday Dec 17"
+        return bool(labelled) and second.value > first.value
     if not _BETWEEN_RE.fullmatch(text, first.end, second.start):
         return False
     line_start = text.rfind("\n", 0, first.start) + 1

@@ -1445,6 +1445,7 @@ class TimeParser:
             and lang.CITATION_BEFORE_RE.search(before)
             and not lang.TIME_WORD_RE.search(before)
             and not _DAYPART_AFTER_RE.match(clean, end)
+            and not lang.JOURNEY_AFTER_RE.match(clean, end)
         )
 
     def _business_hour(self, starts: Sequence[datetime], span: str, context: str) -> datetime:
