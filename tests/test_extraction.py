@@ -1375,3 +1375,33 @@ def test_repeating_times_and_unsure_picks_create_nothing(
 def test_a_length_said_beside_the_clock_sets_the_end(said: str, end: str) -> None:
     [event] = link(said)
     assert event.end.strftime("%H:%M") == end
+
+
+# The lines of a listing in one message, each with its own day and clock, are events of their
+# own; the request's name picks one. Rows after "must not fire" are one plan said again or
+# moved.
+LISTING = "This month at Elm Park:\nDec 5 – Toy drive 10am-2pm\nDec 12 – Farmers market 9am-1pm\n"
+LISTING_ROWS = [
+    ("add these", LISTING + "Dec 19 – Caroling 6pm",
+     ["2026-12-05T10:00:00+01:00", "2026-12-12T09:00:00+01:00", "2026-12-19T18:00:00+01:00"]),
+    ("add these", "Interview schedule:\nTuesday Dec 8 - 9:00 am - Candidate A\n"
+     "Tuesday Dec 8 - 1:30 pm - Candidate B",
+     ["2026-12-08T09:00:00+01:00", "2026-12-08T13:30:00+01:00"]),
+    # must not fire
+    ("add it", "<PERSON_1>: dinner mon 7pm?\n<PERSON_2>: tue 7pm better?\n<PERSON_1>: ok",
+     ["2026-11-24T19:00:00+01:00"]),
+    ("add it", "<PERSON_1>: Team lunch Dec 8 at 12:30.\nReminder: Dec 8 at 12:30, bring slides",
+     ["2026-12-08T12:30:00+01:00"]),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(("request_text", "thread", "expected"), LISTING_ROWS)
+def test_a_listings_lines_are_events_of_their_own(
+    request_text: str, thread: str, expected: list[str]
+) -> None:
+    assert starts(link(request_text, thread)) == expected
+
+
+def test_the_request_names_the_listed_event_it_wants() -> None:
+    [event] = [e for e in link("add the toy drive", LISTING) if e.schedulable]
+    assert event.start.isoformat() == "2026-12-05T10:00:00+01:00"

@@ -159,6 +159,20 @@ def _same_turn(
     )
 
 
+def _listed_after(
+    segment: Segment, previous: Segment | None, event: ProposedEvent, index: int
+) -> bool:
+    """Whether `segment` opens a line of the message whose line before it set `event`: the
+    lines of a listing ("Dec 5 – Toy drive 10am-2pm" / "Dec 12 – Farmers market 9am-1pm")."""
+    if not _same_turn(event, previous, segment, index) or previous is None:
+        return False
+    line = segment.context.rpartition("\n")[2]
+    sentence = segment.sentence or segment.text
+    return sentence in line and not line[: line.find(sentence)].strip() and "\n" in (
+        segment.context
+    )
+
+
 def _who(segment: Segment) -> str | None:
     """Who said a message, to tell a counter from an answer; None for the request, whose
     word is the user's own decision, and for text nobody signed that quotes nobody."""
@@ -587,9 +601,17 @@ class RuleLinker:
             _offered(echo, _who(segment), deferred=deferred)
             return last_day
         if target is not None and not activity and not moving and target.start is not None:
+            # a listing's line with its own day: "Dec 5 – Toy drive 10am-2pm" / "Dec 12 – ..."
+            # (or "Tuesday 12/8 - 9:00 am - A" / "Tuesday 12/8 - 1:30 pm - B", one day's slots)
+            listed = bool(dates or own_day) and _listed_after(segment, previous, target, index)
+            day = mention.value if own_day else dates[-1].mention.value if listed else None
+            start = target.start.astimezone(self.zone)
             if (
-                own_day
-                and target.start.date() != mention.value.astimezone(self.zone).date()
+                day is not None
+                and (
+                    start.date() != day.astimezone(self.zone).date()
+                    or (listed and start.time() != mention.value.astimezone(self.zone).time())
+                )
                 and not target.undecided  # "Friday at 4 or Saturday?" - "Saturday 10am it is"
             ):
                 target = None  # "the plumber comes monday at 8": its own day, its own event

@@ -591,6 +591,7 @@ def _content_words(text: str) -> list[str]:
         if w.lower() not in _STOP
         and w.lower() not in _GENERIC
         and not lang.states_date(w)
+        and w.casefold() not in lang.CALENDAR_WORDS  # "Dec" of "Dec 19 – Caroling 6pm"
         and len(w) > 2
         and not w.startswith("<")
     ]
