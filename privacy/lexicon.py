@@ -19,6 +19,7 @@ from spacy.lang.en.stop_words import STOP_WORDS as EN_STOP
 from lang.data import table, words
 from lang.frequency import LANGUAGES, zipf
 from privacy.errors import PrivacyError
+from privacy.postal import is_city
 
 logger = logging.getLogger(__name__)
 
@@ -114,12 +115,12 @@ _SYLLABLES = tuple(
 @functools.cache
 def _two_syllable_name(low: str) -> bool:
     """ "jisoo", "ji-soo", "xiaoming": two syllables of one language's given names, and a word
-    no language Veil reads uses ("minmin" is one, "hansen" and "sunday" are not: a syllable
-    table holds neither "sen" nor "day")."""
+    no language Veil reads uses and no town's name ("minmin" is one; "hansen" and "sunday" are
+    not, a syllable table holds neither "sen" nor "day"; "suwon" is a town)."""
     if not 4 <= len(low) <= 10 or not low.replace("-", "").isalpha() or low in HARD_NOT_NAMES:
         return False
-    if max_zipf(low.replace("-", "")) >= RARE_ZIPF:
-        return False
+    if max_zipf(low.replace("-", "")) >= RARE_ZIPF or is_city(low):
+        return False  # "Suwon", "Zhongshan": towns made of the same syllables
     if "-" in low:
         splits = [low.split("-")]
     else:

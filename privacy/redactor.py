@@ -314,6 +314,7 @@ def _given_then_venue_surname(value: str) -> bool:
     )
 
 
+_POSSESSIVE_AFTER_RE = re.compile(r"['’]s\b")
 # Words before a place: "at Victoria Park", "in Lincoln Park", "near the Albert Hall".
 _PLACE_BEFORE_RE = re.compile(
     r"(?:\b(?:at|in|near|by|outside|inside|around|behind|opposite)(?:[ \t]+the)?|@)[ \t]+$",
@@ -352,7 +353,9 @@ def _checks(
         "org_word": _names_an_org(value, words),
         "venue_surname": _given_then_venue_surname(value),
         # ... said where a place goes: "at Victoria Park", "near the Albert Hall"
-        "venue_placed": _given_then_venue_surname(value) and bool(_PLACE_BEFORE_RE.search(before)),
+        "venue_placed": _given_then_venue_surname(value)
+        and bool(_PLACE_BEFORE_RE.search(before))
+        and not _POSSESSIVE_AFTER_RE.match(text, end),  # "at Daniel Park's apartment"
         "venue_before": _venue_before(before),
         "brand": one and is_brand_shaped(first),
         # "San Jose", "Fort Collins": a place opener before or at the start of a name
@@ -374,9 +377,9 @@ def _checks(
             for s, e in places
         ),
         "is_place": touches_place and not value.islower(),
-        # "Zac brown band", "the Trump Tower": an organisation's or venue's word follows, whoever
-        # proposed the span
-        "venue_after": venue_follows(text, end),
+        # "Zac brown band", "the Trump Tower": an organisation's or venue's word follows; after
+        # a rule's given name it is what the person does ("drive Leo club practice at 5")
+        "venue_after": venue_follows(text, end) and (guess or not any(given)),
         "foreign_line": foreign_line(text, start),
         # how it is written: a capital inside a sentence says more than one opening it
         "capital_inside": value[:1].isupper() and not value.isupper()

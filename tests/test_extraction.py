@@ -1405,3 +1405,26 @@ def test_a_listings_lines_are_events_of_their_own(
 def test_the_request_names_the_listed_event_it_wants() -> None:
     [event] = [e for e in link("add the toy drive", LISTING) if e.schedulable]
     assert event.start.isoformat() == "2026-12-05T10:00:00+01:00"
+
+
+# A dated deadline dropped beside another clock leaves its day; a request that asks for the
+# deadline, or for an agenda's item by name, gets it.
+@pytest.mark.parametrize(
+    ("request_text", "thread", "expected"),
+    [
+        ("add it", "<PERSON_1>: I need to confirm the venue by 2pm tomorrow, then let's call at 4",
+         ["2026-11-22T16:00:00+01:00"]),
+        ("add the deadline",
+         "<PERSON_1>: I need to submit the proposal by 2pm tomorrow, so let's call at 4 instead",
+         ["2026-11-22T14:00:00+01:00"]),
+        ("add the coding interview", "Onsite Friday 9am-3pm:\n9:00 - Recruiter chat\n"
+         "10:00 - Coding with Priya\n12:00 - Lunch", ["2026-11-27T10:00:00+01:00"]),
+        # must not fire: the request names nothing of the agenda
+        ("add it", "Onsite Friday 9am-3pm:\n9:00 - Recruiter chat\n10:00 - Coding with Priya",
+         ["2026-11-27T09:00:00+01:00"]),
+    ],
+)  # fmt: skip
+def test_what_the_request_asks_for_beside_a_notices_start(
+    request_text: str, thread: str, expected: list[str]
+) -> None:
+    assert starts(link(request_text, thread)) == expected

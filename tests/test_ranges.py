@@ -53,6 +53,10 @@ RANGE_ROWS = [
     ("open day saturday 2-4", [("11-28 14:00", "11-28 16:00")]),
     ("dinner sat 7-9pm", [("11-28 19:00", "11-28 21:00")]),
     ("shift 12/12 from 9-12", [("12-12 09:00", "12-12 12:00")]),
+    # ... or the evening's, with an evening's word, past midnight too
+    ("karaoke fri 10-12", [("11-27 22:00", "11-28 00:00")]),
+    ("party sat 9-1", [("11-28 21:00", "11-29 01:00")]),
+    ("open house sat 10-2", [("11-28 10:00", "11-28 14:00")]),
     # a journey: the places between its departure and arrival, an end label before the arrival's
     # place, a ticket's date glued ("15DEC")
     (
@@ -72,6 +76,8 @@ RANGE_ROWS = [
     ("9:00 - Registration\n9:30 - Keynote", []),
     ("I'm free 11-12", []),
     ("the score was 3-2 on saturday", []),
+    ("kids camp dec 28 5-8 year olds", []),
+    ("the shop is open tmrw 10-6", []),
     ("dinner at 7 and then drinks at 9", []),
     ("we start at 9 and the room is free at 3", []),
     ("order #4 – 4pm delivery", []),
@@ -94,8 +100,9 @@ def test_ranges(parser: TimeParser, text: str, ranges: list[tuple[str, str]]) ->
 
 
 def test_hours_after_a_day_that_may_be_either_half_keep_both(parser: TimeParser) -> None:
-    """ "party sat 7-10" may be the morning's or the evening's: the gate asks."""
-    (party,) = parser.parse_input("party sat 7-10")
+    """ "meetup sat 7-10" may be the morning's or the evening's: the gate asks ("party sat 7-10"
+    is the evening's)."""
+    (party,) = parser.parse_input("meetup sat 7-10")
     assert (f"{party.value:%H:%M}", f"{party.end_value:%H:%M}") == ("07:00", "10:00")
     assert [f"{a:%H:%M}" for a in party.alternatives] == ["19:00"]
 

@@ -116,6 +116,9 @@ NUMBER_ROWS = [
     # must not fire
     ("table for 4 at 8pm", ["11-25 20:00"]),
     ("dinner, table 7 at 8pm", ["11-25 20:00"]),
+    ("Jo: come by my desk 9.30 tomorrow", ["11-26 09:30"]),
+    ("Tennis: court 6-8pm friday", ["11-27 18:00"]),
+    ("Platform 9 10:15 train tomorrow", ["11-25 10:15"]),
     ("lunch at 1230 tomorrow", ["11-26 12:30"]),
     ("Dec 14 2026 at 3pm", ["12-14 15:00"]),
     ("Flight BA 287 on Friday at 14:05", ["11-27 14:05"]),
@@ -152,6 +155,8 @@ AGENDA_ROWS = [
     ("Sprint Planning Mon Nov 30 10am - 11:30am. Can we start at 10:30 instead?",
      ["11-30 10:00", "11-25 10:30"]),
     ("Workshop on Dec 9, 1-5pm.\nDrinks: 6:00, at the bar", ["12-09 13:00", "11-25 18:00"]),
+    # ... a time picked inside someone's free window
+    ("Tom: I'm around Saturday 10am-4pm,\n1pm for lunch?", ["11-28 10:00", "11-25 13:00"]),
 ]  # fmt: skip
 
 
@@ -168,6 +173,11 @@ DEADLINE_ROWS = [
     ("Please register by Friday 5pm", ["11-27 17:00"]),
     ("we'll be done by 5pm friday, dinner at 7pm", ["11-27 17:00", "11-25 19:00"]),
     ("can you confirm we're meeting thursday at 3pm?", ["11-26 15:00"]),
+    # ... a clause of its own between the verb and "by"; "before the 9:30 keynote" is its time
+    ("Mom: flight lands friday at 5:40pm\nMom: let me know if you can be at arrivals by 6:15",
+     ["11-27 17:40", "11-25 18:15"]),
+    ("Please register at the front desk before the 9:30 keynote on Thursday.\nLunch is at 12:30.",
+     ["11-26 09:30", "11-25 12:30"]),
 ]  # fmt: skip
 
 

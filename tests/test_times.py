@@ -598,6 +598,7 @@ def test_a_zone_in_parentheses_after_a_range_is_the_whole_ranges() -> None:
         ("call friday at 15:00 CET", "12-04 09:00"),
         ("call friday at 3pm PST", "12-04 18:00"),
         ("call tomorrow at 10pm SGT", "12-03 09:00"),
+        ("Call with Tokyo on Friday 10:00 PM JST", "12-04 08:00"),
     ],
 )
 def test_a_24_hour_clock_in_another_zone_is_as_written(text: str, expected: str) -> None:

@@ -168,8 +168,8 @@ def _listed_after(
         return False
     line = segment.context.rpartition("\n")[2]
     sentence = segment.sentence or segment.text
-    return sentence in line and not line[: line.find(sentence)].strip() and "\n" in (
-        segment.context
+    return (
+        sentence in line and not line[: line.find(sentence)].strip() and "\n" in (segment.context)
     )
 
 

@@ -321,7 +321,7 @@ def _blank_tight_number(match: re.Match[str]) -> str:
 # read as 14:01 beside "at 14:00", "Room 3.15" as 15:15.
 _LABELLED_NUMBER_RE = re.compile(
     rf"\b(?:{data.alternation('times', 'number_labels')})\.?[ \t]*(?:#|no\.?|nr\.?|n[º°]\.?)?"
-    r"[ \t]*(?P<number>[A-Z]?\d+(?:[.\-/]\d+)*[A-Z]?)(?![\w:])",
+    r"[ \t]*(?P<number>[A-Z]?\d+(?:[./]\d+)*[A-Z]?)(?![\w:]|\s*(?:[-–—]\s*\d|[ap]\.?m\b))",
     re.IGNORECASE,
 )
 
@@ -332,17 +332,30 @@ _LABELLED_NUMBER_RE = re.compile(
 DAY_HOUR_PAIR_RE = re.compile(
     rf"(?:[ \t]*,)?[ \t]*(?:(?:{data.alternation('times', 'move_from')})[ \t]+)?"
     r"(?P<pair>(?P<a>1[0-2]|0?[1-9])[ \t]*[-–—][ \t]*(?P<b>1[0-2]|0?[1-9])"
-    r"(?:[ \t]*(?P<mer>[ap])\.?m\.?)?)(?![\w:/\-]|[.,]\d)",
+    r"(?:[ \t]*(?P<mer>[ap])\.?m\.?)?)(?![\w:/\-]|[.,]\d|\s*(?:years?|yrs?|y/?o)\b)",
     re.IGNORECASE,
 )
 _NUMERIC_DATE_END_RE = re.compile(r"\b\d{1,2}/\d{1,2}(?:/\d{2,4})?$")
+_WINDOW_WORD_RE = data.word_pattern("times", "window_words")
+_WINDOW_EVENT_RE = data.phrase_pattern("times", "window_events")
+
+
+def window_before(text: str, at: int) -> bool:
+    """Whether the clause before `at` says hours to pick in or a place's opening ("the shop is
+    open tmrw 10-6", "I'm free sat 9-5"), times.toml [window_words]; an event named with such
+    a word ("open house sat 10-2", [window_events]) is none."""
+    clause = re.split(r"[.!?;,\n]", text[max(0, at - 60) : at])[-1]
+    return bool(_WINDOW_WORD_RE.search(_WINDOW_EVENT_RE.sub(" ", clause)))
 
 
 def _blank_day_hours(text: str) -> str:
     def one(match: re.Match[str]) -> str:
         before = text[max(0, match.start() - 20) : match.start()]
-        if match.group("a") == match.group("b") or not (
-            _date_before(text, match.start()) or _NUMERIC_DATE_END_RE.search(before)
+        if (
+            match.group("a") == match.group("b")
+            or not (_date_before(text, match.start()) or _NUMERIC_DATE_END_RE.search(before))
+            or window_before(text, match.start())
+            or COUNT_AFTER_RE.match(text, match.end())  # "dec 28 5-8 kids"
         ):
             return match.group(0)
         pair = match.start("pair") - match.start()
@@ -365,9 +378,8 @@ def blank_counts(text: str) -> str:
     )
     text = _ONE_ON_ONE_RE.sub("   ", text)
     text = _blank_day_hours(text)
-    text = _LABELLED_NUMBER_RE.sub(
-        lambda m: m.group(0)[: m.start("number") - m.start()] + " " * len(m.group("number")), text
-    )
+    # the label goes too: "Platform" left before "10:15" reads as a citation ("John 3:16")
+    text = _LABELLED_NUMBER_RE.sub(lambda m: " " * len(m.group(0)), text)
     text = _TIGHT_NUMBER_RE.sub(_blank_tight_number, text)
     return COUNT_BEFORE_TIME_RE.sub(
         lambda m: m.group(0)[: m.start("count") - m.start()] + " " * len(m.group("count")), text

@@ -10,9 +10,11 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from lang import data
+from tools.calendar import lang
 
 if TYPE_CHECKING:  # times.py calls this module; the mention type is only named here
     from tools.calendar.times import TimeMention
@@ -65,21 +67,40 @@ def _field_of(text: str, mention: TimeMention) -> str:
 
 
 _DEADLINE_VERB_RE = data.phrase_pattern("times", "deadline_verbs")
+_DEADLINE_BREAK_RE = data.word_pattern("times", "deadline_breaks")
+# (no English "the": "before the 9:30 keynote" is the keynote's time)
 _BY = (
     rf"(?<![^\W\d_])(?:{data.alternation('times', 'deadline_prepositions')})"
-    r"(?:[ \t]+(?:the|del|de|le|la|dem|den|il|o|a))?(?![^\W\d_])[ \t]*"
+    r"(?:[ \t]+(?:del|de|le|la|dem|den|il|o|a))?(?![^\W\d_])[ \t]*"
 )
 _DEADLINE_BY_RE = re.compile(rf"{_BY}$", re.IGNORECASE)
 _LEADING_BY_RE = re.compile(_BY, re.IGNORECASE)  # Duckling keeps "by" in "by Monday at noon"
+# A request that asks for the deadline, or for another side time, by its name.
+_ASKS_SIDE_RE = re.compile(rf"{_DEADLINE_VERB_RE.pattern}|{_LABEL}", re.IGNORECASE)
 
 
 def is_deadline(text: str, mention: TimeMention) -> bool:
     """Whether `mention` is when to answer by: a deadline's preposition right before it and
-    a verb that answers or signs up earlier in its clause ("Please confirm by Monday at noon")."""
+    a verb that answers or signs up earlier in its clause ("Please confirm by Monday at noon"),
+    with no clause of its own between them."""
     lead = _LEADING_BY_RE.match(mention.text)
     clause = _clause_before(text, mention) + (lead.group(0) if lead else "")
     found = _DEADLINE_BY_RE.search(clause)
-    return bool(found and _DEADLINE_VERB_RE.search(clause, 0, found.start()))
+    if not found:
+        return False
+    verbs = list(_DEADLINE_VERB_RE.finditer(clause, 0, found.start()))
+    return bool(verbs) and not _DEADLINE_BREAK_RE.search(clause, verbs[-1].end(), found.start())
+
+
+def _date_only(mention: TimeMention) -> TimeMention:
+    """A dated deadline's day, without its clock: "confirm the venue by 2pm tomorrow, then
+    let's call at 4" still says which day the call is."""
+    assert mention.value is not None
+    day = mention.value.replace(hour=0, minute=0, second=0, microsecond=0)
+    return replace(
+        mention, kind="date", value=day, end_value=None, has_clock_time=False, all_day=True,
+        grain="day", alternatives=(),
+    )  # fmt: skip
 
 
 def is_side_time(text: str, mention: TimeMention) -> bool:
@@ -102,15 +123,32 @@ def is_opening_hours(text: str, mention: TimeMention) -> bool:
 # Where an agenda's item starts: a line's start, maybe a bullet, or a list's comma or colon
 # ("10:00 - Review backlog", "Schedule: 1:00 intro, 3:30 break").
 _ITEM_OPENING_RE = re.compile(r"(?:^|\n)[ \t]*[-•*·>]?[ \t]*$|[,:;][ \t]*$")
+# A window's words ("I'm free tomorrow 9am-5pm, 11 is best"): a range of hours to pick in.
+_WINDOW_RE = data.word_pattern("times", "window_words")
+_PLAIN_WORDS = data.words("names", "function_words") | data.words("labels", "request_verbs")
 
 
-def is_agenda_item(text: str, mention: TimeMention, mentions: Sequence[TimeMention]) -> bool:
+def _named_in(asked: str, line: str) -> bool:
+    """Whether the request names a word of `line`: "add the coding interview" wants the item
+    "10:00 - Coding with Priya"."""
+    wanted = {w for w in re.findall(r"[^\W\d_]{4,}", asked.casefold()) if w not in _PLAIN_WORDS}
+    return bool(wanted & set(re.findall(r"[^\W\d_]{4,}", line.casefold())))
+
+
+def is_agenda_item(
+    text: str, mention: TimeMention, mentions: Sequence[TimeMention], asked: str = ""
+) -> bool:
     """Whether `mention` is an item of an agenda inside a range its message said before it:
     "Sprint Planning 10am - 11:30am" / "10:30 - Estimation". A clock said in a sentence ("can
-    we start at 10:30?") is no item."""
+    we start at 10:30?"), an item the request names, and a time inside someone's free window
+    are no items."""
     if not mention.has_clock_time or mention.value is None or mention.kind != "datetime":
         return False
     if not _ITEM_OPENING_RE.search(text, max(0, mention.start - 40), mention.start):
+        return False
+    line_end = text.find("\n", mention.end)
+    line = text[text.rfind("\n", 0, mention.start) + 1 : line_end if line_end >= 0 else None]
+    if asked and _named_in(asked, line):
         return False
     clocks = [reading.timetz() for reading in (mention.value, *mention.alternatives)]
     return any(
@@ -121,25 +159,51 @@ def is_agenda_item(text: str, mention: TimeMention, mentions: Sequence[TimeMenti
         and m.end_value is not None
         and m.value.date() == m.end_value.date()
         and any(m.value.timetz() <= clock < m.end_value.timetz() for clock in clocks)
+        and not _WINDOW_RE.search(_clause_before(text, m) + m.text)
         for m in mentions
     )
 
 
-def drop_side_times(text: str, mentions: Sequence[TimeMention]) -> list[TimeMention]:
+def drop_side_times(
+    text: str, mentions: Sequence[TimeMention], asked: str = ""
+) -> list[TimeMention]:
     """`mentions` of one message without its side times, when it states a start beside them,
-    without the items of an agenda inside its range, and without a place's opening hours."""
+    without the items of an agenda inside its range, and without a place's opening hours.
+    A deadline the request asks for (`asked`: "add the deadline") stays."""
     mentions = [m for m in mentions if not (m.has_clock_time and is_opening_hours(text, m))]
-    mentions = [m for m in mentions if not is_agenda_item(text, m, mentions)]
-    side = [m for m in mentions if m.has_clock_time and is_side_time(text, m)]
+    mentions = [m for m in mentions if not is_agenda_item(text, m, mentions, asked)]
+    keep_deadlines = bool(_ASKS_SIDE_RE.search(asked))
+    side = [
+        m
+        for m in mentions
+        if m.has_clock_time
+        and is_side_time(text, m)
+        and not (keep_deadlines and is_deadline(text, m))
+    ]
     if not side or not any(m.has_clock_time and m not in side for m in mentions):
         return list(mentions)
-    return [m for m in mentions if m not in side]
+    # a dated deadline leaves its day to the message's clocks that say none
+    undated = not any(
+        lang.states_date(m.text) for m in mentions if m.has_clock_time and m not in side
+    )
+    out = []
+    for mention in mentions:
+        if mention not in side:
+            out.append(mention)
+        elif undated and is_deadline(text, mention) and lang.states_date(mention.text):
+            out.append(_date_only(mention))
+    return out
 
 
-def drop_deadlines(text: str, mentions: Sequence[TimeMention]) -> list[TimeMention]:
+def drop_deadlines(
+    text: str, mentions: Sequence[TimeMention], asked: str = ""
+) -> list[TimeMention]:
     """A thread's `mentions` without its deadlines, when any message states another clock:
     "When: Thursday 2:00 PM" in an invitation's header block, "Please reply by Monday 9am" in
-    its body. A deadline alone ("register by Friday 5pm") stays."""
+    its body. A deadline alone ("register by Friday 5pm"), or one the request asks for ("add
+    the deadline"), stays."""
+    if _ASKS_SIDE_RE.search(asked):
+        return list(mentions)
     deadlines = [m for m in mentions if m.has_clock_time and is_deadline(text, m)]
     if not any(m.has_clock_time and m not in deadlines for m in mentions):
         return list(mentions)

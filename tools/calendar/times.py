@@ -58,6 +58,7 @@ _BC_YEAR_RE = re.compile(r'"-\d{4}-|"0000-')
 # A 24-hour clock ("10:00", "09.30") and a zone abbreviation Duckling reads ("SGT", "JST").
 _TWO_DIGIT_CLOCK_RE = re.compile(r"(?<![\d:.])(?P<hour>[01]\d|2[0-3])[:.h](?P<minute>[0-5]\d)")
 _ABBREVIATION_RE = re.compile(rf"\b(?:{'|'.join(lang.ZONE_OFFSETS)})\b")
+_AM_PM_RE = re.compile(r"\d\s*[ap]\.?\s?m\b|\b[ap]\.?m\b", re.IGNORECASE)
 
 
 _CLAUSE_BREAK_RE = re.compile(r"[.!?;\n]")
@@ -111,8 +112,8 @@ def _as_written_in_zone(span: str, when: datetime) -> datetime:
     """A 24-hour clock said in a zone Duckling reads, at the hour written: Duckling took "10:00
     SGT" for 22:00 there when 10:00 fell outside the user's day it resolved."""
     clock, zone = _TWO_DIGIT_CLOCK_RE.search(span), _ABBREVIATION_RE.search(span)
-    if clock is None or zone is None:
-        return when
+    if clock is None or zone is None or _AM_PM_RE.search(span):
+        return when  # "10:00 PM JST" says its half of the day
     there = when.astimezone(timezone(timedelta(hours=lang.ZONE_OFFSETS[zone.group(0)])))
     hour = int(clock.group("hour"))
     if there.hour != hour and there.hour % 12 == hour % 12:
@@ -884,13 +885,14 @@ class TimeParser:
         mentions = self.parse(request, source="request")
         for text, source in ((thread, "thread"), (ocr, "ocr")):
             if text.strip():
-                mentions.extend(self._parse_thread(text, source))
+                mentions.extend(self._parse_thread(text, source, asked=request))
         return mentions
 
     # ------------------------------------------------------------------ threads
-    def _parse_thread(self, text: str, source: str) -> list[TimeMention]:
+    def _parse_thread(self, text: str, source: str, asked: str = "") -> list[TimeMention]:
         """Parse what each message says; its own stamp (metadata only) anchors its relative
-        dates. Headers, receipts, dividers and separators are never parsed for event times."""
+        dates. Headers, receipts, dividers and separators are never parsed for event times.
+        `asked`, the request, may name a side time or an agenda's item it wants."""
         sent_at: datetime | None = None
         whereabouts: dict[str, str | None] = {}  # speaker -> the zone they said they are in
         told: list[tuple[tuple[int, int, int], list[TimeMention]]] = []
@@ -930,13 +932,13 @@ class TimeParser:
                     )
             # A start and its end on two lines of one message ("Departs 6:50" / "Arrives 9:05").
             # then the doors, boarding or deadline times said beside the start
-            said = drop_side_times(text, _in_the_month_said(join_ranges(text, said)))
+            said = drop_side_times(text, _in_the_month_said(join_ranges(text, said)), asked)
             if lang.KEEPS_CLOCK_RE.search(body):
                 said = [replace(m, keeps_clock=not m.has_clock_time) for m in said]
             told.append((age_order(message), said))
         # a bare hour answers the clock said before it in time: quoted mail is older
         told.sort(key=lambda item: item[0])
-        said_all = drop_deadlines(text, [m for _, ms in told for m in ms])
+        said_all = drop_deadlines(text, [m for _, ms in told for m in ms], asked)
         mentions = _near_the_clock_before(said_all, self.zone)
         return sorted(mentions, key=lambda m: m.start)
 
