@@ -344,7 +344,7 @@ def window_before(text: str, at: int) -> bool:
     """Whether the clause before `at` says hours to pick in or a place's opening ("the shop is
     open tmrw 10-6", "I'm free sat 9-5"), times.toml [window_words]; an event named with such
     a word ("open house sat 10-2", [window_events]) is none."""
-    clause = re.split(r"[.!?;,\n]", text[max(0, at - 60) : at])[-1]
+    clause = SHIFT_CLAUSE_END_RE.split(text[max(0, at - 60) : at])[-1]
     return bool(_WINDOW_WORD_RE.search(_WINDOW_EVENT_RE.sub(" ", clause)))
 
 
@@ -545,6 +545,8 @@ SHIFT_EARLIER_BEFORE_RE = re.compile(
 # The rest of a clause after "30 min later" may hold a word or two ("30 min later then?"); more
 # is another clause ("it takes 30 min, later I have gym" ends the clause first anyway).
 SHIFT_CLAUSE_END_RE = re.compile(r"[.!?,;\n]")
+# Where a clause ends: a sentence's end, a semicolon, a line, a table's cell.
+CLAUSE_END_RE = re.compile(r"[.!?;\n|]")
 
 
 # --- Zones Duckling does not read ("3pm PT", "9am Tokyo time", "9am my time"); the ones it does

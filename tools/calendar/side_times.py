@@ -29,7 +29,6 @@ _WORD = rf"(?:\d+[ \t]*{_LEAD}|[^\W\d][^\s\d]*)[ \t]*"
 _SIDE_RE = re.compile(rf"(?P<label>{_LABEL})[:\s]*(?:{_WORD}){{0,3}}$", re.IGNORECASE)
 # "30 min before the 8pm show": the clock is what the lead time counts back from.
 _RELATION_RE = data.word_pattern("times", "lead_relations")
-_CLAUSE_END_RE = re.compile(r"[.!?;\n|]")
 # A business's hours: never a start (times.toml [hours_labels]).
 # (anywhere before the time in its clause: "Opening hours 9am–5:30pm, Mon–Sat")
 _HOURS_RE = data.phrase_pattern("times", "hours_labels")
@@ -38,7 +37,7 @@ _LOOK_BACK = 120  # characters: a label and three words fit; a long message cost
 
 def _clause_before(text: str, mention: TimeMention) -> str:
     before = text[max(0, mention.start - _LOOK_BACK) : mention.start]
-    return _CLAUSE_END_RE.split(before)[-1]
+    return lang.CLAUSE_END_RE.split(before)[-1]
 
 
 # A field label that opens a line ("Arrive: Amsterdam Schiphol (AMS)"): the lines under it

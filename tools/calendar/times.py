@@ -61,9 +61,6 @@ _ABBREVIATION_RE = re.compile(rf"\b(?:{'|'.join(lang.ZONE_OFFSETS)})\b")
 _AM_PM_RE = re.compile(r"\d\s*[ap]\.?\s?m\b|\b[ap]\.?m\b", re.IGNORECASE)
 
 
-_CLAUSE_BREAK_RE = re.compile(r"[.!?;\n]")
-
-
 def _old_clock_to_new_day(clean: str, mentions: list[TimeMention]) -> list[TimeMention]:
     """ "can we move friday's 2pm review to monday?": a move's verb, a dated clock or a day (the
     plan's old time), then "to" and a day with no clock in the same clause: the old time is no
@@ -72,7 +69,7 @@ def _old_clock_to_new_day(clean: str, mentions: list[TimeMention]) -> list[TimeM
     out = list(mentions)
     for old in mentions:
         clause_start = max(
-            (b.end() for b in _CLAUSE_BREAK_RE.finditer(clean, 0, old.start)), default=0
+            (b.end() for b in lang.CLAUSE_END_RE.finditer(clean, 0, old.start)), default=0
         )
         if not lang.MOVE_VERB_RE.search(clean, clause_start, old.start):
             continue
@@ -86,7 +83,7 @@ def _old_clock_to_new_day(clean: str, mentions: list[TimeMention]) -> list[TimeM
         new = next(
             (m for m in out if m.start >= old.end and not m.has_clock_time and m.value), None
         )
-        if new is None or _CLAUSE_BREAK_RE.search(clean, old.end, new.start):
+        if new is None or lang.CLAUSE_END_RE.search(clean, old.end, new.start):
             continue
         if not lang.MOVE_TO_RE.search(clean[old.end - 1 : new.start + 1]):
             continue
