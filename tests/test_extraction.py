@@ -989,7 +989,11 @@ def test_a_day_turned_down_before_it_is_off(thread: str, expected: list[str]) ->
         # a reply that calls the plan a fake: nothing of it is created
         ("<PERSON_1>: your security review is set for Friday at 4pm\nMe: looks like phishing", []),
         ("<PERSON_1>: refund call Thursday 3pm, reply YES\nMe: that's a scam, don't click", []),
+        # ... or takes it back as sent to the wrong chat
+        ("<PERSON_1>: dinner friday at 8?\nMe: yes\n<PERSON_1>: sorry wrong chat lol, ignore", []),
         # must not fire: the word in a message with a time of its own, or said of something else
+        ("<PERSON_1>: dinner friday at 8?\nMe: yes\n<PERSON_1>: pls ignore the typo, 8 works",
+         ["2026-11-27T20:00:00+01:00"]),
         ("<PERSON_1>: dinner friday at 8?\nMe: yes! no fake tan this time", [
             "2026-11-27T20:00:00+01:00"]),
         ("<PERSON_1>: phishing training friday at 10?\nMe: ok",
@@ -1368,6 +1372,8 @@ def test_repeating_times_and_unsure_picks_create_nothing(
     [
         ("add call with Tom tomorrow at 3pm (1h)", "16:00"),
         ("add the review tomorrow at 10am, 90 minutes", "11:30"),
+        # a length written as an adjective
+        ("add a 45-minute video interview tomorrow at 1:30pm", "14:15"),
         # must not fire: a move by an amount, no length at all
         ("lunch friday at 1", "14:00"),
     ],

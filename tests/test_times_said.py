@@ -152,6 +152,8 @@ def test_a_speaker_in_another_zone_leaves_the_zone_unsaid(
         ("Priya: Let's meet Friday at 4pm.\nPriya Sharma | all times in this email are IST",
          [10]),
         ("Ana: all times are CET. Dinner fri at 8pm?", [19]),
+        # ... or a calendar invitation's "Time zone:" line, with the zone's IANA name
+        ("Team lunch\nFriday, December 4 · 12:00 – 1:00pm\nTime zone: America/Los_Angeles", [20]),
         # must not: another message's times, a zone the time names itself
         ("Ana: all times are CET.\nMe: dinner fri at 8pm?", [20]),
         ("Ana: all times are CET. Dinner fri at 8pm UK time?", [20]),

@@ -172,10 +172,15 @@ def _respelled(text: str, spellings: tuple[dict[str, str], re.Pattern[str]]) -> 
     return pattern.sub(lambda m: forms[m.group(0).casefold()].ljust(len(m.group(0))), text)
 
 
+# A length written as an adjective ("a 45-minute interview", "2-hour workshop"): Duckling reads
+# "45 minute" only.
+_HYPHENED_LENGTH_RE = re.compile(r"(?<=\d)-(?=(?:minutes?|mins?|hours?|hrs?|h)\b)", re.IGNORECASE)
+
+
 def fix_typing_slips(text: str) -> str:
     """Misspelt weekdays ("modnay", "Thurday"), chat and phrase spellings ("2moro", "a
-    mediodía"), missed colons ("7;15 pm"), typographic dashes between numbers ("2–4pm") and
-    "12 noon", in place.
+    mediodía"), missed colons ("7;15 pm"), typographic dashes between numbers ("2–4pm"),
+    hyphened lengths ("45-minute") and "12 noon", in place.
 
     A weekday one edit away, that is no word of its own (a "sundae" stays), becomes the day's
     three-letter form padded with spaces, so every offset into `text` still holds; a chat
@@ -183,6 +188,7 @@ def fix_typing_slips(text: str) -> str:
     """
     text = _respelled(_respelled(text, _CHAT_SPELLINGS), _PHRASE_SPELLINGS)
     text = _NUMBER_DASH_RE.sub(lambda m: m.group(1) + "-", text)
+    text = _HYPHENED_LENGTH_RE.sub(" ", text)
     text = _TWELVE_RE.sub(lambda m: " " * len(m.group(0)), text)
     text = _date_dash_clock(text)
 

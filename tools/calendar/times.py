@@ -1591,6 +1591,12 @@ class TimeParser:
         said = _TIMES_ARE_IN_RE.search(body)
         if said is None:
             return None
+        named = zones.zone_name_re().match(body, said.start("place"))
+        if named:  # "Time zone: America/Chicago", as a calendar's invitation writes it
+            try:
+                return ZoneInfo(named.group(0))
+            except (ValueError, ZoneInfoNotFoundError):
+                pass
         words = said.group("place").split()
         if words[0].upper() in lang.ZONE_OFFSETS:  # "IST", "CET"
             return timezone(timedelta(hours=lang.ZONE_OFFSETS[words[0].upper()]))
