@@ -1398,6 +1398,8 @@ LISTING_ROWS = [
      ["2026-11-24T19:00:00+01:00"]),
     ("add it", "<PERSON_1>: Team lunch Dec 8 at 12:30.\nReminder: Dec 8 at 12:30, bring slides",
      ["2026-12-08T12:30:00+01:00"]),
+    ("add it", "Design crit Thu Dec 3 2pm\ncorrection - Thu Dec 3 2:30pm",
+     ["2026-12-03T14:30:00+01:00"]),
 ]  # fmt: skip
 
 

@@ -149,6 +149,8 @@ POSSESSIVE_RE = re.compile(rf"\b{_POSSESSIVE}", re.IGNORECASE)
 ADD_MINE_RE = re.compile(
     rf"\b(?:{data.alternation('labels', 'request_verbs')})\s+{_POSSESSIVE}", re.IGNORECASE
 )
+# A line that corrects the one above it ("correction – Thu 2:30pm"), acts.toml [correct].
+CORRECT_RE = data.phrase_pattern("acts", "correct")
 # A clause that asks for a plan another way, and a day's yes beside it (acts.toml).
 WISH_RE = data.phrase_pattern("acts", "wish")
 PREFER_RE = data.word_pattern("acts", "prefer")

@@ -25,6 +25,7 @@ from agent.extraction.cue import (
     CALENDAR_QUESTION_RE,
     CLOCK_SAID_RE,
     CONFIRM_RE,
+    CORRECT_RE,
     DECIDE_RE,
     DECLINE_AFTER_RE,
     DECLINE_BEFORE_RE,
@@ -163,9 +164,12 @@ def _listed_after(
     segment: Segment, previous: Segment | None, event: ProposedEvent, index: int
 ) -> bool:
     """Whether `segment` opens a line of the message whose line before it set `event`: the
-    lines of a listing ("Dec 5 – Toy drive 10am-2pm" / "Dec 12 – Farmers market 9am-1pm")."""
+    lines of a listing ("Dec 5 – Toy drive 10am-2pm" / "Dec 12 – Farmers market 9am-1pm"),
+    not a correction of it (acts.toml [correct])."""
     if not _same_turn(event, previous, segment, index) or previous is None:
         return False
+    if CORRECT_RE.search(segment.text) or RESCHEDULE_RE.search(segment.text):
+        return False  # "correction – Thu 2:30pm": the line changes the plan above it
     line = segment.context.rpartition("\n")[2]
     sentence = segment.sentence or segment.text
     return (
