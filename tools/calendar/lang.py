@@ -342,7 +342,7 @@ DAY_HOUR_PAIR_RE = re.compile(
     re.IGNORECASE,
 )
 _NUMERIC_DATE_END_RE = re.compile(r"\b\d{1,2}/\d{1,2}(?:/\d{2,4})?$")
-_WINDOW_WORD_RE = data.word_pattern("times", "window_words")
+WINDOW_WORD_RE = data.word_pattern("times", "window_words")
 _WINDOW_EVENT_RE = data.phrase_pattern("times", "window_events")
 
 
@@ -351,7 +351,7 @@ def window_before(text: str, at: int) -> bool:
     open tmrw 10-6", "I'm free sat 9-5"), times.toml [window_words]; an event named with such
     a word ("open house sat 10-2", [window_events]) is none."""
     clause = SHIFT_CLAUSE_END_RE.split(text[max(0, at - 60) : at])[-1]
-    return bool(_WINDOW_WORD_RE.search(_WINDOW_EVENT_RE.sub(" ", clause)))
+    return bool(WINDOW_WORD_RE.search(_WINDOW_EVENT_RE.sub(" ", clause)))
 
 
 def _blank_day_hours(text: str) -> str:

@@ -122,8 +122,6 @@ def is_opening_hours(text: str, mention: TimeMention) -> bool:
 # Where an agenda's item starts: a line's start, maybe a bullet, or a list's comma or colon
 # ("10:00 - Review backlog", "Schedule: 1:00 intro, 3:30 break").
 _ITEM_OPENING_RE = re.compile(r"(?:^|\n)[ \t]*[-•*·>]?[ \t]*$|[,:;][ \t]*$")
-# A window's words ("I'm free tomorrow 9am-5pm, 11 is best"): a range of hours to pick in.
-_WINDOW_RE = data.word_pattern("times", "window_words")
 _PLAIN_WORDS = data.words("names", "function_words") | data.words("labels", "request_verbs")
 
 
@@ -158,7 +156,8 @@ def is_agenda_item(
         and m.end_value is not None
         and m.value.date() == m.end_value.date()
         and any(m.value.timetz() <= clock < m.end_value.timetz() for clock in clocks)
-        and not _WINDOW_RE.search(_clause_before(text, m) + m.text)
+        # "I'm free tomorrow 9am-5pm, 11 is best": a window's hours to pick in
+        and not lang.WINDOW_WORD_RE.search(_clause_before(text, m) + m.text)
         for m in mentions
     )
 
