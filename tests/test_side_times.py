@@ -97,11 +97,6 @@ def _clocks(parser: TimeParser, thread: str) -> list[str]:
     return [f"{m.value:%m-%d %H:%M}" for m in mentions if m.has_clock_time and m.value]
 
 
-@pytest.mark.parametrize(("thread", "starts"), ROWS)
-def test_side_times(parser: TimeParser, thread: str, starts: list[str]) -> None:
-    assert _clocks(parser, thread) == starts
-
-
 # A number of three or four digits with no clock sign, or any number after a room's or a
 # seat's label, is a flight, a room or a table, never a clock; with "at" before it or a clock
 # word after it, it is one. Rows after "must not fire" keep the clock.
@@ -123,11 +118,6 @@ NUMBER_ROWS = [
     ("Dec 14 2026 at 3pm", ["12-14 15:00"]),
     ("Flight BA 287 on Friday at 14:05", ["11-27 14:05"]),
 ]
-
-
-@pytest.mark.parametrize(("thread", "starts"), NUMBER_ROWS)
-def test_numbers_are_no_clocks(parser: TimeParser, thread: str, starts: list[str]) -> None:
-    assert _clocks(parser, thread) == starts
 
 
 # A listing's day, a dash (or "to") and a clock are one start; a day of the month said after a
@@ -195,23 +185,20 @@ MOVE_ROWS = [
 ]
 
 
-@pytest.mark.parametrize(("thread", "starts"), MOVE_ROWS)
-def test_moves(parser: TimeParser, thread: str, starts: list[str]) -> None:
-    assert _clocks(parser, thread) == starts
+# Every table above is one reading: the clock times a thread states.
+TABLES = {"side": ROWS, "number": NUMBER_ROWS, "listing": READING_ROWS, "agenda": AGENDA_ROWS,
+          "deadline": DEADLINE_ROWS, "move": MOVE_ROWS}  # fmt: skip
 
 
-@pytest.mark.parametrize(("thread", "starts"), DEADLINE_ROWS)
-def test_deadlines(parser: TimeParser, thread: str, starts: list[str]) -> None:
-    assert _clocks(parser, thread) == starts
-
-
-@pytest.mark.parametrize(("thread", "starts"), AGENDA_ROWS)
-def test_agenda_items(parser: TimeParser, thread: str, starts: list[str]) -> None:
-    assert _clocks(parser, thread) == starts
-
-
-@pytest.mark.parametrize(("thread", "starts"), READING_ROWS)
-def test_listings_and_days_of_the_month(parser: TimeParser, thread: str, starts: list[str]) -> None:
+@pytest.mark.parametrize(
+    ("thread", "starts"),
+    [
+        pytest.param(t, s, id=f"{name}-{i}")
+        for name, rows in TABLES.items()
+        for i, (t, s) in enumerate(rows)
+    ],
+)
+def test_the_clocks_a_thread_states(parser: TimeParser, thread: str, starts: list[str]) -> None:
     assert _clocks(parser, thread) == starts
 
 

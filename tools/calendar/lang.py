@@ -335,7 +335,7 @@ _LABELLED_NUMBER_RE = re.compile(
 # Two bare hours (1 to 12, no minutes) joined by a dash after a stated day: "team offsite dec
 # 10 9-5", "open house sat 10-2", "Dec 12, 8-1pm", "12/12 from 9-12". Duckling reads "10 9-5"
 # as 5 September, so the pair is blanked for it and read as a range on that day (ranges.py).
-DAY_HOUR_PAIR_RE = re.compile(
+_DAY_HOUR_PAIR_RE = re.compile(
     rf"(?:[ \t]*,)?[ \t]*(?:(?:{data.alternation('times', 'move_from')})[ \t]+)?"
     r"(?P<pair>(?P<a>1[0-2]|0?[1-9])[ \t]*[-–—][ \t]*(?P<b>1[0-2]|0?[1-9])"
     r"(?:[ \t]*(?P<mer>[ap])\.?m\.?)?)(?![\w:/\-]|[.,]\d|\s*(?:years?|yrs?|y/?o)\b)",
@@ -354,20 +354,33 @@ def window_before(text: str, at: int) -> bool:
     return bool(WINDOW_WORD_RE.search(_WINDOW_EVENT_RE.sub(" ", clause)))
 
 
+def hour_pair(text: str, at: int) -> re.Match[str] | None:
+    """Two bare hours of a day at `at` (_DAY_HOUR_PAIR_RE), or None: not "3-3", not a place's
+    hours ("open tmrw 10-6", [window_words]) and not ages or a count ("5-8 year olds", "2-3
+    people")."""
+    pair = _DAY_HOUR_PAIR_RE.match(text, at)
+    if (
+        pair is None
+        or pair.group("a") == pair.group("b")
+        or window_before(text, pair.start("pair"))
+        or COUNT_AFTER_RE.match(text, pair.end())
+    ):
+        return None
+    return pair
+
+
 def _blank_day_hours(text: str) -> str:
     def one(match: re.Match[str]) -> str:
         before = text[max(0, match.start() - 20) : match.start()]
-        if (
-            match.group("a") == match.group("b")
-            or not (_date_before(text, match.start()) or _NUMERIC_DATE_END_RE.search(before))
-            or window_before(text, match.start())
-            or COUNT_AFTER_RE.match(text, match.end())  # "dec 28 5-8 kids"
+        if not (
+            (_date_before(text, match.start()) or _NUMERIC_DATE_END_RE.search(before))
+            and hour_pair(text, match.start())
         ):
             return match.group(0)
         pair = match.start("pair") - match.start()
         return match.group(0)[:pair] + " " * len(match.group("pair"))
 
-    return DAY_HOUR_PAIR_RE.sub(one, text)
+    return _DAY_HOUR_PAIR_RE.sub(one, text)
 
 
 # "our 1:1": a one-on-one meeting, never the clock 1:01 ("1 from thursday" was read as 1am).
@@ -613,6 +626,8 @@ def respell_offsets(text: str) -> str:
     return _OFFSET_ZONE_RE.sub(one, text)
 
 
+# "8pm", "8 a.m.", "am": a clock that says its half of the day.
+AM_PM_RE = re.compile(r"\d\s*[ap]\.?\s?m\b|\b[ap]\.?m\b", re.IGNORECASE)
 KNOWN_ZONE_RE = re.compile(rf"\b(?:{'|'.join(ZONE_OFFSETS)})\b", re.IGNORECASE)
 # "1pm - 2pm (PST)": Duckling applies a zone in parentheses to a range's end only.
 _PAREN_ZONE_RE = re.compile(rf"\((?=(?:{'|'.join(ZONE_OFFSETS)})\))(\w+)\)")

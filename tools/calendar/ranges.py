@@ -38,7 +38,6 @@ _LABELLED_END = (
 )
 _LABELLED_END_RE = re.compile(_LABELLED_END, re.IGNORECASE)
 _BETWEEN_RE = re.compile(rf"[ \t]*(?:{_CONNECTOR})[ \t]*|{_LABELLED_END}", re.IGNORECASE)
-_MERIDIEM_RE = re.compile(r"\d\s*[ap]\.?\s?m\b|\b[ap]\.?m\b", re.IGNORECASE)
 # An end label on the next line, whatever the rest of the first line says: "Departs Mon 14 Dec
 # 11:25 (LHR)" + "Arrives Mon 14 Dec 14:30".
 _END_LABEL_RE = re.compile(
@@ -108,7 +107,7 @@ def _range(text: str, first: TimeMention, second: TimeMention) -> TimeMention:
     end = datetime.combine(start.date(), clock.time(), start.tzinfo)
     if lang.states_date(second.text) and lang.states_date(first.text):
         end = clock  # a dated end: an overnight flight lands the next day
-    if end <= start and not _MERIDIEM_RE.search(second.text) and end + timedelta(hours=12) > start:
+    if end <= start and not lang.AM_PM_RE.search(second.text) and end + timedelta(hours=12) > start:
         end += timedelta(hours=12)  # "9 to 5": the afternoon's 5
     elif end <= start:
         end += timedelta(days=1)  # "22:00–02:00" ends after midnight
@@ -199,19 +198,11 @@ def _hours_after_days(text: str, mentions: Sequence[TimeMention]) -> list[TimeMe
         # a day ("dec 10", "sat") or a meal on a day ("dinner sat")
         if mention.has_clock_time or mention.kind not in ("date", "vague") or not mention.value:
             continue
-        pair = lang.DAY_HOUR_PAIR_RE.match(text, mention.end)
-        if (
-            pair is None
-            or not lang.states_date(mention.text)
-            or lang.window_before(text, pair.end())  # "open tmrw 10-6": a place's hours
-            or lang.COUNT_AFTER_RE.match(text, pair.end())  # "dec 28 5-8 kids": ages
-        ):
+        pair = lang.hour_pair(text, mention.end)
+        if pair is None or not lang.states_date(mention.text):
             continue
         line = text[text.rfind("\n", 0, mention.start) + 1 : pair.end()]
-        hours = _pair_hours(pair, line)
-        if hours is None:
-            continue
-        start_hour, end_hour, unsure = hours
+        start_hour, end_hour, unsure = _pair_hours(pair, line)
         other_half = timedelta(hours=12 if start_hour < 12 else -12)
         day = mention.value
         start = day.replace(hour=start_hour, minute=0, second=0, microsecond=0)
@@ -237,35 +228,25 @@ def _hours_after_days(text: str, mentions: Sequence[TimeMention]) -> list[TimeMe
 
 
 # Words that put hours in the evening ("karaoke fri 10-12", "party sat 9-1", "night shift dec
-# 12 11-7") or in the day ("breakfast", "dentist"): times.toml, as the bare hours' rules read them.
-_EVENING_RE = re.compile(
-    rf"{data.phrase_pattern('times', 'evening_late').pattern}"
-    rf"|{data.phrase_pattern('times', 'evening_early').pattern}",
-    re.IGNORECASE,
-)
-_DAYTIME_RE = re.compile(
-    rf"{data.phrase_pattern('times', 'morning').pattern}"
-    rf"|{data.phrase_pattern('times', 'daytime').pattern}",
-    re.IGNORECASE,
-)
+# 12 11-7") or in the day ("breakfast", "dentist"), as the bare hours' rules read them.
+def _daytime(line: str) -> bool:
+    return bool(lang.MORNING_RE.search(line) or lang.DAYTIME_RE.search(line))
 
 
-def _pair_hours(pair: re.Match[str], line: str) -> tuple[int, int, bool] | None:
+def _pair_hours(pair: re.Match[str], line: str) -> tuple[int, int, bool]:
     """The start and end hours of a dashed pair of bare hours (the end may be past midnight),
-    and whether the start's half of the day is unsure; None when they are no hours. `line`,
-    the words before them, may put them in the evening or in the day."""
+    and whether the start's half of the day is unsure. `line`, the words before them, may put
+    them in the evening or in the day."""
     a, b = int(pair.group("a")), int(pair.group("b"))
-    if a == b:
-        return None
     meridiem = (pair.group("mer") or "").casefold()
     if meridiem:  # "7-9pm", "12-2pm", "11-1pm": the start takes the end's half unless later
         pm = meridiem == "p"
         return a % 12 + (12 if pm and (a < b or a == 12) else 0), b % 12 + (12 if pm else 0), False
-    if _EVENING_RE.search(line) and not _DAYTIME_RE.search(line):
+    if lang.EVENING_RE.search(line) and not _daytime(line):
         # "7-10": 19:00 to 22:00; "10-2", "10-12": 22:00 to 02:00 or midnight, the next day
         return a % 12 + 12, b + 12 if a < b < 12 else b % 12, False
     if a > b:  # "10-2", "12-4": the morning's or noon's start to the afternoon's end
         return (12 if a == 12 else a), b + 12, False
     if a >= _EARLIEST_MORNING:  # "9-11", "7-12"
-        return a, b, a in _UNSURE_STARTS and b < 12 and not _DAYTIME_RE.search(line)
+        return a, b, a in _UNSURE_STARTS and b < 12 and not _daytime(line)
     return a + 12, (b + 12) % 24, a in _UNSURE_STARTS  # "1-3", "6-8": the afternoon's

@@ -55,10 +55,8 @@ _LOCALE_RE = re.compile(r"[a-z]{2}_[A-Z]{2}")
 _UNNAMED = data.words("times", "zone_unnamed")
 _DUCKLING_ZONE_RE = re.compile(r"\b[A-Z]{2,5}\b")
 _BC_YEAR_RE = re.compile(r'"-\d{4}-|"0000-')
-# A 24-hour clock ("10:00", "09.30") and a zone abbreviation Duckling reads ("SGT", "JST").
+# A 24-hour clock ("10:00", "09.30"), said with a zone abbreviation Duckling reads ("SGT").
 _TWO_DIGIT_CLOCK_RE = re.compile(r"(?<![\d:.])(?P<hour>[01]\d|2[0-3])[:.h](?P<minute>[0-5]\d)")
-_ABBREVIATION_RE = re.compile(rf"\b(?:{'|'.join(lang.ZONE_OFFSETS)})\b")
-_AM_PM_RE = re.compile(r"\d\s*[ap]\.?\s?m\b|\b[ap]\.?m\b", re.IGNORECASE)
 
 
 def _old_clock_to_new_day(clean: str, mentions: list[TimeMention]) -> list[TimeMention]:
@@ -108,10 +106,11 @@ def _to_the_new_clock(move: TimeMention) -> TimeMention:
 def _as_written_in_zone(span: str, when: datetime) -> datetime:
     """A 24-hour clock said in a zone Duckling reads, at the hour written: Duckling took "10:00
     SGT" for 22:00 there when 10:00 fell outside the user's day it resolved."""
-    clock, zone = _TWO_DIGIT_CLOCK_RE.search(span), _ABBREVIATION_RE.search(span)
-    if clock is None or zone is None or _AM_PM_RE.search(span):
+    clock, zone = _TWO_DIGIT_CLOCK_RE.search(span), lang.KNOWN_ZONE_RE.search(span)
+    if clock is None or zone is None or lang.AM_PM_RE.search(span):
         return when  # "10:00 PM JST" says its half of the day
-    there = when.astimezone(timezone(timedelta(hours=lang.ZONE_OFFSETS[zone.group(0)])))
+    offset = lang.ZONE_OFFSETS[zone.group(0).upper()]
+    there = when.astimezone(timezone(timedelta(hours=offset)))
     hour = int(clock.group("hour"))
     if there.hour != hour and there.hour % 12 == hour % 12:
         return when + timedelta(hours=hour - there.hour)
