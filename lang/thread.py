@@ -16,6 +16,7 @@ from dataclasses import dataclass, field, replace
 from typing import Literal
 
 from lang import data
+from lang.activities import names_event
 
 _FORMATS = data.table("formats")
 _TIME = data.part("TIME")
@@ -57,6 +58,9 @@ _STATUS_RES = tuple(
     (row["name"], data.format_pattern(row["pattern"])) for row in _FORMATS["status"]
 )
 _DIVIDER_RE = data.format_pattern(_FORMATS["divider"]["pattern"])
+# Links run together inside a line ("Need to make a change? Modify · Cancel"): joined by the
+# dots and bars pages use, which no one types between words they mean.
+BUTTONS_RE = data.format_pattern(r"(?<!\w){BUTTON}(?:[ \t]*[·|•][ \t]*{BUTTON}){1,6}(?!\w)")
 _QUOTE_RE = re.compile(_FORMATS["quote"]["marks"])
 _CLOCK_RE = re.compile(_TIME, re.IGNORECASE)
 
@@ -140,12 +144,16 @@ def _is_name_label(label: str, seen: Counter[str]) -> bool:
     words = label.split()
     if not words or len(words) > 4 or label.casefold().rstrip(".") in _NOT_SPEAKERS:
         return False
+    if label.casefold() in getattr(seen, "sections", ()):
+        return False  # "MUSIC:" among a bulletin's other sections
     if words[0].casefold().rstrip(".") in _NOT_SPEAKERS and len(words) > 1:
         return False
     # "Action items:" is a heading: every word of a name is capitalised, bar particles.
     capitalised = all(w[0].isupper() or w.casefold() in _PARTICLES for w in words)
     if capitalised and words[0][0].isupper():
-        return True
+        # "Winter Concert: Thursday 17 December": a notice's heading names its event; a
+        # speaker's label recurs ("Doris Day:" twice in a chat is someone)
+        return seen[label.casefold()] >= 2 or not names_event(label)
     # A lower-case label ("tom:") counts in a chat: used twice, or among other labelled lines;
     # a mixed-case one that is not all capitalised is a heading ("Created event:").
     if not label.islower():
@@ -296,15 +304,33 @@ def _stamped(text: str, start: int, end: int, stamp: tuple[int, int], rest: int)
     return _message(text, start, end, stamp, None, rest)
 
 
+def _header_shaped(text: str, line: tuple[int, int] | None) -> bool:
+    """Whether a line has the shape of a chat header ("Name  10:02"), whoever it names; a date
+    line ("Tuesday, March 3") is a divider, not one."""
+    if line is None:
+        return False
+    for _name, pattern, then in _CHAT_ROWS:
+        match = pattern.fullmatch(text, *line) if then == "header" else None
+        if match and not all(
+            w.casefold().strip(".,") in _CALENDAR_WORDS for w in match.group("speaker").split()
+        ):
+            return True
+    return False
+
+
 def _chat_line(
-    text: str, start: int, end: int, seen: Counter[str], next_line: tuple[int, int] | None
-) -> ThreadLine | None:
+    text: str, start: int, end: int, seen: Counter[str], next_line: tuple[int, int] | None,
+    previous: tuple[int, int] | None = None,
+) -> ThreadLine | None:  # fmt: skip
     """A chat message line in any of the export formats of formats.toml, or None for text."""
     head_end = min(end, start + 300)  # labels sit at the line start; bounds regex work
+    # A header opens a message written below it: a run of header-shaped lines is a listing
+    # ("HIIT - Mon 6am" / "Spin - Sat 8:30am" / "Pilates - Sun 10am")
+    listed = _header_shaped(text, previous) or _header_shaped(text, next_line)
     for _name, pattern, then in _CHAT_ROWS:
         if then == "header":
             match = pattern.fullmatch(text, start, end)
-            if match and next_line is not None and _is_name_header(match, seen):
+            if match and next_line is not None and not listed and _is_name_header(match, seen):
                 stamp = (match.start("stamp"), match.end("stamp"))
                 speaker = (match.start("speaker"), match.end("speaker"))
                 return _message(text, start, end, stamp, speaker, end)
@@ -361,7 +387,8 @@ def _is_name_header(match: re.Match[str], seen: Counter[str]) -> bool:
         )
     )
     return bool(roomy) or (
-        len(match.group("speaker").split()) >= 2
+        # "Sam Kim 11:31 AM", as the redacted text says it: "<PERSON_2> 11:31 AM"
+        (len(speaker.split()) >= 2 or _PLACEHOLDER_LABEL_RE.fullmatch(speaker) is not None)
         and re.search(r"[ap]\.?m\.?\s*$", match.group("stamp"), re.IGNORECASE) is not None
     )
 
@@ -403,13 +430,26 @@ def _status(text: str, start: int, end: int) -> ThreadLine | None:
     return None
 
 
-def _label_counts(text: str, lines: list[tuple[int, int]]) -> Counter[str]:
-    """How often each "label:" starts a line: a repeated lower-case label is a chat speaker."""
-    seen: Counter[str] = Counter()
+class _Labels(Counter[str]):
+    """How often each "label:" starts a line, and the capitals a bulletin's sections are in."""
+
+    sections: frozenset[str] = frozenset()
+
+
+def _label_counts(text: str, lines: list[tuple[int, int]]) -> _Labels:
+    """How often each "label:" starts a line: a repeated lower-case label is a chat speaker.
+    Three or more labels in capitals, each said once, head a bulletin's sections ("ATHLETICS:",
+    "CLUBS:", "MUSIC:"): people in a chat speak more than once."""
+    seen = _Labels()
+    capitals = []
     for start, end in lines:
         match = _PLAIN_LABEL_RE.match(text, start, min(end, start + 80))
         if match:
             seen[match.group("speaker").casefold()] += 1
+            if match.group("speaker").isupper():
+                capitals.append(match.group("speaker").casefold())
+    once = frozenset(c for c in capitals if seen[c] == 1)
+    seen.sections = once if len(once) >= 3 else frozenset()
     return seen
 
 
@@ -462,7 +502,8 @@ def split_thread(text: str, *, screen: bool = False) -> list[ThreadLine]:
             continue
         line = _status(text, start, end)
         if line is None:
-            line = _chat_line(text, start, end, seen, next_line)
+            previous = content[index - 1] if index else None
+            line = _chat_line(text, start, end, seen, next_line, previous)
         if line is None and _DIVIDER_RE.fullmatch(text, start, end):
             # In a paste, only a day alone between two messages is a divider: a clock time
             # alone may be the rest of a message ("when?" / "Friday at 3pm").

@@ -16,6 +16,7 @@ from pathlib import Path
 
 from spacy.lang.en.stop_words import STOP_WORDS as EN_STOP
 
+from lang.activities import ACTIVITY_NAMES
 from lang.data import table, words
 from lang.frequency import LANGUAGES, zipf
 from privacy.errors import PrivacyError
@@ -36,7 +37,8 @@ HARD_NOT_NAMES = TIME_WORDS | ROLES | SALUTATIONS | FUNCTION_WORDS
 # common words of the other languages are caught by their frequency instead.
 NOT_NAMES = (
     HARD_NOT_NAMES | frozenset(w.casefold() for w in EN_STOP) | words("names", "lower_not_names")
-)
+    | ACTIVITY_NAMES  # "add the webinar": an event's word
+)  # fmt: skip
 # Words that open the unit part of an address ("Apt. 4"): never the end of a name.
 UNIT_WORDS = words("names", "unit_words")
 # Lower-case words that may sit inside a name: "María de la Cruz", "Ludwig van Beethoven".

@@ -42,7 +42,13 @@ META_ROWS = [
      "header", "to"),
     # a stamp on a paste's first line, over a labelled message
     ("Today 9:41 AM\nMax: dinner sat at 8?", False, 0, "meta", "divider"),
+    # a booking page's or an invite's row of links
+    ("Your table is booked\nModify · Cancel", False, 1, "meta", "buttons"),
+    ("Add to calendar: Google | Outlook | iCal\nSee you", False, 0, "meta", "buttons"),
+    ("Modifier · Annuler\nÀ bientôt", False, 0, "meta", "buttons"),
     # must not fire: what a person wrote
+    ("Ana: dinner?\nCancel\nTom: ok", False, 1, "text", None),
+    ("no - cancel it, sorry\nok", False, 0, "text", None),
     ("Can we meet friday at 9:00 AM (my time)?\nthanks", False, 0, "text", None),
     ("send it to me by friday\nthanks", False, 0, "text", None),
     ("[10:02] Ana: when?\nFriday at 3pm\n[10:03] Tom: ok", False, 1, "text", None),

@@ -73,6 +73,12 @@ def test_lowercase_label_needs_a_chat_around_it() -> None:
         ("Priya Patel, [12.03.2026 10:02]\nhello", "Priya Patel", "12.03.2026 10:02"),
         ("John 3:16\nfor God so loved", None, None),
         ("Lunch 12:30\nat Blue Bottle", None, None),
+        # a note on the speaker, and a name the redactor already hid, over a stamp
+        ("Nate Brooks (CEO)  9:00 AM\nall-hands moved up", "Nate Brooks", "9:00 AM"),
+        ("<PERSON_2> 11:31 AM\n👍", "<PERSON_2>", "11:31 AM"),
+        # a run of header-shaped lines is a class timetable, not three messages
+        ("HIIT - Mon 6am\nSpin - Sat 8:30am\nPilates - Sun 10am\nBook in the app.", None, None),
+        ("Spin - Sat 8:30am\nPilates - Sun 10am", None, None),
     ],
 )
 def test_slack_and_imessage_copies(thread: str, speaker: str | None, stamp: str | None) -> None:
@@ -164,3 +170,39 @@ def test_a_lone_sent_header_is_metadata(text: str) -> None:
     """A lone "Sent:" line once became an event time that opened the gate (review, issue 4)."""
     sent = [line for line in split_thread(text) if line.field == "sent"]
     assert len(sent) == 1 and sent[0].kind == "header" and sent[0].stamp == "Tue 3:14 PM"
+
+
+# (text, speaker of the first line): a capitalised label ending in an event's word heads a
+# notice's item; the same label said twice, or any name, is a speaker.
+HEADING_ROWS = [
+    # headings
+    ("Winter Concert: Thursday 17 December, 6:30pm in the main hall", None),
+    ("Santa Breakfast: Dec 6, 8:30am (clubhouse)", None),
+    ("Holiday Lights Walk: Nov 28, 5pm", None),
+    ("New Year's Eve Gala: Dec 31, 8pm", None),
+    ("Parent Teacher Conferences: Dec 9-10", None),
+    ("Book Fair: all week in the library", None),
+    ("Rehearsal: Saturday 2-5pm", None),
+    # speakers
+    ("Dana Whitfield: lunch friday?", "Dana Whitfield"),
+    ("Jo Walker: can't make it", "Jo Walker"),
+    ("Mark Jones: ok", "Mark Jones"),
+    ("Holiday: see you there", "Holiday"),
+    ("Doris Day: tuesday works\nTom: ok\nDoris Day: great", "Doris Day"),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(("text", "speaker"), HEADING_ROWS)
+def test_a_notice_heading_is_no_speaker(text: str, speaker: str | None) -> None:
+    assert _first(text).speaker == speaker
+
+
+def test_a_bulletins_capitalised_sections_are_no_speakers() -> None:
+    bulletin = (
+        "ATHLETICS: tryouts Mon-Wed 3:15-5:00\nCLUBS: Robotics meets Thursdays\n"
+        "MUSIC: Winter Concert - Tuesday, December 15, 7:00 PM"
+    )
+    assert [line.speaker for line in split_thread(bulletin)] == [None, None, None]
+    # must not fire: a chat whose people write their names in capitals speak more than once
+    chat = "TOM: lunch?\nANA: sure\nTOM: 1pm\nBEA: me too"
+    assert [line.speaker for line in split_thread(chat)] == ["TOM", "ANA", "TOM", "BEA"]

@@ -6,6 +6,7 @@ from __future__ import annotations
 import re
 
 from lang import data
+from lang.thread import BUTTONS_RE
 
 RESCHEDULE_RE = re.compile(
     r"\b(?:actually|instead|make\s+it\s+(?:at\s+)?\d|move|moved|push(?:ed)?|change|changed|rather|how\s+about"
@@ -30,12 +31,24 @@ _CANCEL_INSTRUCTION_RE = re.compile(
 
 
 _POSTPONE_WORDS_RE = data.phrase_pattern("acts", "postpone")
+# A notice's question to its reader, with no subject, decides nothing: "Need to reschedule?",
+# "Can't make it live?", "Unable to attend?" (a chat's "rain check?" proposes calling off).
+_ASKED_OFF_RE = re.compile(
+    r"(?:^|(?<=[.!?;\n]))[ \t]*(?:(?:need|want|wish)[ \t]+to[ \t]+(?:cancel|reschedule|postpone"
+    r"|change|move|modify|make[ \t]+(?:a[ \t]+)?changes?)"
+    r"|(?:can't|cannot|can not|unable to)[ \t]+(?:make[ \t]+it|attend|come|join))\b[^.!?\n]*\?",
+    re.IGNORECASE,
+)
 
 
 def _instructions_blanked(text: str) -> str:
     """`text` with its instructions on how to cancel or move ("To cancel call ...", "If you
     need to reschedule, ...": acts.toml [cancel_instructions]) blanked out; offsets hold."""
-    return _CANCEL_INSTRUCTION_RE.sub(lambda m: " " * len(m.group(0)), text)
+    def blank(match: re.Match[str]) -> str:
+        return " " * len(match.group(0))
+
+    text = BUTTONS_RE.sub(blank, text)  # "Modify · Cancel": links
+    return _ASKED_OFF_RE.sub(blank, _CANCEL_INSTRUCTION_RE.sub(blank, text))
 
 
 def calls_off(text: str) -> re.Match[str] | None:

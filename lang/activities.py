@@ -1,0 +1,49 @@
+"""What an event is, as patterns over activities.toml: the activity words titles are made of,
+and whether a capitalised heading names an event ("Winter Concert:") rather than a person."""
+
+from __future__ import annotations
+
+import re
+
+from lang import data
+
+
+def _alternation(*sections: str) -> str:
+    """The phrases of `sections` (all languages), longest first, a space matching any run."""
+    table = data.table("activities")
+    phrases = {p for section in sections for group in table[section].values() for p in group}
+    return "|".join(
+        r"\s+".join(re.escape(w) for w in p.split()) for p in sorted(phrases, key=len, reverse=True)
+    )
+
+
+# The one-word activities, lower-cased: "add the webinar" names an event, never a person.
+ACTIVITY_NAMES = frozenset(
+    p.casefold() for group in data.table("activities")["activities"].values() for p in group
+    if " " not in p
+)  # fmt: skip
+# "Zahnarzttermin", "Weihnachtsfeier": a compound ending in an activity is one
+_COMPOUNDS = rf"\w*(?:{_alternation('activity_compound_ends')})"
+ACTIVITY_WORDS = rf"{_alternation('activities')}|{_COMPOUNDS}"
+# "call me back", "call it Gym", "call the event Gym": no call; "@party", "#dinner" are a
+# channel's or a group's handle
+ACTIVITY_RE = re.compile(
+    rf"(?<![\w@#])(?:{ACTIVITY_WORDS})(?!\w)(?!\s+(?:me|you|us|back)\b)"
+    r"(?!(?<=call)\s+(?:it|this|that|the\s+event)\b)",
+    re.IGNORECASE,
+)
+# A phrase's last word is its head: "Winter Concert", "Parent Teacher Conferences", "Santa
+# Breakfast" and "Book Fair" are events; "Dana Whitfield" and "Mark Jones" are not.
+_ACTIVITY_END_RE = re.compile(rf"(?<![\w'’])(?:{ACTIVITY_WORDS})(?:e?s)?$", re.IGNORECASE)
+_EVENT_END_RE = re.compile(
+    rf"(?<![\w'’])(?:(?:{ACTIVITY_WORDS})(?:e?s)?|{_alternation('event_nouns')})$", re.IGNORECASE
+)
+
+
+def names_event(phrase: str) -> bool:
+    """Whether a capitalised phrase ends in a word that names an event, as a notice's heading
+    does ("Holiday Lights Walk", "New Year's Eve Gala", "Rehearsal"). One word alone must be an
+    activity: "Dance" or "Holiday" alone may be someone's name or handle."""
+    phrase = phrase.rstrip(" .:")
+    ends = _EVENT_END_RE if len(phrase.split()) >= 2 else _ACTIVITY_END_RE
+    return ends.search(phrase) is not None
