@@ -439,6 +439,11 @@ def test_a_time_turned_down_is_not_the_new_time(second: str, hour: int) -> None:
          "<PHONE_1>.", ["2026-11-24T16:15:00+01:00"]),
         ("Reminder: the vet is tomorrow (Sunday) at 16:00. To cancel reply CANCEL.",
          ["2026-11-22T16:00:00+01:00"]),
+        # a confirmation's links and its question to the reader
+        ("Your reservation is confirmed\nSaturday, December 12, 2026 at 7:45 PM\n"
+         "Need to make a change? Modify · Cancel", ["2026-12-12T19:45:00+01:00"]),
+        ("Appointment confirmed\nSat, Dec 5, 2026 · 11:40 AM - 12:25 PM\nNeed to reschedule? "
+         "Manage your booking in the app.", ["2026-12-05T11:40:00+01:00"]),
         ("<PERSON_1>: lunch friday at 1?\nMe: yes, ignore the other message",
          ["2026-11-27T13:00:00+01:00"]),
         ("<PERSON_1>: gym 7am fri?\nMe: lol no way 7am 😂 8am?\n<PERSON_1>: fine",
@@ -1029,12 +1034,19 @@ def test_a_plan_put_off_or_away_is_not_agreed(thread: str, expected: list[str]) 
 @pytest.mark.parametrize(
     ("request_text", "subject"),
     [
-        ("add the design crit, I'm going", ["desig", "crit"]),
-        ("add parents' evening to my calendar", ["paren", "eveni"]),
-        ("add <PERSON_1>'s eye appointment, I'm taking her", ["eye"]),
-        ("add book club", ["book", "club"]),
-        ("add the 22 March sync", ["sync"]),
-        ("agrega la cena del viernes", ["cena"]),
+        ("add the design crit, I'm going", [["desig", "crit"]]),
+        ("add parents' evening to my calendar", [["paren", "eveni"]]),
+        ("add <PERSON_1>'s eye appointment, I'm taking her", [["eye"]]),
+        ("add book club", [["book", "club"]]),
+        ("add the 22 March sync", [["sync"]]),
+        ("agrega la cena del viernes", [["cena"]]),
+        # several things, each its own name; a redacted name is a word of its own
+        ("add the book club and the gingerbread workshop", [["book", "club"], ["ginge", "works"]]),
+        ("put the extra rehearsal and the concert in", [["extra", "rehea"], ["conce"]]),
+        ("add <PERSON_1>", [["<person_1>"]]),
+        # no verb, opened by a word that picks
+        ("just the holiday party", [["holid", "party"]]),
+        ("solo la cena", [["cena"]]),
         # names nothing: generic words, pronouns, days, people, no verb
         ("add the event we agreed on to my calendar", []),
         ("add it", []),
@@ -1044,9 +1056,14 @@ def test_a_plan_put_off_or_away_is_not_agreed(thread: str, expected: list[str]) 
         ("ajoute le rendez-vous à la caisse", []),
         ("anything I need to add from this?", []),
         ("what's on thursday?", []),
+        ("just add it", []),
+        ("the holiday party was fun", []),
+        ("add lunch and dinner", [["lunch"], ["dinne"]]),
     ],
 )  # fmt: skip
-def test_the_words_a_request_names_its_event_by(request_text: str, subject: list[str]) -> None:
+def test_the_words_a_request_names_its_event_by(
+    request_text: str, subject: list[list[str]]
+) -> None:
     from agent.extraction.title import request_subject
 
     assert request_subject(request_text) == subject
@@ -1436,3 +1453,47 @@ def test_what_the_request_asks_for_beside_a_notices_start(
     request_text: str, thread: str, expected: list[str]
 ) -> None:
     assert starts(link(request_text, thread)) == expected
+
+
+# A request naming several things picks the event of each; one opened with "just" picks too.
+NOTICE = (
+    "Cedar Hills HOA - Holiday events\nHoliday Lights Walk: Dec 12, 5pm\n"
+    "Santa Breakfast: Dec 6, 8:30am (clubhouse)\nNew Year's Eve Gala: Dec 31, 8pm (tickets $40)"
+)
+NAMED_ROWS = [
+    ("add the breakfast and the gala", NOTICE,
+     ["2026-12-06T08:30:00+01:00", "2026-12-31T20:00:00+01:00"]),
+    ("just the gala", NOTICE, ["2026-12-31T20:00:00+01:00"]),
+    ("add the lights walk", NOTICE, ["2026-12-12T17:00:00+01:00"]),
+    # must not fire: a name the notice never says picks nothing; "add these" takes all
+    ("add the bake sale and the gala", NOTICE, ["2026-12-31T20:00:00+01:00"]),
+    ("add these", NOTICE,
+     ["2026-12-06T08:30:00+01:00", "2026-12-12T17:00:00+01:00", "2026-12-31T20:00:00+01:00"]),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(("request_text", "thread", "expected"), NAMED_ROWS)
+def test_a_request_picks_each_item_it_names(
+    request_text: str, thread: str, expected: list[str]
+) -> None:
+    assert sorted(starts(link(request_text, thread))) == expected
+
+
+# "instead of": the time after it is the old one; a clock said with it goes to the new day.
+# A cancel that names another day than the plan's leaves the plan.
+@pytest.mark.parametrize(
+    ("thread", "expected"),
+    [
+        ("<PERSON_1>: den meeting this week is on Thursday instead of Tuesday, 6:30-8pm",
+         ["2026-11-26T18:30:00+01:00"]),
+        ("<PERSON_1>: let's do 4pm instead of 3pm tomorrow", ["2026-11-22T16:00:00+01:00"]),
+        ("<PERSON_1>: dinner friday rather than monday, at 8pm", ["2026-11-27T20:00:00+01:00"]),
+        ("<PERSON_1>: session moved to tomorrow 7pm, my place. Tonight is off",
+         ["2026-11-22T19:00:00+01:00"]),
+        # must not fire: the cancel names the plan's own day, or no day
+        ("<PERSON_1>: dinner monday at 7pm?\nMe: yes\n<PERSON_1>: monday is off, sorry", []),
+        ("<PERSON_1>: drinks tomorrow at 6\n<PERSON_1>: drinks are off", []),
+    ],
+)  # fmt: skip
+def test_a_replaced_day_and_a_cancel_of_another_day(thread: str, expected: list[str]) -> None:
+    assert starts(link("add it", thread)) == expected

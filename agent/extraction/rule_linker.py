@@ -482,14 +482,16 @@ class RuleLinker:
             # "drinks are off", "can't make it, skip it"; with no activity of its own ("need to
             # call off monday"), the plan on the table. Cancelling too much costs a question.
             called_off = target or _current(events)
-            if called_off is not None and not (
-                # "make a doctors appointment ... and cancel my lunch": the request's own new
-                # event stays; the lunch is a plan of the calendar's
-                target is None
+            # "make a doctors appointment ... and cancel my lunch": the request's own new event
+            # stays; the lunch is a plan of the calendar's
+            own_new = (
+                called_off is not None
+                and target is None
                 and segment.source == "request"
                 and _possessed(text)
                 and _asked_for(called_off, found)
-            ):
+            )
+            if called_off is not None and not own_new and not self._on_other_days(called_off, own):
                 called_off.cancelled = True
             return last_day  # a plan called off in the same breath is no event either
         if puts_off(text) and not own:  # "client asked to postpone, new date TBC"
@@ -765,6 +767,23 @@ class RuleLinker:
                     return event
         return None
 
+    def _on_other_days(self, event: ProposedEvent, own: list[Candidate]) -> bool:
+        """Whether a message says only days other than the event's: "moved to tomorrow 7pm" /
+        "Tonight is off" calls off tonight, not the plan it moved to."""
+        if event.start is None:
+            return False
+        days = set()
+        for said in (c.mention for c in own):
+            if said.value is None or said.grain not in (None, "day", "hour", "minute"):
+                continue
+            if lang.week_only(said.text) or not (
+                lang.states_date(said.text) or said.kind == "vague"
+            ):
+                continue
+            if said.end_value is None or said.end_value <= said.value + timedelta(days=1):
+                days.add(said.value.astimezone(self.zone).date())
+        return bool(days) and event.start.astimezone(self.zone).date() not in days
+
     def _target(
         self, events: list[ProposedEvent], activity: str, text: str, *, request: bool = False
     ) -> ProposedEvent | None:
@@ -1031,9 +1050,10 @@ class RuleLinker:
         segments: list[Segment],
     ) -> list[ProposedEvent]:
         """Titles and attendees for the events that stand; cancelled ones are dropped."""
-        people = list(
-            dict.fromkeys([*people_in(" ".join(speakers)), *people_in(request), *people_in(thread)])
-        )
+        items = request_subject(request)
+        named = {word for item in items for word in item}  # "add my <PERSON_1>": what, not who
+        said = [*people_in(" ".join(speakers)), *people_in(request), *people_in(thread)]
+        people = list(dict.fromkeys(p for p in said if p.casefold() not in named))
         fallback = (
             (
                 reminder_title(request) or activity_title(request)
@@ -1045,7 +1065,7 @@ class RuleLinker:
         )
         events = _merged(events)
         unnamed = [e for e in events if not e.activity and not e.cancelled]
-        events = _named_by_request(events, request_subject(request), segments)
+        events = _named_by_request(events, items, segments)
         if ONE_RE.search(request) and not MANY_RE.search(request):
             events = _the_one(events)
         kept: list[ProposedEvent] = []
@@ -1057,8 +1077,9 @@ class RuleLinker:
                 self.called_off.append(event)
             if event.cancelled or (timed and event.start is None and event.day is None):
                 continue
-            if not event.activity and fallback and len(unnamed) == 1:
-                event.title = fallback  # "add the crit": the user's own name for it
+            if not event.activity and fallback and len(unnamed) == 1 and len(items) < 2:
+                event.title = fallback  # "add the crit": the user's own name for it; "add the
+                # breakfast and the gala" names two, and the gala keeps the thread's name
             if not event.title:
                 event.title = fallback or ("Reminder" if event.kind == "reminder" else "Meeting")
             event.attendees = list(dict.fromkeys([*event.attendees, *people]))[:8]
@@ -1144,15 +1165,25 @@ def _the_one(events: list[ProposedEvent]) -> list[ProposedEvent]:
 
 
 def _named_by_request(
-    events: list[ProposedEvent], subject: list[str], segments: list[Segment]
+    events: list[ProposedEvent], items: list[list[str]], segments: list[Segment]
 ) -> list[ProposedEvent]:
     """ "add the design crit": only the events whose messages say most of the words the request
-    names it by. When the thread says those words but no timed event comes from where it does
-    ("add parents' evening" to a newsletter that dates only the last day of term), no other
-    event stands in for it: the turn asks. A name the thread never says ("add book club") is
-    the user's own, and picks nothing."""
-    if not subject:
+    names it by; "add the book club and the gingerbread workshop": those of each thing named.
+    A name the thread never says ("add book club") is the user's own, and picks nothing."""
+    picks = [p for p in (_named_by(events, words, segments) for words in items) if p is not None]
+    if not picks:
         return events
+    chosen = {id(e) for pick in picks for e in pick}
+    return [e for e in events if id(e) in chosen]
+
+
+def _named_by(
+    events: list[ProposedEvent], subject: list[str], segments: list[Segment]
+) -> list[ProposedEvent] | None:
+    """The events one name in a request picks, or None when the thread never says it. When the
+    thread says those words but no timed event comes from where it does ("add parents'
+    evening" to a newsletter that dates only the last day of term), no other event stands in
+    for it: only the untimed ones stay, and the turn asks."""
 
     def said(index: int) -> set[str]:
         return stems(segments[index].text)
@@ -1170,10 +1201,13 @@ def _named_by_request(
     if best:
         return [e for e in events if scores[id(e)] == best]
     thread = [i for i, s in enumerate(segments) if s.source != "request"]
-    in_thread = set().union(*(said(i) for i in thread))
+    # a notice's first line names the whole of it ("Eurostar - Booking confirmation"); a
+    # person's first message is one of the thread's
+    heading = thread[:1] if thread and segments[thread[0]].speaker is None else []
+    in_thread = set().union(*(said(i) for i in thread if i not in heading))
     if any(word in in_thread for word in subject):
         return [e for e in events if e.start is None and not e.all_day]
-    return events
+    return None
 
 
 def _days_spanned(mention: TimeMention, zone: ZoneInfo) -> tuple[date, int]:

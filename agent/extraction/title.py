@@ -9,35 +9,12 @@ from collections.abc import Sequence
 
 from agent.extraction.cue import ACCEPT_RE as _ACCEPT_RE
 from lang import data
+from lang.activities import ACTIVITY_RE
 from lang.text import ABBREVIATIONS
 from privacy.entity_map import PLACEHOLDER_RE
 from tools.calendar import lang
 from tools.calendar.times import TimeMention
 
-_ACTIVITY_WORDS = (
-    r"lunch|dinner|breakfast|brunch|supper|coffee|drinks?|beers?|meeting|meetup|meet-up|call"
-    r"|sync|catch-?up|stand-?up|1:1|one-on-one|interview|appointment|appt|dentist|doctor"
-    r"|check-?up|haircut|concert|game|match|show|movie|film|party|birthday|wedding|class"
-    r"|lesson|practice|rehearsal|review|demo|workshop|webinar|presentation|offsite|off-site"
-    r"|conference|flight|trip|visit|viewing|pickup|pick-up|session|training|yoga|gym|hike"
-    r"|walk|run|playdate|recital|ceremony|dinner party|reservation|talk|lecture|seminar"
-    r"|exam|deadline|retro|planning|kickoff|kick-off|onboarding|tour|tasting|massage"
-    r"|therapy|vet|checkup|physio|barbecue|bbq|picnic|brunch|date|event|pick(?:\s|-)?up"
-    r"|drop(?:\s|-)?off|summit|all-hands|town\s?hall|standup|screening|debrief|crit"
-    r"|\w*termin|\w*treffen|\w*ausflug|\w*besprechung|\w*feier|\w*essen"
-    r"|mittagessen|abendessen|frühstück|treffen|termin|besprechung|anruf|kaffee|feier"
-    r"|déjeuner|dîner|diner|réunion|rendez-vous|rdv|appel|café|fête|soirée"
-    r"|almuerzo|comida|cena|reunión|reunion|cita|llamada|fiesta|desayuno"
-    r"|almoço|almoco|jantar|reunião|reuniao|consulta|ligação|festa|encontro"
-    r"|aniversário|aniversario|cumpleaños|cumple|anniversaire|geburtstag"
-    r"|gimnasio|gimnásio|entreno|entrenamiento|treino|academia|fitnessstudio|fitness|salle\s+de\s+sport"
-)
-# "call me back", "call it Gym", "call the event Gym": no call
-ACTIVITY_RE = re.compile(
-    rf"\b(?:{_ACTIVITY_WORDS})\b(?!\s+(?:me|you|us|back)\b)"
-    r"(?!(?<=call)\s+(?:it|this|that|the\s+event)\b)",
-    re.IGNORECASE,
-)
 # "label it Leave for airport", "the event is Dentist appointment", "called Team retro".
 LABEL_RE = re.compile(
     r"\b(?:(?:label(?:led|ed)?(?:\s+it)?|call(?:ed)?\s+(?:it|the\s+event)|title[sd]?(?:\s+it)?"
@@ -505,6 +482,15 @@ _NOT_SUBJECT = (
     | data.words("labels", "generic_activities") | data.words("labels", "calendar_words")
 )  # fmt: skip
 _STEM_WORD_RE = re.compile(r"[^\W\d_][\w'’-]*")
+# a placeholder names the thing ("add <PERSON_1>"), unless it owns it ("<PERSON_1>'s recital")
+_SUBJECT_WORD_RE = re.compile(rf"{PLACEHOLDER_RE.pattern}|{_STEM_WORD_RE.pattern}")
+_OWNER_RE = re.compile(rf"{PLACEHOLDER_RE.pattern}['’]s\b")
+# "just the holiday party": a request with no verb, opened by a word that picks
+_OPENED_RE = re.compile(
+    rf"\s*(?:{data.alternation('labels', 'subject_openers')})\s+(?P<what>[^.!?,;:()\n]{{2,80}})",
+    re.IGNORECASE,
+)
+_JOINER_RE = re.compile(rf"\s(?:{data.alternation('labels', 'subject_joiners')})\s", re.IGNORECASE)
 
 
 def stem(word: str) -> str:
@@ -517,28 +503,33 @@ def stem(word: str) -> str:
 
 
 def stems(text: str) -> set[str]:
-    """The stems of the words of `text`."""
-    return {stem(w) for w in _STEM_WORD_RE.findall(text)}
+    """The stems of the words of `text`; a placeholder is its own word ("<PERSON_1>"), so a
+    request that names a redacted thing ("add pydata") meets the line that says it."""
+    words = {stem(w) for w in _STEM_WORD_RE.findall(PLACEHOLDER_RE.sub(" ", text))}
+    return words | {p.group(0).casefold() for p in PLACEHOLDER_RE.finditer(text)}
 
 
-def request_subject(request: str) -> list[str]:
-    """The stems of the words a request names what to add by ("add the design crit, I'm
-    going" -> design, crit); [] when it names nothing ("add the event we agreed on")."""
-    match = _SUBJECT_RE.search(f"{request} ")
+def request_subject(request: str) -> list[list[str]]:
+    """The stems of each thing a request names to add ("add the design crit, I'm going" ->
+    [[design, crit]]; "just the book club and the gingerbread workshop" -> [[book, club],
+    [ginge, works]]); [] when it names nothing ("add the event we agreed on")."""
+    match = _SUBJECT_RE.search(f"{request} ") or _OPENED_RE.match(request)
     if match is None:
         return []
     what = f" {match.group('what')} "
     end = _SUBJECT_END_RE.search(what)
-    words = _STEM_WORD_RE.findall(PLACEHOLDER_RE.sub(" ", what[: end.start() if end else None]))
-    return list(
-        dict.fromkeys(
-            stem(w)
-            for w in words
+    items = []
+    for part in _JOINER_RE.split(what[: end.start() if end else None]):
+        found = [
+            stem(w) if not PLACEHOLDER_RE.fullmatch(w) else w.casefold()
+            for w in (m.group(0) for m in _SUBJECT_WORD_RE.finditer(_OWNER_RE.sub(" ", part)))
             if w.casefold() not in _NOT_SUBJECT
             and re.sub(r"['’]s?$", "", w.casefold()) not in _NOT_SUBJECT
             and len(w) > 1
-        )
-    )
+        ]
+        if found:
+            items.append(list(dict.fromkeys(found)))
+    return items
 
 
 _AFTER_TITLE_RE = re.compile(
