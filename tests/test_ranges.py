@@ -70,6 +70,7 @@ RANGE_ROWS = [
     ("6:00 AM  LGA  →  7:35 AM  ORD", [("11-25 06:00", "11-25 07:35")]),
     ("Ferry: Dover 10:35 → Calais 13:05, Sat 19 Dec", [("12-19 10:35", "12-19 13:05")]),
     ("BA 117 LHR 11:30 → JFK 14:25 15DEC", [("12-15 11:30", "12-15 14:25")]),
+    ("New York (JFK) 6:30 PM → London (LHR) 6:40 AM (+1 day)", [("11-24 18:30", "11-25 06:40")]),
     # must not fire
     ("Thursday 3pm → Friday 9am", []),
     ("Lunch 12:00 – Dinner 19:00", []),

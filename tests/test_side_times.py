@@ -32,6 +32,10 @@ ROWS = [
     ),
     ("Your flight departs Fri 4 Dec at 17:05. Boarding 16:35. Gate closes 16:45.", ["12-04 17:05"]),
     (
+        "Winter Concert - Tuesday, December 15, 7:00 PM, Auditorium. Students report at 6:15.",
+        ["12-15 19:00"],
+    ),
+    (
         "Your appointment is at 5:40pm on Tuesday 8 December.\n"
         "Bookings close on Friday 4 December at 12 noon.",
         ["12-08 17:40"],

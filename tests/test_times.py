@@ -242,6 +242,10 @@ def test_stamps_are_never_mentions(parser: TimeParser, thread: str) -> None:
         ("04/03/26, 09:15", _at(2026, 3, 4, 9, 15)),
         ("03/04/26, 09:15", _at(2026, 3, 4, 9, 15)),  # month-first and in the past: as read
         ("02/03/26, 18:20", _at(2026, 2, 3, 18, 20)),  # both readings past: the locale's stands
+        # ... unless it is months old and the other is this month's: a paste is recent
+        ("[01/03/2026, 19:02]", _at(2026, 3, 1, 19, 2)),
+        ("[03/01/2026, 19:02]", _at(2026, 3, 1, 19, 2)),
+        ("[12/02/2026, 19:02]", _at(2026, 2, 12, 19, 2)),
         # A quote header in the mail client's language (English read "3 ago" as some other day).
         ("lun, 2 mar 2026 a las 18:20", _at(2026, 3, 2, 18, 20)),
         ("Mo., 2. März 2026 um 18:20", _at(2026, 3, 2, 18, 20)),

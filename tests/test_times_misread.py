@@ -218,3 +218,41 @@ def test_hours_written_with_h_in_english_are_a_length(
     found = parser.parse(text)
     assert [m.value for m in found if m.has_clock_time] == clocks
     assert [m.duration for m in found if m.kind == "duration"] == lengths
+
+
+# A date and a clock in a zone other than the user's fall on the day it is there: Duckling kept
+# the written date while moving the clock ("Dec 15, 9pm UTC" read Dec 15 05:00 in Singapore).
+@pytest.mark.parametrize(
+    ("text", "tz", "start"),
+    [
+        ("the call is on Dec 15 at 9pm UTC", "Asia/Singapore", "2026-12-16T05:00:00+08:00"),
+        ("call on Dec 15, 21:00 UTC", "Asia/Singapore", "2026-12-16T05:00:00+08:00"),
+        ("Wed 9 Dec, 4:00 PM GMT (London)", "Australia/Sydney", "2026-12-10T03:00:00+11:00"),
+        ("Dec 15 at 2am UTC", "America/Chicago", "2026-12-14T20:00:00-06:00"),
+        # must not fire: the zone's day is the written one
+        ("Dec 15 at 3pm EST", "America/New_York", "2026-12-15T15:00:00-05:00"),
+        ("Wed 9 Dec at 4pm", "Australia/Sydney", "2026-12-09T16:00:00+11:00"),
+    ],
+)
+def test_a_zones_time_falls_on_its_own_day_here(text: str, tz: str, start: str) -> None:
+    now = datetime(2026, 12, 2, 7, 0, tzinfo=ZoneInfo(tz))
+    [mention] = [m for m in TimeParser(tz=tz, now=now).parse(text) if m.value is not None]
+    assert mention.value.isoformat() == start
+
+
+# A weekday that does not fall on the date said beside it: the date in this year, and the
+# weekday's day beside it, both open (Duckling found "Saturday Dec 13" in 2031).
+@pytest.mark.parametrize(
+    ("text", "start", "other"),
+    [
+        ("party Saturday Dec 13 at 8pm", "2026-12-13T20:00:00-06:00", "2026-12-12T20:00:00-06:00"),
+        ("Friday the 12th at 3pm", "2026-12-12T15:00:00-06:00", "2026-12-11T15:00:00-06:00"),
+        # must not fire: the weekday is the date's
+        ("party Saturday Dec 12 at 8pm", "2026-12-12T20:00:00-06:00", None),
+    ],
+)
+def test_a_weekday_that_clashes_with_its_date(text: str, start: str, other: str | None) -> None:
+    now = datetime(2026, 12, 2, 7, 0, tzinfo=CHICAGO)
+    [mention] = [m for m in TimeParser(tz="America/Chicago", now=now).parse(text) if m.value]
+    assert mention.value.isoformat() == start
+    assert [o.isoformat() for o in mention.alternatives] == ([other] if other else [])

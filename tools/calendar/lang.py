@@ -546,6 +546,10 @@ NOT_A_START_RE = re.compile(
     rf"|\b(?:{_MOVE_STEMS})\w*",
     re.IGNORECASE,
 )
+# The words before an old time a new one replaces, ending the text: "Thursday instead of".
+REPLACED_BEFORE_RE = re.compile(
+    rf"{data.phrase_pattern('times', 'replaced_openers').pattern}\s*$", re.IGNORECASE
+)
 # ... and the word before the move's new time: "... from Friday 4 December to Friday 11".
 MOVE_TO_RE = re.compile(rf"\s(?:{data.alternation('times', 'move_to')})\s", re.IGNORECASE)
 

@@ -29,8 +29,9 @@ _END_PREPOSITION = rf"(?:(?:{data.alternation('times', 'end_prepositions')})[ \t
 # What may lie between a start and its end: a connector on the same line, or an end label
 # (after a comma or on the next line, maybe joined and with a preposition): "8am–4pm", "10:00
 # to 12:00", ", ends 11pm", "\nArrives", " and return by ".
-# A place's words: "Washington Union Station", "LGA", "New York Penn".
-_PLACE_WORD = r"(?:<[A-Z_]+_\d+>|[^\W\d_][\w'’.\-()]*)"  # a redacted one too: "<PERSON_1>"
+# A place's words: "Washington Union Station", "LGA", "New York Penn";
+# ... a redacted one too ("<PERSON_1>"), and an airport's code in brackets ("London (LHR)")
+_PLACE_WORD = r"(?:<[A-Z_]+_\d+>|\(?[^\W\d_][\w'’.\-()]*)"
 _PLACE_WORDS = rf"(?:{_PLACE_WORD}[ \t]+){{0,5}}?"
 _LABELLED_END = (
     rf"{_PUNCT}{_JOINER}(?<![^\W\d_])(?:{_END_LABEL})(?![^\W\d_])[\s:.]*{_PLACE_WORDS}"

@@ -2,8 +2,9 @@
 
 "The nativity play is on Thursday at 2:00pm. Doors open at 1:40pm. The office closes at
 3:30pm": one start and two side times. Read as equals, the linker took the last one. A clock
-time whose label (lang/data/times.toml [side_labels]) sits right before it is no start while
-its message states a time without one; alone ("Bookings close Friday at noon") it stays.
+time whose label (times.toml [side_labels], [replaced_openers]) sits right before it is no
+start while its message states a time without one; alone ("Bookings close Friday at noon") it
+stays.
 """
 
 from __future__ import annotations
@@ -19,7 +20,11 @@ from tools.calendar import lang
 if TYPE_CHECKING:  # times.py calls this module; the mention type is only named here
     from tools.calendar.times import TimeMention
 
-_LABEL = data.phrase_pattern("times", "side_labels").pattern
+# ... and the old time a new one replaces: "4pm instead of 3pm" ([replaced_openers])
+_LABEL = data.phrases_regex(
+    [p for table in ("side_labels", "replaced_openers")
+     for phrases in data.table("times")[table].values() for p in phrases]
+).pattern  # fmt: skip
 # The label, then up to three words with no number between it and the time: "Please arrive no
 # earlier than 14:10", "Pick-up is at 12:30"; not "Boarding 16:35, departs 17:05". A lead time
 # may stand between ("Please arrive 15 minutes early, at 8:45"): a number with its unit

@@ -95,6 +95,55 @@ def _old_clock_to_new_day(clean: str, mentions: list[TimeMention]) -> list[TimeM
     return sorted(out, key=lambda m: m.start)
 
 
+def _unnested(mentions: list[TimeMention]) -> list[TimeMention]:
+    """Clock times said inside a longer one, as its zone reached them: Duckling read "Dec 15,
+    21:00" and "21:00 UTC" apart, and the zone after the first made them one."""
+    return [
+        m for m in mentions
+        if not m.has_clock_time or not any(
+            o is not m and o.has_clock_time and o.start <= m.start and m.end <= o.end
+            and o.end - o.start > m.end - m.start
+            for o in mentions
+        )
+    ]  # fmt: skip
+
+
+def _replaced(clean: str, mentions: list[TimeMention]) -> list[TimeMention]:
+    """ "on Thursday instead of Tuesday, 6:30-8pm": the time after "instead of" is the old one,
+    no start; a clock said with it belongs to the new day before it in the same clause."""
+    out = list(mentions)
+    for old in mentions:
+        if old.value is None or not lang.REPLACED_BEFORE_RE.search(clean, 0, old.start):
+            continue
+        out = [m for m in out if m is not old]
+        clause_start = max(
+            (b.end() for b in lang.CLAUSE_END_RE.finditer(clean, 0, old.start)), default=0
+        )
+        new = next(
+            (m for m in reversed(out) if clause_start <= m.start < old.start and m.value), None
+        )
+        if new is None:
+            continue
+        if new.has_clock_time and not lang.states_date(new.text) and lang.states_date(old.text):
+            # "4pm instead of 3pm tomorrow": the day said with the old clock is the new one's
+            day = old.value.astimezone(new.value.tzinfo)  # type: ignore[union-attr]
+            value = new.value.replace(year=day.year, month=day.month, day=day.day)  # type: ignore[union-attr]
+            end = new.end_value and value + (new.end_value - new.value)  # type: ignore[operator]
+            out = [replace(m, value=value, end_value=end) if m is new else m for m in out]
+            continue
+        if new.has_clock_time or not old.has_clock_time:
+            continue
+        clock = old.value.astimezone(new.value.tzinfo)  # type: ignore[union-attr]
+        day = new.value.replace(hour=clock.hour, minute=clock.minute)  # type: ignore[union-attr]
+        end = None
+        if old.end_value is not None:
+            end = day + (old.end_value - old.value)
+        moved = replace(new, kind="interval" if end else "datetime", value=day, end_value=end,
+                        has_clock_time=True, all_day=False)  # fmt: skip
+        out = [moved if m is new else m for m in out]
+    return out
+
+
 def _to_the_new_clock(move: TimeMention) -> TimeMention:
     """A move read as a range ("friday's 2pm to 3pm"): the new clock on the old time's day."""
     assert move.value is not None and move.end_value is not None
@@ -115,6 +164,18 @@ def _as_written_in_zone(span: str, when: datetime) -> datetime:
     if there.hour != hour and there.hour % 12 == hour % 12:
         return when + timedelta(hours=hour - there.hour)
     return when
+
+
+def _on_the_written_day(span: str, when: datetime) -> datetime:
+    """A date and a clock said in a zone Duckling reads, on the day written: Duckling moves the
+    clock into the user's zone but keeps the written date, so "Dec 15, 9pm UTC" came out as
+    Dec 15 05:00 in Singapore, where it is Dec 16."""
+    zone = lang.KNOWN_ZONE_RE.search(span)
+    if zone is None or not lang.DAY_OF_MONTH_RE.search(span):  # "tomorrow" it moves right
+        return when
+    there = timezone(timedelta(hours=lang.ZONE_OFFSETS[zone.group(0).upper()]))
+    written = datetime.combine(when.date(), when.astimezone(there).time(), there)
+    return written.astimezone(when.tzinfo)
 
 
 # A bare number of one to three digits, a word of its own: not part of "5:30", "3/4/20",
@@ -361,6 +422,8 @@ _MERIDIEM_RE = re.compile(
 # How far ahead of this machine's clock a stamp may be and still be "just now" (another
 # device's clock, a paste made within the minute), not the same time a day or a year ago.
 STAMP_SKEW = timedelta(minutes=15)
+# How far back a pasted chat's stamps go before a reading of them is unlikely: a month.
+RECENT_STAMP = timedelta(days=31)
 # A stamp's own "today": it is never another day, whatever its clock says.
 _TODAY_RE = re.compile(rf"\b(?:{data.alternation('times', 'today_words')})\b", re.IGNORECASE)
 
@@ -674,6 +737,13 @@ _WEEKDAY_NUMBER_RE = re.compile(
     re.IGNORECASE,
 )
 
+# ... and as US dates write it, the month first: "Saturday Dec 13", "Sat, December 13th".
+_WEEKDAY_MONTH_NUMBER_RE = re.compile(
+    rf"(?<![\w-])(?P<day>{lang.DAY_NAMES}),?\s+(?P<m>{lang.MONTHS})\.?\s+"
+    r"(?P<n>[1-9]|[12]\d|3[01])(?:st|nd|rd|th)?\b",
+    re.IGNORECASE,
+)
+
 
 # A weekday and a month with no day of the month: "Tuesday, April", "a Tuesday in April".
 _WEEKDAY_MONTH_RE = re.compile(
@@ -797,23 +867,27 @@ class TimeParser:
         if mention.value is None or mention.kind not in ("datetime", "date"):
             return mention
         said = _WEEKDAY_NUMBER_RE.search(mention.text)  # "Friday the 12th", not "closest to"
-        if said is None:
+        month_first = _WEEKDAY_MONTH_NUMBER_RE.search(mention.text)  # "Saturday Dec 13"
+        if said is None and month_first is None:
             return mention
-        weekday = lang.WEEKDAY_INDEX.get(said.group("day").casefold())
+        weekday = lang.WEEKDAY_INDEX.get((said or month_first).group("day").casefold())
         value = mention.value.astimezone(self.zone)
         if weekday is None:
             return mention
-        number = int(said.group("n"))
+        number = int((said or month_first).group("n"))
         # Duckling keeps a month that is named; the clash is then only in the year.
-        month = value.month if said.group("m1") or said.group("m2") else None
+        named = month_first is not None or said.group("m1") or said.group("m2")  # type: ignore[union-attr]
+        month = value.month if named else None
         coming: list[date] = []  # the next two days with that number (one, in that month)
         day = ref.astimezone(self.zone).date()
         while len(coming) < (1 if month else 2) and day - ref.date() < timedelta(days=400):
             if day.day == number and month in (None, day.month):
                 coming.append(day)
             day += timedelta(days=1)
-        if not coming or value.date() in coming:
-            return mention  # "Monday 13th" for next month's Monday the 13th: no clash
+        if not coming or any(abs(value.date() - d) <= timedelta(days=1) for d in coming):
+            # "Monday 13th" for next month's Monday the 13th: no clash; nor "Wed 9 Dec, 4:00 PM
+            # GMT", which falls on Thursday the 10th in Sydney
+            return mention
         day = coming[0]
         near = day + timedelta(days=(weekday - day.weekday() + 3) % 7 - 3)  # its weekday beside
         numbered = datetime.combine(day, value.timetz())
@@ -996,8 +1070,17 @@ class TimeParser:
         ):
             return self.now  # a bare "10:02" two minutes ahead of this clock: today, not yesterday
         swapped = _day_month_swapped(stamp, sent)
-        if sent > self.now and swapped is not None and swapped <= self.now:
-            return swapped  # "12/04/27" from a day-first phone, read month-first by the locale
+        recent = self.now - RECENT_STAMP
+        if (
+            swapped is not None
+            and swapped <= self.now
+            and (sent > self.now or swapped >= recent > sent)
+        ):
+            # "12/04/27" from a day-first phone, read month-first by the locale: the reading in
+            # the future is not it, and a pasted chat is recent: "[03/12/2026, 19:02]" on 4
+            # December is yesterday, not last March (two readings within the month: the
+            # locale's stands)
+            return swapped
         if sent > self.now and (_TODAY_RE.search(stamp) or sent - self.now <= STAMP_SKEW):
             return self.now  # "Today at 10:02", or a stamp minutes ahead of this clock: just now
         if sent > self.now and not lang.STAMP_YEAR_RE.search(stamp):
@@ -1071,9 +1154,10 @@ class TimeParser:
         mentions = [self._week_after(text, clean, m) for m in mentions]
         mentions = [self._moved_to(text, clean, m, code, ref, source, speaker) for m in mentions]
         mentions = _old_clock_to_new_day(clean, mentions)
+        mentions = _replaced(clean, mentions)
         mentions = [_shifted(text, clean, m) for m in mentions]
         mentions = [_repeating(clean, m) for m in mentions]
-        return sorted(_open_days(clean, mentions), key=lambda m: m.start)
+        return sorted(_open_days(clean, _unnested(mentions)), key=lambda m: m.start)
 
     def _weekday_before(
         self, text: str, clean: str, mention: TimeMention, mentions: list[TimeMention]
@@ -1191,7 +1275,11 @@ class TimeParser:
                 out.append(mention)
                 continue
             hour_too = False
-            if inside and not lang.DAY_OF_MONTH_RE.search(clean, inside.end(), mention.end):
+            if (
+                inside
+                and not lang.DAY_OF_MONTH_RE.search(clean, inside.end(), mention.end)
+                and not _MONTH_AFTER_RE.match(clean, inside.end())  # "Wed 9 Dec": all said
+            ):
                 number, end = inside, mention.end
             elif (
                 mention.kind in ("date", "vague")
@@ -1550,7 +1638,7 @@ class TimeParser:
         time" (the other side's). Also whether that zone is one the input never names."""
         match = lang.ZONE_AFTER_RE.match(clean, end)
         if _DUCKLING_ZONE_RE.search(span.replace("AM", "").replace("PM", "")):
-            return _as_written_in_zone(span, when), end, False
+            return _on_the_written_day(span, _as_written_in_zone(span, when)), end, False
         if match is None and speaker.times_in is not None:  # "all times are IST" said above
             there = when.replace(tzinfo=None).replace(tzinfo=speaker.times_in)
             return there.astimezone(self.zone), end, False
@@ -1725,6 +1813,7 @@ _WEEK_BEFORE_RE = re.compile(
 _WEEKDAY_DAY_NUMBER_RE = re.compile(
     rf"(?:on[ \t]+)?{lang.WEEKDAY_RE.pattern}\.?,?{_DAY_NUMBER}", re.IGNORECASE
 )
+_MONTH_AFTER_RE = re.compile(rf"[ \t]*(?:de[ \t]+)?{lang.MONTHS}\b", re.IGNORECASE)
 # How far ahead such a day may be: the next two months.
 DAY_NUMBER_DAYS = 63
 # A range of days said with no number nor day name longer than this is a season, not a date.
@@ -1802,8 +1891,7 @@ def _open_days(clean: str, mentions: list[TimeMention]) -> list[TimeMention]:
 
 def _day_month_swapped(stamp: str, sent: datetime) -> datetime | None:
     """`sent` with day and month exchanged, when the stamp's numeric date could be read
-    either way ("12/04/27"): a stamp is never in the future, so a future reading means the
-    phone that wrote it put the other one first."""
+    either way ("12/04/27")."""
     match = _NUMERIC_DATE_RE.search(stamp)
     if not match:
         return None
