@@ -35,7 +35,7 @@ from agent.executor import EventOutcome, Executor, TurnState
 from agent.extraction import ProposedEvent, RuleLinker, candidates, link_with_model
 from agent.followup import carry_out, find_follow_up
 from agent.gateway import ModelGateway
-from agent.intent import intent_by_rules
+from agent.intent import asks_to_act, intent_by_rules
 from agent.memory_answers import carry_out_memory, describe_contact, find_memory_act
 from agent.model import ChatModel, Message
 from agent.planner import PlanInput, Planner
@@ -275,6 +275,11 @@ class Assistant:
                 events, found, request=request, thread=quiet, gateway=self.gateway, guard=guard,
                 session=turn.session,
             )  # fmt: skip
+            if intent == "question" and thread.strip() and not asks_to_act(request):
+                # "who is this?", "what's this invite about?": a question adds nothing; a plan
+                # it is asked over is offered for the user's yes, never created unasked
+                for event in events:
+                    event.pending = event.pending or event.schedulable
             if intent in ("other", "question") and thread.strip() and events:
                 intent = "schedule"  # "what do I do with this?" over a pasted plan: the plan
             reply_only = intent == "email" and is_reply_only(request)

@@ -9,6 +9,8 @@ from __future__ import annotations
 import re
 from typing import Literal
 
+from lang import data
+
 Intent = Literal["schedule", "remind", "email", "question", "other"]
 
 # Order matters: "remind me to email Tom" is a reminder, "email Tom about lunch" an e-mail.
@@ -41,8 +43,33 @@ _RULES: tuple[tuple[Intent, re.Pattern[str]], ...] = (
 )
 
 
+# "what's this invite about?", "who is this?": a question word opening a request that asks for
+# no event ("when can you add it?" does) is a question, whatever plan it names.
+_WH_QUESTION_RE = re.compile(
+    r"^\s*(?:what|when|who|where|why|how|which|whose)\b[^\n]*\?\s*$", re.IGNORECASE
+)
+_VERBS = "|".join(
+    (data.alternation("labels", "request_verbs"), data.alternation("labels", "subject_verbs"))
+)
+_ASKS_FOR_EVENT_RE = re.compile(rf"\b(?:{_VERBS}|remind\w*|e-?mail|reply|draft)\b", re.IGNORECASE)
+
+
+# "what do I do with this?", "what should I do about it?": a question that asks Veil to act on
+# the pasted plan, unlike "what's this about?".
+_ASKS_TO_ACT_RE = re.compile(
+    r"\b(?:do|should|handle|deal\s+with|take\s+care|tun|faire|hacer|fazer|fare)\b", re.IGNORECASE
+)
+
+
+def asks_to_act(request: str) -> bool:
+    """Whether a question asks Veil to act on what it was given."""
+    return bool(_ASKS_TO_ACT_RE.search(request))
+
+
 def intent_by_rules(request: str) -> Intent:
     """Keyword rules on the typed request; "other" when none applies."""
+    if _WH_QUESTION_RE.match(request) and not _ASKS_FOR_EVENT_RE.search(request):
+        return "question"
     for intent, pattern in _RULES:
         if pattern.search(request):
             return intent

@@ -98,6 +98,10 @@ def test_phone_key_merges_spellings(spellings: list[str], region: str) -> None:
         ("chez moi, 12 rue de Rivoli", ["12 rue de Rivoli"]),
         ("moro na Rua Augusta 100", ["Rua Augusta 100"]),
         ("en Calle Mayor 3, Madrid", ["Calle Mayor 3"]),
+        ("rendez-vous Place Vendôme 12, Paris", ["Place Vendôme 12"]),
+        # someone's home and a date, not a street
+        ("Dinner at our place Wed 12/9, 7ish?", []),
+        ("party at my place Sat 12/12", []),
         ("Erzsébet tér 19.", ["Erzsébet tér 19."]),
         # issue 3: street forms of more countries, and street corners
         (

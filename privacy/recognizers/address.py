@@ -147,8 +147,10 @@ class StreetAddressRecognizer(PatternRecognizer):
         Pattern(
             "romance street number",
             # after a comma, five digits are a postcode: "rue de Rivoli, 75001 Paris"
+            # "our place Wed 12/9" is someone's home and a date
+            rf"(?<!\b(?:our|my|your|their|his|her)\s+)"
             rf"\b{_ROMANCE}\s+(?:{_STREET_WORD}\s+){{0,4}}?{_STREET_WORD}(?:,\s+(?:n[º°o.]\s*)?\d{{1,4}}|\s+"
-            rf"(?:n[º°o.]\s*)?\d{{1,5}})(?!\s?(?:h|am|pm|uhr|:)(?:\b|\d))[a-z]?\b"
+            rf"(?:n[º°o.]\s*)?\d{{1,5}})(?!\s?(?:h|am|pm|uhr|:)(?:\b|\d))(?!/\d)[a-z]?\b"
             rf"(?:,?\s+{_UNIT}\b)?",
             0.6,
         ),
