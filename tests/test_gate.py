@@ -76,6 +76,15 @@ def _at(*args: int) -> datetime:
             _at(2026, 3, 5, 13),
             True,
         ),
+        # ... in a reply chain, where the reply that keeps it sits above the mail it quotes
+        (
+            "add it",
+            "Heads up - this has moved to Friday Mar 6, same time.\n\n-----Original Message-----"
+            "\nFrom: Janet\nSent: Monday, March 2, 2026 10:00 AM\n\nReview: Thursday Mar 5 at "
+            "10:00 AM.",
+            _at(2026, 3, 6, 10),
+            True,
+        ),
         # must not fire: a later day said for another reason, the day said before the clock,
         # another clock on the moved day
         (

@@ -627,3 +627,31 @@ def test_a_24_hour_clock_in_another_zone_is_as_written(text: str, expected: str)
 )
 def test_codes_are_no_times(parser: TimeParser, text: str, clock: str) -> None:
     assert f"{_first(parser.parse(text)).value:%m-%d %H:%M}" == clock
+
+
+# A bare hour left open between morning and evening takes the half the request's plan or the
+# thread's own answer says; with neither, or both, it stays open.
+@pytest.mark.parametrize(
+    ("request_text", "thread", "hour", "open_"),
+    [
+        ("add the dinner", "Tom: Fri it is. Lucali at 8? I'll book\nTom: Booked for 8:15", 20, False),
+        ("add breakfast", "Ana: tomorrow at 7?\nMe: ok", 7, False),
+        ("add the call", "Sis: call mom thursday around 8\nMe: am or pm lol\nSis: pm obviously", 20,
+         False),
+        # must not fire
+        ("add it", "Tom: Fri it is. Lucali at 8? I'll book", None, True),
+        ("add breakfast and dinner", "Ana: tomorrow at 7?\nMe: ok", None, True),
+        ("add the call", "Sis: call mom thursday around 8\nMe: am or pm?", None, True),
+        ("add it", "Ana: tomorrow at 7?\nMe: I am late, sorry", None, True),
+    ],
+)  # fmt: skip
+def test_the_half_of_day_a_request_or_answer_says(
+    parser: TimeParser, request_text: str, thread: str, hour: int | None, open_: bool
+) -> None:
+    [clock] = [
+        m for m in parser.parse_input(request_text, thread)
+        if m.source == "thread" and m.value is not None and (m.has_clock_time or m.alternatives)
+    ][-1:]  # fmt: skip
+    assert bool(clock.alternatives) == open_
+    if hour is not None:
+        assert clock.value.hour == hour

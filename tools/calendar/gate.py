@@ -315,9 +315,17 @@ def _date_and_clock(
         for clock in clocks:
             if not states_date(clock.text):
                 return day, clock
-            if day.keeps_clock and day.source == clock.source and day.start >= clock.end:
+            if day.keeps_clock and day.source == clock.source and _said_after(day, clock):
                 return day, clock  # the day it moved to, said after the clock it keeps
     return None
+
+
+def _said_after(later: TimeMention, earlier: TimeMention) -> bool:
+    """Whether `later` was said after `earlier`: by their messages' times where both have one
+    (a reply sits above the mail it quotes), else by their place in the text."""
+    if later.said_order >= 0 and earlier.said_order >= 0 and later.said_order != earlier.said_order:
+        return later.said_order > earlier.said_order
+    return later.start >= earlier.end
 
 
 def _stated_clocks(mentions: Sequence[TimeMention]) -> list[tuple[TimeMention, datetime]]:

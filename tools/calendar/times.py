@@ -388,6 +388,9 @@ class TimeMention:
     # A day said as the plan's new day that keeps its clock ("same time but tuesday?",
     # "thursday instead?", acts.toml [same_time] [instead]): it may carry a clock said before.
     keeps_clock: bool = False
+    # The place in time of the message that said it (0 oldest; -1 for the request), which in
+    # a reply chain runs against the text's order: the quoted original sits below the reply.
+    said_order: int = -1
 
 
 @dataclass(frozen=True)
@@ -1008,8 +1011,11 @@ class TimeParser:
             told.append((age_order(message), said))
         # a bare hour answers the clock said before it in time: quoted mail is older
         told.sort(key=lambda item: item[0])
+        told = [(age, [replace(m, said_order=n) for m in ms]) for n, (age, ms) in enumerate(told)]
         said_all = drop_deadlines(text, [m for _, ms in told for m in ms], asked)
         mentions = _near_the_clock_before(said_all, self.zone)
+        bodies = [" ".join(text[ln.body_start : ln.body_end] for ln in m.lines) for m in found]
+        mentions = _half_of_day_said(mentions, _half_asked(asked, bodies), self.zone)
         return sorted(mentions, key=lambda m: m.start)
 
     def _speaker(self, label: str | None, note: str | None, located: str | None = None) -> Speaker:
@@ -1855,6 +1861,43 @@ def _near_the_clock_before(mentions: list[TimeMention], zone: ZoneInfo) -> list[
             gaps = [_apart(r, said, zone) for r in readings]
             if len(readings) == 2 and gaps[1] - gaps[0] >= MOVE_CLOSER_BY:
                 mention = replace(mention, value=readings[0], alternatives=())
+        out.append(mention)
+    return out
+
+
+# A message that only says which half of the day: "pm obviously", "AM lol", "p.m."
+_HALF_ANSWER_RE = re.compile(
+    r"(?![^\n]*\bor\b)\W*(?:(?:definitely|obviously|def|probably|prob|its|it's)[ \t]+)?"
+    r"(?P<half>[ap])\.?m\b\.?(?:[ \t]+[^\W\d_]+){0,2}[ \t]*(?:[,.;!]|$)",
+    re.IGNORECASE,
+)
+
+
+def _half_asked(request: str, bodies: list[str]) -> str | None:
+    """The half of the day the request's plan or the thread's own answer settles: "add the
+    dinner" is an evening's, "pm obviously" answers "am or pm?"; None when nothing, or both."""
+    answers = {m.group("half").lower() for b in bodies if (m := _HALF_ANSWER_RE.match(b))}
+    if len(answers) == 1:
+        return "pm" if answers == {"p"} else "am"
+    evening, morning = lang.EVENING_RE.search(request), lang.MORNING_RE.search(request)
+    if bool(evening) != bool(morning):
+        return "pm" if evening else "am"
+    return None
+
+
+def _half_of_day_said(
+    mentions: list[TimeMention], half: str | None, zone: ZoneInfo
+) -> list[TimeMention]:
+    """A bare hour left open between morning and evening ("Booked for 8:15 actually"), in a
+    thread whose request or answer says the half: that half's reading, and no question."""
+    if half is None:
+        return mentions
+    out = []
+    for mention in mentions:
+        readings = [r.astimezone(zone) for r in (mention.value, *mention.alternatives) if r]
+        if len(readings) == 2 and abs(readings[0] - readings[1]) == timedelta(hours=12):
+            chosen = next(r for r in readings if (r.hour >= 12) == (half == "pm"))
+            mention = replace(mention, value=chosen, alternatives=())
         out.append(mention)
     return out
 
