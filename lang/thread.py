@@ -274,7 +274,7 @@ def _header(text: str, start: int, end: int) -> ThreadLine | None:
         names, stamp = ((text[n0:n1], n0, n1),), sent_on.span("stamp")
     elif field in _ADDRESS_FIELDS:
         names = tuple(_split_addresses(text[v_start:v_end], v_start))
-    elif field in ("sent", "date"):
+    elif field in ("sent", "sent_alone", "date"):
         stamp = (v_start, v_end)
     first = names[0] if names else (None, None, None)
     return ThreadLine(
@@ -486,6 +486,8 @@ def split_thread(text: str, *, screen: bool = False) -> list[ThreadLine]:
                                   block=block))  # fmt: skip
             continue
         header = headers[index]
+        if header is not None and header.field == "sent_alone":
+            header = replace(header, field="sent")
         if header is not None and index in accepted:
             if (
                 header.field != "wrote"
@@ -546,6 +548,11 @@ def _header_blocks(lines: list[tuple[int, int]], headers: list[ThreadLine | None
         while block_end + 1 < len(lines) and headers[block_end + 1] is not None:
             block_end += 1
         block = [h for h in headers[index : block_end + 1] if h is not None]
+        lone = [i for i in range(index, block_end + 1) if headers[i].field == "sent_alone"]  # type: ignore[union-attr]
+        if lone and not {"from", "to"} <= {h.field for h in block}:
+            for i in lone:  # a stamp alone on its line, with no sender and recipients round it
+                headers[i] = None
+            continue  # the block again without it
         if _is_header_block(block):
             accepted.update(range(index, block_end + 1))
             accepted.block_starts.add(index)

@@ -40,6 +40,11 @@ META_ROWS = [
      "header", "to"),
     ("Jürgen Weber <jw@x.de>\n26.11.2026, 09:00 (vor 2 Tagen)\nan mich\n\nhallo", False, 2,
      "header", "to"),
+    # ... with a bare sent stamp, between the sender's line and the recipients'
+    ("Marcus Bell <mb@fastmail.com>\nTue, Dec 1, 7:02 AM\nto Kevin, me\n\nsee you Saturday",
+     False, 1, "header", "sent"),
+    ("<PERSON_1> <<EMAIL_1>>\nTue, Dec 1, 7:02 AM\nto <PERSON_2>, me\n\nhi", False, 1,
+     "header", "sent"),
     # a stamp on a paste's first line, over a labelled message
     ("Today 9:41 AM\nMax: dinner sat at 8?", False, 0, "meta", "divider"),
     # a booking page's or an invite's row of links
@@ -50,6 +55,7 @@ META_ROWS = [
     ("Ana: dinner?\nCancel\nTom: ok", False, 1, "text", None),
     ("no - cancel it, sorry\nok", False, 0, "text", None),
     ("Can we meet friday at 9:00 AM (my time)?\nthanks", False, 0, "text", None),
+    ("Maria Lopez <maria@firm.com>\nFriday at 3pm\nsee you there", False, 1, "text", None),
     ("send it to me by friday\nthanks", False, 0, "text", None),
     ("[10:02] Ana: when?\nFriday at 3pm\n[10:03] Tom: ok", False, 1, "text", None),
     ("Can we meet?\nFriday at 3pm\nThanks", False, 1, "text", None),
