@@ -146,6 +146,8 @@ def test_a_label_names_the_event_the_time_came_with() -> None:
         ("Can you add this to my calendar as new house?", "New house"),
         ("Could you just add Apartment viewing.", "Apartment viewing"),
         ("Title it as The Hives Concert.", "The Hives Concert"),
+        ("Put in Movie show at the night 10 pm spot please.", "Movie show"),
+        ("I'll put in the order at 3", ""),  # no capitalised name: nothing named
         ("Nenn es Team-Retro.", ""),  # no rule for German naming yet: no title, no harm
         ("What should I call it?", ""),
         ("I called the dentist yesterday", ""),
@@ -430,6 +432,8 @@ def test_a_time_turned_down_is_not_the_new_time(second: str, hour: int) -> None:
         ("<PERSON_1>: gym 7am fri?\nMe: lol no way 7am 😂", []),
         ("<PERSON_1>: dinner monday at 7pm?\nMe: yes\n<PERSON_1>: call me, I need to cancel", []),
         ("Ihr Termin am 24.11.2026 um 08:15 Uhr muss leider entfallen. Wir melden uns.", []),
+        ("Glow Salon\nYour appointment has been cancelled\nBalayage with Sofia\n"
+         "Sat, Dec 5 at 10:00 AM\nBook again", []),
         # a stranger's plan the others dismiss; a plan the user says they never agreed to
         ("Unknown: Security review on Tuesday at 8am.\n<PERSON_1>: who is this??\nMe: no idea, "
          "ignore it.", []),
@@ -439,6 +443,14 @@ def test_a_time_turned_down_is_not_the_new_time(second: str, hour: int) -> None:
          "<PHONE_1>.", ["2026-11-24T16:15:00+01:00"]),
         ("Reminder: the vet is tomorrow (Sunday) at 16:00. To cancel reply CANCEL.",
          ["2026-11-22T16:00:00+01:00"]),
+        # one guest out of a group the others still join
+        ("<PERSON_1>: Book club: Tuesday Dec 15, 7pm at mine!\n<PERSON_2>: can't make it this "
+         "time, sorry!!\n<PERSON_3>: I'm in\nMe: in!", ["2026-12-15T19:00:00+01:00"]),
+        ("<PERSON_1>: dinner friday 7pm?\n<PERSON_2>: yes!\nMe: in\n<PERSON_1>: sorry, can't "
+         "make it after all", []),  # the one who set it
+        ("<PERSON_1>: dinner friday 7pm?\nMe: yes!\n<PERSON_1>: sorry, can't make it", []),
+        ("Glow Salon\nYour appointment is confirmed\nBalayage with Sofia\n"
+         "Sat, Dec 5 at 10:00 AM\nFree cancellation until Dec 4.", ["2026-12-05T10:00:00+01:00"]),
         # a confirmation's links and its question to the reader
         ("Your reservation is confirmed\nSaturday, December 12, 2026 at 7:45 PM\n"
          "Need to make a change? Modify · Cancel", ["2026-12-12T19:45:00+01:00"]),
@@ -1490,6 +1502,10 @@ def test_a_request_picks_each_item_it_names(
         ("<PERSON_1>: dinner friday rather than monday, at 8pm", ["2026-11-27T20:00:00+01:00"]),
         ("<PERSON_1>: session moved to tomorrow 7pm, my place. Tonight is off",
          ["2026-11-22T19:00:00+01:00"]),
+        # a day turned down, then the plan slid to another at the same time
+        ("<PERSON_1>: review Thursday at 10am\n<PERSON_2>: the VP can't make Thursday. Can we "
+         "slide it to Friday at the same time?\n<PERSON_1>: ok, Friday it is",
+         ["2026-11-27T10:00:00+01:00"]),
         # must not fire: the cancel names the plan's own day, or no day
         ("<PERSON_1>: dinner monday at 7pm?\nMe: yes\n<PERSON_1>: monday is off, sorry", []),
         ("<PERSON_1>: drinks tomorrow at 6\n<PERSON_1>: drinks are off", []),

@@ -102,6 +102,8 @@ def test_phone_key_merges_spellings(spellings: list[str], region: str) -> None:
         # someone's home and a date, not a street
         ("Dinner at our place Wed 12/9, 7ish?", []),
         ("party at my place Sat 12/12", []),
+        ("this has moved to Friday Dec 4, same time", []),
+        ("see you on Sat Nov 28", []),
         ("Erzsébet tér 19.", ["Erzsébet tér 19."]),
         # issue 3: street forms of more countries, and street corners
         (

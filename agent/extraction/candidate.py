@@ -43,6 +43,7 @@ class ProposedEvent:
     undecided: list[str] = field(default_factory=list)  # "1 or 2?": the options, unpicked
     cancelled: bool = False
     postponed: bool = False  # cancelled by a postponement that gave no new time
+    turned_down: bool = False  # cancelled because its day was turned down ("can't make Thursday")
     activity: str = ""
     named: bool = False  # the title is the user's own name for it ("call it Out of office")
     said: int = -1  # the last message that created or changed it

@@ -10,14 +10,17 @@ from lang.thread import BUTTONS_RE
 
 RESCHEDULE_RE = re.compile(
     r"\b(?:actually|instead|make\s+it\s+(?:at\s+)?\d|move|moved|push(?:ed)?|change|changed|rather|how\s+about"
-    r"|what\s+about|can\s+we\s+do|let'?s\s+do|better|prefer\w*|switch|shift|reschedul\w*|postpone\w*"
+    r"|what\s+about|can\s+we\s+do|let'?s\s+do|better|prefer\w*|switch|shift|slide|reschedul\w*|postpone\w*"
     r"|bring\s+(?:it\s+)?forward|earlier|later|update[ds]?|verschieb\w*|lieber|stattdessen"
     r"|plutôt|finalement|décal\w*|repouss\w*|avanc\w*|mejor|mueve|mover|cambiar|cambia|pasar\w*"
     r"|adelant\w*|atras\w*|melhor|mudar|muda|passar|remarc\w*|adiar)\b",
     re.IGNORECASE,
 )
 # The plan is off; a reply that turns it down with no time of its own (lang/data/acts.toml).
-_CANCEL_WORDS_RE = data.phrase_pattern("acts", "cancel")
+_DECLINE_SELF_RE = data.phrase_pattern("acts", "decline_self")
+_CANCEL_WORDS_RE = re.compile(
+    rf"{data.phrase_pattern('acts', 'cancel').pattern}|{_DECLINE_SELF_RE.pattern}", re.IGNORECASE
+)
 # ... said at a sentence's start: "To cancel call ..." instructs; "I need to cancel" calls off.
 _INSTRUCTION = data.phrase_pattern("acts", "cancel_instructions").pattern
 _CANCEL_INSTRUCTION_RE = re.compile(
@@ -44,6 +47,7 @@ _ASKED_OFF_RE = re.compile(
 def _instructions_blanked(text: str) -> str:
     """`text` with its instructions on how to cancel or move ("To cancel call ...", "If you
     need to reschedule, ...": acts.toml [cancel_instructions]) blanked out; offsets hold."""
+
     def blank(match: re.Match[str]) -> str:
         return " " * len(match.group(0))
 
@@ -59,6 +63,18 @@ def calls_off(text: str) -> re.Match[str] | None:
 _NOTICE_CANCEL_RE = re.compile(
     rf"^\W*(?:{data.phrase_pattern('acts', 'cancel_notice').pattern})", re.IGNORECASE
 )
+
+
+def declines_only_self(text: str) -> bool:
+    """Whether `text` turns a plan down for its speaker alone ("can't make it this time"),
+    calling nothing else off (acts.toml [decline_self] and no [cancel] word)."""
+    blanked = _instructions_blanked(text)
+    return bool(_DECLINE_SELF_RE.search(blanked)) and not _CANCEL_ONLY_RE.search(
+        _DECLINE_SELF_RE.sub(" ", blanked)
+    )
+
+
+_CANCEL_ONLY_RE = data.phrase_pattern("acts", "cancel")
 
 
 def cancel_notice(text: str) -> bool:

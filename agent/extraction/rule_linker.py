@@ -53,6 +53,7 @@ from agent.extraction.cue import (
     WISH_RE,
     calls_off,
     cancel_notice,
+    declines_only_self,
     picked_place,
     puts_off,
 )
@@ -325,6 +326,7 @@ class RuleLinker:
         # The plans the input called off, titled, after `link`: what a reply reports instead
         # of "no event found".
         self.called_off: list[ProposedEvent] = []
+        self.talkers: set[str] = set()  # who speaks in the thread being linked
         self._two_sides = True  # the thread has the user and at most one other speaker
 
     def link(
@@ -341,6 +343,7 @@ class RuleLinker:
         # title and time; a mail under "Subject: Canceled: Sprint review") names a plan that is
         # off, line by line after it.
         called_off = notice_spans(thread, cancel_notice)
+        self.talkers = {w for w in map(_who, segments) if w is not None}
         run: list[ProposedEvent] = []
         run_waits = run_off = False
         for index, segment in enumerate(segments):
@@ -418,7 +421,8 @@ class RuleLinker:
             and (c.mention.value is None or abs(c.mention.value.year - self.now.year) <= 5)
         ]
         text = segment.text
-        self._decline(text, own, segment.start, events)
+        turned = self._decline(text, own, segment.start, events)
+        own = [c for c in own if c.id not in turned]  # "can't make Thursday" sets no day
         # a meal is a time and an activity: "called dinner" names the event
         spans = [
             (c.mention.start - segment.start, c.mention.end - segment.start)
@@ -444,6 +448,13 @@ class RuleLinker:
         vague = [c for c in own if c.mention.kind == "vague"]
         moving = bool(RESCHEDULE_RE.search(text))
         target = self._target(events, activity, text, request=segment.source == "request")
+        if moving and target is None and not activity:
+            # "the VP can't make Thursday. Can we slide it to Friday at the same time?": the
+            # plan whose day was turned down is the one that moves
+            declined = next((e for e in reversed(events) if e.turned_down), None)
+            if declined is not None:
+                declined.cancelled = declined.turned_down = False
+                target = declined
         current = _current(events)
         # "Please confirm: ...", "Date of the event: March 12th at 11:15 am": the event being
         # set up, said again with its day and time
@@ -491,7 +502,20 @@ class RuleLinker:
                 and _possessed(text)
                 and _asked_for(called_off, found)
             )
-            if called_off is not None and not own_new and not self._on_other_days(called_off, own):
+            # "Maya: can't make it this time" in a group the others still join: Maya is out
+            one_out = (
+                declines_only_self(text)
+                and len(self.talkers) >= 3
+                and _who(segment) not in (None, "me")
+                and called_off is not None
+                and called_off.setter != _who(segment)
+            )
+            if (
+                called_off is not None
+                and not own_new
+                and not one_out
+                and not self._on_other_days(called_off, own)
+            ):
                 called_off.cancelled = True
             return last_day  # a plan called off in the same breath is no event either
         if puts_off(text) and not own:  # "client asked to postpone, new date TBC"
@@ -830,9 +854,11 @@ class RuleLinker:
 
     def _decline(
         self, text: str, own: list[Candidate], offset: int, events: list[ProposedEvent]
-    ) -> None:
+    ) -> set[str]:
         """A day answered with no ("lundi oui, mardi non") calls off the event set on it; so
-        does an activity answered with no ("lunch yes, drinks I can't")."""
+        does an activity answered with no ("lunch yes, drinks I can't"). Returns the ids of
+        the days turned down."""
+        turned: set[str] = set()
         said_clock = any(c.mention.has_clock_time for c in own)
         for event in events:
             if event.cancelled or not event.activity or said_clock:
@@ -852,10 +878,12 @@ class RuleLinker:
                 continue
             if not _turned_down(text, mention, offset):
                 continue
+            turned.add(candidate.id)
             day = mention.value.astimezone(self.zone).date()
             for event in events:
                 if event.start is not None and event.start.astimezone(self.zone).date() == day:
-                    event.cancelled = True
+                    event.cancelled = event.turned_down = True
+        return turned
 
     def _resolve(
         self,

@@ -291,7 +291,9 @@ _NAME_ADD_RE = re.compile(
     r"\s+(?:just\s+)?(?P<title>[^.!?;\n]{2,60}?)\s+(?:to|on|in|into|onto|à|a|al|en|na|no|ao|dans)"
     rf"\s+(?:my|the|your|our|mon|ma|mi|minha|la|el|o|a)?\s*(?:{_CAL}|calendrier|calendario"
     r"|calendário)\b|\b(?:could|can|would|will)\s+you\s+(?:just\s+|please\s+)?add\s+"
-    r"(?P<title2>[^.!?;\n]{2,60}?)\s*(?=[.!?;\n]|$)",
+    r"(?P<title2>[^.!?;\n]{2,60}?)\s*(?=[.!?;\n]|$)"
+    # "Put in Movie show at the night 10 pm spot": a capitalised name put in for a time
+    r"|\b(?:put|pencil|write)\s+in\s+(?P<title3>(?-i:[A-Z])[^.!?;\n]{1,60}?)\s+(?:at|on|for)\b",
     re.IGNORECASE,
 )
 # Where a name ends: a time, a place, a calendar phrase, a new clause.
@@ -356,7 +358,7 @@ def named_title(text: str, times: list[tuple[int, int]]) -> tuple[str, bool]:
     for match in _NAME_AFTER_RE.finditer(text):
         found.append((0, match.start("title"), match.end("title"), True))
     for match in _NAME_ADD_RE.finditer(text):  # "add X to my calendar": the weakest sign
-        group = "title" if match.group("title") else "title2"
+        group = next(g for g in ("title", "title2", "title3") if match.group(g))
         found.append((1, match.start(group), match.end(group), False))
     for _rank, begin, end, anaphoric in sorted(found):
         stop = _NAME_END_RE.search(text, begin, end)

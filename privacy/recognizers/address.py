@@ -57,6 +57,16 @@ _DAY_NAMES = "|".join(
     )
 )
 _STREET_WORD = rf"(?!(?i:{_DAY_NAMES})\b){_NAME_WORD}"
+# Every weekday and month word, short forms too: "moved to Friday Dec 4" is a date.
+_CALENDAR_WORDS = frozenset(
+    {
+        w
+        for forms in data.table("times")["weekdays"].values()
+        for form in forms
+        for w in form.split()
+    }
+    | {m[:n] for m in data.words("times", "month_names", "en") for n in (3, 4, len(m))}
+)
 # Numbered streets: "311 E 62nd St", "7 3rd Main Road".
 _ORDINAL = r"\d{1,4}(?:st|nd|rd|th)"
 _PARTICLE = r"(?:(?:de|du|des|la|le|l'|del|da|do|dos|das|di|della|dei)\s+)"
@@ -251,6 +261,8 @@ class NamedStreetRecognizer(PatternRecognizer):
             return False
         words = [w for w in regex.findall(r"[\p{L}][\p{L}'’.\-]*", pattern_text)]
         if not words or not all(w[0].isupper() for w in words):
+            return False
+        if any(w.casefold().rstrip(".") in _CALENDAR_WORDS for w in words):
             return False
         if is_city(" ".join(words)) or is_country(" ".join(words)):
             return False
