@@ -51,7 +51,9 @@ _WH_QUESTION_RE = re.compile(
 _VERBS = "|".join(
     (data.alternation("labels", "request_verbs"), data.alternation("labels", "subject_verbs"))
 )
-_ASKS_FOR_EVENT_RE = re.compile(rf"\b(?:{_VERBS}|remind\w*|e-?mail|reply|draft)\b", re.IGNORECASE)
+_ASKS_FOR_EVENT_RE = re.compile(
+    rf"\b(?:{_VERBS}|remind\w*|e-?mail|reply|draft|calendar\s+(?:it|this|that))\b", re.IGNORECASE
+)
 
 
 # "what do I do with this?", "what should I do about it?": a question that asks Veil to act on

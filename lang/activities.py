@@ -34,16 +34,24 @@ ACTIVITY_RE = re.compile(
 )
 # A phrase's last word is its head: "Winter Concert", "Parent Teacher Conferences", "Santa
 # Breakfast" and "Book Fair" are events; "Dana Whitfield" and "Mark Jones" are not.
-_ACTIVITY_END_RE = re.compile(rf"(?<![\w'’])(?:{ACTIVITY_WORDS})(?:e?s)?$", re.IGNORECASE)
 _EVENT_END_RE = re.compile(
     rf"(?<![\w'’])(?:(?:{ACTIVITY_WORDS})(?:e?s)?|{_alternation('event_nouns')})$", re.IGNORECASE
 )
 
 
+# ... or an event's word numbered or lettered: "Session B", "Game 2", "Day 1", "Option A".
+_NUMBERED_EVENT_RE = re.compile(
+    rf"(?:{ACTIVITY_WORDS}|{_alternation('event_nouns')}|session|option|round|part|week|stage)"
+    r"\s+(?:[A-Z]|\d{1,3}|[IVX]{1,4})",
+    re.IGNORECASE,
+)
+
+
 def names_event(phrase: str) -> bool:
-    """Whether a capitalised phrase ends in a word that names an event, as a notice's heading
-    does ("Holiday Lights Walk", "New Year's Eve Gala", "Rehearsal"). One word alone must be an
-    activity: "Dance" or "Holiday" alone may be someone's name or handle."""
+    """Whether a capitalised phrase of two words or more names an event, as a notice's heading
+    does ("Holiday Lights Walk", "New Year's Eve Gala", "Session B"). One word alone never
+    does: "Trip:", "Summit:" or "Dance:" may be someone's name or handle."""
     phrase = phrase.rstrip(" .:")
-    ends = _EVENT_END_RE if len(phrase.split()) >= 2 else _ACTIVITY_END_RE
-    return ends.search(phrase) is not None
+    if len(phrase.split()) < 2:
+        return False
+    return bool(_EVENT_END_RE.search(phrase) or _NUMBERED_EVENT_RE.fullmatch(phrase))

@@ -304,6 +304,9 @@ def _stamped(text: str, start: int, end: int, stamp: tuple[int, int], rest: int)
     return _message(text, start, end, stamp, None, rest)
 
 
+_DAY_STAMP_RE = data.format_pattern(r"\b{DAY}(?!\w)|\d{1,2}[/.]\d{1,2}")
+
+
 def _header_shaped(text: str, line: tuple[int, int] | None) -> bool:
     """Whether a line has the shape of a chat header ("Name  10:02"), whoever it names; a date
     line ("Tuesday, March 3") is a divider, not one."""
@@ -324,13 +327,15 @@ def _chat_line(
 ) -> ThreadLine | None:  # fmt: skip
     """A chat message line in any of the export formats of formats.toml, or None for text."""
     head_end = min(end, start + 300)  # labels sit at the line start; bounds regex work
-    # A header opens a message written below it: a run of header-shaped lines is a listing
-    # ("HIIT - Mon 6am" / "Spin - Sat 8:30am" / "Pilates - Sun 10am")
+    # A header opens a message written below it: a run of header-shaped lines whose stamps
+    # name days is a timetable ("HIIT - Mon 6am" / "Spin - Sat 8:30am"); a chat copy's stamps
+    # are clocks ("Priya Patel  10:02 AM" above "Team Lunch Friday 12:30 PM")
     listed = _header_shaped(text, previous) or _header_shaped(text, next_line)
     for _name, pattern, then in _CHAT_ROWS:
         if then == "header":
             match = pattern.fullmatch(text, start, end)
-            if match and next_line is not None and not listed and _is_name_header(match, seen):
+            timetable = listed and match is not None and _DAY_STAMP_RE.search(match.group("stamp"))
+            if match and next_line is not None and not timetable and _is_name_header(match, seen):
                 stamp = (match.start("stamp"), match.end("stamp"))
                 speaker = (match.start("speaker"), match.end("speaker"))
                 return _message(text, start, end, stamp, speaker, end)

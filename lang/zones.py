@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import functools
 import re
+import unicodedata
 from importlib import resources
 from pathlib import Path
 
@@ -54,16 +55,22 @@ def _places(directory: str) -> dict[str, str]:
                 places.setdefault(name.strip().casefold(), by_country[code][0])
     for table in ("zone_cities", "zones"):
         places.update({k.casefold(): v for k, v in data.table("times")[table].items()})
-    return places
+    return {_folded(k): v for k, v in places.items()}
+
+
+def _folded(name: str) -> str:
+    """A place's name lower-cased, its accents dropped: "Bogotá" and "Bogota" are one place."""
+    decomposed = unicodedata.normalize("NFKD", " ".join(name.split()).casefold())
+    return "".join(c for c in decomposed if not unicodedata.combining(c))
 
 
 def zone_for_place(name: str, directory: str | None = None) -> str | None:
-    """The IANA zone a place name ("Tokyo", "new york", "India") is in, or None."""
+    """The IANA zone a place name ("Tokyo", "new york", "India", "Bogotá") is in, or None."""
     try:
         table = _places(directory or zoneinfo_dir())
     except FileNotFoundError:
         return None
-    return table.get(" ".join(name.split()).casefold())
+    return table.get(_folded(name))
 
 
 _CAPITALISED_RUN_RE = re.compile(r"[A-Z][^\W\d_]*(?:[ \t]+[A-Z][^\W\d_]*)*")

@@ -37,8 +37,9 @@ HARD_NOT_NAMES = TIME_WORDS | ROLES | SALUTATIONS | FUNCTION_WORDS
 # common words of the other languages are caught by their frequency instead.
 NOT_NAMES = (
     HARD_NOT_NAMES | frozenset(w.casefold() for w in EN_STOP) | words("names", "lower_not_names")
-    | ACTIVITY_NAMES  # "add the webinar": an event's word
-)  # fmt: skip
+)
+# ... and an event's word written in lower case: "add the webinar" ("Trip:" may be someone).
+LOWER_NOT_NAMES = NOT_NAMES | ACTIVITY_NAMES
 # Words that open the unit part of an address ("Apt. 4"): never the end of a name.
 UNIT_WORDS = words("names", "unit_words")
 # Lower-case words that may sit inside a name: "María de la Cruz", "Ludwig van Beethoven".

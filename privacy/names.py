@@ -33,6 +33,7 @@ from privacy.context import (
 from privacy.lexicon import (
     HARD_NOT_NAMES,
     LANGUAGES,
+    LOWER_NOT_NAMES,
     NOT_NAMES,
     ORG_WORDS,
     ROLES,
@@ -137,7 +138,7 @@ def is_name_word(word: str, strength: Strength) -> bool:
         if has_brand_ending(word):
             return False  # "meeting with Initech": made like a company's name
         return is_given_name(word) or max_zipf(low) < 4.0
-    if low in NOT_NAMES or strength == "free":
+    if low in LOWER_NOT_NAMES or strength == "free":
         return False
     # "con claro" is a word; "email ana", "tell pedro": a given name that Spanish and
     # Portuguese text is full of, after a strong cue, is still someone
@@ -328,9 +329,17 @@ def _signature_names(text: str, lines: list[ThreadLine]) -> Iterator[NameHit]:
                     yield NameHit(words[0].start(), words[-1].end(), "signature")
 
 
+# A label in capitals opening a line the thread model did not take for a speaker (a bulletin's
+# "MUSIC:" beside a chat's "BEN:"): a known given name is still someone.
+_CAPS_LABEL_RE = regex.compile(r"[ \t]*(?P<name>\p{Lu}[\p{Lu}'’\-]+)[ \t]*:")
+
+
 def _speaker_names(text: str, lines: list[ThreadLine]) -> Iterator[NameHit]:
     """Chat speaker labels and e-mail display names, minus "Me" and numbers."""
     for line in lines:
+        capitals = _CAPS_LABEL_RE.match(text, line.body_start, line.body_end)
+        if line.speaker is None and capitals and is_given_name(capitals.group("name")):
+            yield NameHit(capitals.start("name"), capitals.end("name"), "speaker")
         labels = line.names or (
             ((line.speaker, line.speaker_start, line.speaker_end),) if line.speaker else ()
         )

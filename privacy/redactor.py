@@ -15,6 +15,7 @@ import unicodedata
 from collections.abc import Iterable, Sequence
 from dataclasses import asdict, dataclass, field, replace
 
+from lang.activities import ACTIVITY_NAMES
 from lang.data import alternation
 from lang.spelling import misspelt_weekday
 from lang.thread import split_thread
@@ -282,8 +283,10 @@ def _never_a_name(text: str, start: int, end: int) -> bool:
     words = [w.casefold() for w in _WORD_RE.findall(value)]
     if not words or any(ch.isdigit() for ch in value) or PLACEHOLDER_RE.search(value):
         return True
+    lower = value.islower()  # "add the webinar": an event's word, where "Trip:" may be someone
     return all(
-        w in NOT_NAMES or w in TIME_WORDS or misspelt_weekday(w) for w in words
+        w in NOT_NAMES or w in TIME_WORDS or misspelt_weekday(w) or (lower and w in ACTIVITY_NAMES)
+        for w in words
     ) or _names_an_org(value, words)
 
 

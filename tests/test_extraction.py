@@ -449,6 +449,8 @@ def test_a_time_turned_down_is_not_the_new_time(second: str, hour: int) -> None:
         ("<PERSON_1>: dinner friday 7pm?\n<PERSON_2>: yes!\nMe: in\n<PERSON_1>: sorry, can't "
          "make it after all", []),  # the one who set it
         ("<PERSON_1>: dinner friday 7pm?\nMe: yes!\n<PERSON_1>: sorry, can't make it", []),
+        ("<PERSON_1>: dinner friday 7pm?\nMe: Can't make it, can we do another day?", []),
+        ("<PERSON_1>: tennis sat 10am?\nMe: Need to cancel - is Sunday ok?", []),
         ("Glow Salon\nYour appointment is confirmed\nBalayage with Sofia\n"
          "Sat, Dec 5 at 10:00 AM\nFree cancellation until Dec 4.", ["2026-12-05T10:00:00+01:00"]),
         # a confirmation's links and its question to the reader
@@ -1422,7 +1424,14 @@ LISTING_ROWS = [
     ("add these", "Interview schedule:\nTuesday Dec 8 - 9:00 am - Candidate A\n"
      "Tuesday Dec 8 - 1:30 pm - Candidate B",
      ["2026-12-08T09:00:00+01:00", "2026-12-08T13:30:00+01:00"]),
+    # a schedule whose lines name the same activity
+    ("add these", "Game 1 - Sat Dec 5 - 9:00 - vs Hawks\nGame 2 - Sat Dec 12 - 10:30 - vs Comets",
+     ["2026-12-05T09:00:00+01:00", "2026-12-12T10:30:00+01:00"]),
+    ("add the comets game", "Game 1 - Sat Dec 5 - 9:00 - vs Hawks\n"
+     "Game 2 - Sat Dec 12 - 10:30 - vs Comets", ["2026-12-12T10:30:00+01:00"]),
     # must not fire
+    ("add it", "Game Sat Dec 5 9:00\nGame Sat Dec 5 10:00 sorry, typo above",
+     ["2026-12-05T10:00:00+01:00"]),
     ("add it", "<PERSON_1>: dinner mon 7pm?\n<PERSON_2>: tue 7pm better?\n<PERSON_1>: ok",
      ["2026-11-24T19:00:00+01:00"]),
     ("add it", "<PERSON_1>: Team lunch Dec 8 at 12:30.\nReminder: Dec 8 at 12:30, bring slides",
@@ -1477,6 +1486,9 @@ NAMED_ROWS = [
      ["2026-12-06T08:30:00+01:00", "2026-12-31T20:00:00+01:00"]),
     ("just the gala", NOTICE, ["2026-12-31T20:00:00+01:00"]),
     ("add the lights walk", NOTICE, ["2026-12-12T17:00:00+01:00"]),
+    # a name with "and" in it is one thing
+    ("add the Mac and Cheese Cookoff", "Fair:\nChili Cookoff - Sat Dec 5, 1pm\n"
+     "Mac and Cheese Cookoff - Sun Dec 6, 2pm", ["2026-12-06T14:00:00+01:00"]),
     # must not fire: a name the notice never says picks nothing; "add these" takes all
     ("add the bake sale and the gala", NOTICE, ["2026-12-31T20:00:00+01:00"]),
     ("add these", NOTICE,
@@ -1509,6 +1521,8 @@ def test_a_request_picks_each_item_it_names(
         # must not fire: the cancel names the plan's own day, or no day
         ("<PERSON_1>: dinner monday at 7pm?\nMe: yes\n<PERSON_1>: monday is off, sorry", []),
         ("<PERSON_1>: drinks tomorrow at 6\n<PERSON_1>: drinks are off", []),
+        ("<PERSON_1>: tennis Thursday 6pm?\nMe: yes\n<PERSON_1>: I've been sick since "
+         "yesterday, have to cancel", []),
     ],
 )  # fmt: skip
 def test_a_replaced_day_and_a_cancel_of_another_day(thread: str, expected: list[str]) -> None:

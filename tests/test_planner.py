@@ -108,3 +108,26 @@ def test_a_vague_time_always_gets_proposals_before_the_question(planned: list[st
     names = tools(kept)
     assert names.count("find_free_slots") == 1 and names.count("ask_user") == 1
     assert names.index("find_free_slots") < names.index("ask_user")
+
+
+# What a typed request asks for: a question word opening a request that asks for no event is
+# a question, whatever plan it names; one asking Veil to act, or for an event, is not.
+@pytest.mark.parametrize(
+    ("request_text", "intent", "acts"),
+    [
+        ("what's this invite about?", "question", False),
+        ("who is this?", "question", False),
+        ("what's on my calendar thursday?", "question", False),
+        ("what do I do with this?", "question", True),
+        # must not fire
+        ("what's this? can you calendar it?", "schedule", False),
+        ("when can you add it?", "schedule", False),
+        ("lunch with sam friday at 1", "schedule", False),
+        ("how do I reply to this?", "email", True),
+    ],
+)
+def test_a_question_over_a_plan_is_a_question(request_text: str, intent: str, acts: bool) -> None:
+    from agent.intent import asks_to_act, intent_by_rules
+
+    assert intent_by_rules(request_text) == intent
+    assert asks_to_act(request_text) == acts

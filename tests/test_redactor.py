@@ -627,3 +627,24 @@ def test_a_zone_name_in_a_reply_stays_whole_when_its_city_is_someones_name() -> 
 )
 def test_a_spelled_out_email_is_an_email(text: str, redacted: str) -> None:
     assert Redactor().redact(text).text == redacted
+
+
+# Labels the thread model reads as headings, and words that name events: a known given name in
+# capitals is still someone; a section's word, a lower-case event word and a home are not.
+@pytest.mark.parametrize(
+    ("text", "hidden", "visible"),
+    [
+        ("BEN: lunch friday?\nRAJ: sure\nJO: in", ["BEN", "RAJ", "JO"], []),
+        ("Trip: drinks friday?", ["Trip"], []),
+        ("meet at our Via Dante 12 office", ["Via Dante 12"], []),
+        ("the shop is on Mar Chiquita 450", ["Mar Chiquita 450"], []),
+        # must stay visible
+        ("ATHLETICS: tryouts Mon\nCLUBS: Robotics Thursdays\nMUSIC: concert Dec 15 7pm", [],
+         ["ATHLETICS", "CLUBS", "MUSIC"]),
+        ("add the webinar", [], ["webinar"]),
+        ("Dinner at our place Wed 12/9, 7ish?", [], ["place Wed 12"]),
+        ("this has moved to Friday Dec 4, same time", [], ["Friday Dec 4"]),
+    ],
+)  # fmt: skip
+def test_headings_event_words_and_homes(text: str, hidden: list[str], visible: list[str]) -> None:
+    _hidden_and_visible(text, hidden, visible)

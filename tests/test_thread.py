@@ -79,6 +79,9 @@ def test_lowercase_label_needs_a_chat_around_it() -> None:
         # a run of header-shaped lines is a class timetable, not three messages
         ("HIIT - Mon 6am\nSpin - Sat 8:30am\nPilates - Sun 10am\nBook in the app.", None, None),
         ("Spin - Sat 8:30am\nPilates - Sun 10am", None, None),
+        # ... but a body in title case under a chat copy's clock stamp is a message's
+        ("Priya Patel  10:02 AM\nTeam Lunch Friday 12:30 PM\nTom Hill  10:04 AM\n👍",
+         "Priya Patel", "10:02 AM"),
     ],
 )
 def test_slack_and_imessage_copies(thread: str, speaker: str | None, stamp: str | None) -> None:
@@ -182,12 +185,13 @@ HEADING_ROWS = [
     ("New Year's Eve Gala: Dec 31, 8pm", None),
     ("Parent Teacher Conferences: Dec 9-10", None),
     ("Book Fair: all week in the library", None),
-    ("Rehearsal: Saturday 2-5pm", None),
+    ("Extra Rehearsal: Saturday 2-5pm", None),
     # speakers
     ("Dana Whitfield: lunch friday?", "Dana Whitfield"),
     ("Jo Walker: can't make it", "Jo Walker"),
     ("Mark Jones: ok", "Mark Jones"),
     ("Holiday: see you there", "Holiday"),
+    ("Trip: drinks friday?", "Trip"),
     ("Doris Day: tuesday works\nTom: ok\nDoris Day: great", "Doris Day"),
 ]  # fmt: skip
 

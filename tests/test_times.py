@@ -634,12 +634,17 @@ def test_codes_are_no_times(parser: TimeParser, text: str, clock: str) -> None:
 @pytest.mark.parametrize(
     ("request_text", "thread", "hour", "open_"),
     [
-        ("add the dinner", "Tom: Fri it is. Lucali at 8? I'll book\nTom: Booked for 8:15", 20, False),
-        ("add breakfast", "Ana: tomorrow at 7?\nMe: ok", 7, False),
+        ("add the dinner", "Tom: Dinner this week?\nTom: Fri it is. Lucali at 8? I'll book\n"
+         "Tom: Booked for 8:15", 20, False),
+        ("add breakfast", "Ana: breakfast tomorrow? at 7?\nMe: ok", 7, False),
         ("add the call", "Sis: call mom thursday around 8\nMe: am or pm lol\nSis: pm obviously", 20,
          False),
-        # must not fire
+        # must not fire: no meal, one the thread never says, a bar or a party, "Am so in!"
         ("add it", "Tom: Fri it is. Lucali at 8? I'll book", None, True),
+        ("add the dinner", "Tom: Fri it is. Lucali at 8? I'll book", None, True),
+        ("add the bar mitzvah", "Rabbi: services begin at 9:30 on Saturday", None, True),
+        ("add it", "Sam: poker thursday at 8?\nMe: Am so in!", None, True),
+        ("add the dinner", "Sam: dinner's off, let's grab coffee Sat at 8:30 instead", None, True),
         ("add breakfast and dinner", "Ana: tomorrow at 7?\nMe: ok", None, True),
         ("add the call", "Sis: call mom thursday around 8\nMe: am or pm?", None, True),
         ("add it", "Ana: tomorrow at 7?\nMe: I am late, sorry", None, True),
@@ -655,3 +660,21 @@ def test_the_half_of_day_a_request_or_answer_says(
     assert bool(clock.alternatives) == open_
     if hour is not None:
         assert clock.value.hour == hour
+
+
+# A weekday on a line that states that weekday's date is that date; another weekday is not.
+@pytest.mark.parametrize(
+    ("thread", "start"),
+    [
+        ("Jan 22: Dr. Imani Brooks, \"Sparse Models\", Friday, 3:30pm, Hadley Hall 204",
+         "2027-01-22 15:30"),
+        ("Dec 12 (Sat) - Wreath sales, Saturday 9am", "2026-12-12 09:00"),
+        # must not fire: the line's date is another weekday's
+        ("Jan 21: slides due; the talk is Friday, 3:30pm", "2026-03-06 15:30"),
+    ],
+)  # fmt: skip
+def test_a_weekday_takes_the_date_its_line_states(
+    parser: TimeParser, thread: str, start: str
+) -> None:
+    [clock] = [m for m in parser.parse_input("add it", thread) if m.has_clock_time]
+    assert clock.value.strftime("%Y-%m-%d %H:%M") == start

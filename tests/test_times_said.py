@@ -53,11 +53,16 @@ def _monday(hour: int) -> datetime:
         ("friday 10:00 Central European Time", _at(27, 9)),
         ("Friday 27 Nov 2026 - 15:30 - 16:30 (Central European Time - Berlin)", _at(27, 14, 30)),
         ("friday 9am Central", _at(27, 15)),
+        # another language's "X time", the place after the word; accents do not count
+        ("el viernes a las 10:00 (hora de Ciudad de México)", _at(27, 16)),
+        ("vendredi à 15h (heure de New York)", _at(27, 20)),
+        ("friday 9am Bogotá time", _at(27, 14)),
         # must not fire: no place, a lower-case abbreviation, French "et"
         ("friday 3pm the latest time", _at(27, 15)),
         ("friday 3pm pt", _at(27, 15)),
         ("friday 4pm your time", _at(27, 16)),  # said to the user: the user's own zone
         ("friday 6:30pm (Tokyo local time)", _at(27, 9, 30)),
+        ("el viernes a las 10:00 (hora de llegada)", _at(27, 10)),  # "arrival time": no place
     ],
 )
 def test_a_zone_said_after_a_time_converts_it(

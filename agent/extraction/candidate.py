@@ -44,6 +44,7 @@ class ProposedEvent:
     cancelled: bool = False
     postponed: bool = False  # cancelled by a postponement that gave no new time
     turned_down: bool = False  # cancelled because its day was turned down ("can't make Thursday")
+    rebooked: bool = False  # the new plan a cancellation notice gives ("we've rebooked you on")
     activity: str = ""
     named: bool = False  # the title is the user's own name for it ("call it Out of office")
     said: int = -1  # the last message that created or changed it

@@ -39,7 +39,8 @@ _POSTPONE_WORDS_RE = data.phrase_pattern("acts", "postpone")
 _ASKED_OFF_RE = re.compile(
     r"(?:^|(?<=[.!?;\n]))[ \t]*(?:(?:need|want|wish)[ \t]+to[ \t]+(?:cancel|reschedule|postpone"
     r"|change|move|modify|make[ \t]+(?:a[ \t]+)?changes?)"
-    r"|(?:can't|cannot|can not|unable to)[ \t]+(?:make[ \t]+it|attend|come|join))\b[^.!?\n]*\?",
+    r"|(?:can't|cannot|can not|unable to)[ \t]+(?:make[ \t]+it|attend|come|join))\b"
+    r"[^.!?,;:\n–—-]{0,30}\?",  # one short question: "Can't make it, can we do Monday?" is no
     re.IGNORECASE,
 )
 
@@ -75,6 +76,9 @@ def declines_only_self(text: str) -> bool:
 
 
 _CANCEL_ONLY_RE = data.phrase_pattern("acts", "cancel")
+
+
+REBOOKED_RE = data.phrase_pattern("acts", "rebooked")
 
 
 def cancel_notice(text: str) -> bool:

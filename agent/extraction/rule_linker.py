@@ -47,6 +47,7 @@ from agent.extraction.cue import (
     POSSESSIVE_RE,
     PREFER_RE,
     RANGE_RE,
+    REBOOKED_RE,
     RESCHEDULE_RE,
     RESTATED_DAY_RE,
     SCHEDULE_QUESTION_RE,
@@ -176,6 +177,11 @@ def _listed_after(
     return (
         sentence in line and not line[: line.find(sentence)].strip() and "\n" in (segment.context)
     )
+
+
+# What may stand between a day and the words that call it off: "Tonight is off", "cancel
+# friday", "friday's cancelled" (two words at most, no clause break).
+_NEXT_TO_RE = re.compile(r"(?:['’]s)?[ \t]*(?:[^\W\d_]+[ \t]+){0,2}")
 
 
 def _who(segment: Segment) -> str | None:
@@ -354,9 +360,9 @@ class RuleLinker:
             ):  # fmt: skip
                 run, run_waits, run_off = [], False, False
             run_off |= segment.source == "thread" and (
-                cancel_notice(segment.text)
+                (cancel_notice(segment.text) and not REBOOKED_RE.search(segment.text))
                 or any(lo <= segment.start < hi for lo, hi in called_off)
-            )
+            )  # "This meeting has been cancelled and replaced by the one below": not what's below
             try:
                 last_day = self._read(segment, index, found, events, last_day, intent, previous)
             finally:  # the event a message touched is the one the next "call it X" names
@@ -372,8 +378,11 @@ class RuleLinker:
                         if event.start is not None and not event.pending:
                             event.pending, event.awaiting = True, _who(segment) or "them"
                 if run_off:
-                    for event in run:
-                        event.cancelled = True
+                    for event in run:  # "We've rebooked you on UA 1234, Sat Dec 12" stays
+                        if event.said == index and REBOOKED_RE.search(segment.text):
+                            event.rebooked = True
+                        if not event.rebooked:
+                            event.cancelled = True
         for event in events:  # where its start was said counts too ("cancel Thursday's 10am
             # review" ... "Thursday 10am is back on")
             if event.start is not None:
@@ -503,9 +512,10 @@ class RuleLinker:
                 and _asked_for(called_off, found)
             )
             # "Maya: can't make it this time" in a group the others still join: Maya is out
+            # (with three, the one who says no may be the one the plan is with)
             one_out = (
                 declines_only_self(text)
-                and len(self.talkers) >= 3
+                and len(self.talkers) >= 4
                 and _who(segment) not in (None, "me")
                 and called_off is not None
                 and called_off.setter != _who(segment)
@@ -514,7 +524,7 @@ class RuleLinker:
                 called_off is not None
                 and not own_new
                 and not one_out
-                and not self._on_other_days(called_off, own)
+                and not self._on_other_days(called_off, own, text, segment.start)
             ):
                 called_off.cancelled = True
             return last_day  # a plan called off in the same breath is no event either
@@ -630,10 +640,20 @@ class RuleLinker:
             echo.pending = deferred
             _offered(echo, _who(segment), deferred=deferred)
             return last_day
-        if target is not None and not activity and not moving and target.start is not None:
+        listed = (
+            target is not None
+            and bool(dates or own_day)
+            and _listed_after(segment, previous, target, index)
+        )
+        if (
+            target is not None
+            and not moving
+            and target.start is not None
+            and (not activity or listed)
+        ):
             # a listing's line with its own day: "Dec 5 – Toy drive 10am-2pm" / "Dec 12 – ..."
-            # (or "Tuesday 12/8 - 9:00 am - A" / "Tuesday 12/8 - 1:30 pm - B", one day's slots)
-            listed = bool(dates or own_day) and _listed_after(segment, previous, target, index)
+            # (or "Tuesday 12/8 - 9:00 am - A" / "Tuesday 12/8 - 1:30 pm - B", one day's slots,
+            # or a schedule's "Game 1 - Sat 12/5 - 9:00" / "Game 2 - Sat 12/12 - 10:30")
             day = mention.value if own_day else dates[-1].mention.value if listed else None
             start = target.start.astimezone(self.zone)
             if (
@@ -791,14 +811,22 @@ class RuleLinker:
                     return event
         return None
 
-    def _on_other_days(self, event: ProposedEvent, own: list[Candidate]) -> bool:
-        """Whether a message says only days other than the event's: "moved to tomorrow 7pm" /
-        "Tonight is off" calls off tonight, not the plan it moved to."""
-        if event.start is None:
+    def _on_other_days(
+        self, event: ProposedEvent, own: list[Candidate], text: str, offset: int
+    ) -> bool:
+        """Whether a message calls off only days other than the event's: "moved to tomorrow
+        7pm" / "Tonight is off" calls off tonight, not the plan it moved to. The day must be
+        what is called off, next to the words ("sick since yesterday, have to cancel" is not)."""
+        off = calls_off(text)
+        if event.start is None or off is None:
             return False
         days = set()
         for said in (c.mention for c in own):
             if said.value is None or said.grain not in (None, "day", "hour", "minute"):
+                continue
+            lo, hi = said.start - offset, said.end - offset
+            between = text[hi : off.start()] if hi <= off.start() else text[off.end() : lo]
+            if not _NEXT_TO_RE.fullmatch(between):
                 continue
             if lang.week_only(said.text) or not (
                 lang.states_date(said.text) or said.kind == "vague"
@@ -1198,11 +1226,30 @@ def _named_by_request(
     """ "add the design crit": only the events whose messages say most of the words the request
     names it by; "add the book club and the gingerbread workshop": those of each thing named.
     A name the thread never says ("add book club") is the user's own, and picks nothing."""
+    whole = [word for item in items for word in item]
+    if len(items) > 1 and max(_scores(events, whole, segments).values(), default=0) == len(whole):
+        items = [whole]  # "add the Mac and Cheese Cookoff": one thing whose name has an "and"
     picks = [p for p in (_named_by(events, words, segments) for words in items) if p is not None]
     if not picks:
         return events
     chosen = {id(e) for pick in picks for e in pick}
     return [e for e in events if id(e) in chosen]
+
+
+def _scores(
+    events: list[ProposedEvent], subject: list[str], segments: list[Segment]
+) -> dict[int, int]:
+    """How many of a name's words each event's messages say (by `id` of the event)."""
+
+    def score(event: ProposedEvent) -> int:
+        from_thread = [i for i in event.heard if segments[i].source != "request"]
+        if not from_thread:  # the request's own: its time names it; with none it only asks
+            return len(subject) if event.start is not None else 0
+        heard = set().union(*(stems(segments[i].text) for i in from_thread))
+        heard |= stems(event.activity)
+        return sum(word in heard for word in subject)
+
+    return {id(e): score(e) for e in events}
 
 
 def _named_by(
@@ -1216,15 +1263,7 @@ def _named_by(
     def said(index: int) -> set[str]:
         return stems(segments[index].text)
 
-    def score(event: ProposedEvent) -> int:
-        from_thread = [i for i in event.heard if segments[i].source != "request"]
-        if not from_thread:  # the request's own: its time names it; with none it only asks
-            return len(subject) if event.start is not None else 0
-        heard = set().union(*(said(i) for i in from_thread))
-        heard |= stems(event.activity)
-        return sum(word in heard for word in subject)
-
-    scores = {id(e): score(e) for e in events}
+    scores = _scores(events, subject, segments)
     best = max(scores.values(), default=0)
     if best:
         return [e for e in events if scores[id(e)] == best]

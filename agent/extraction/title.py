@@ -499,6 +499,8 @@ def stem(word: str) -> str:
     """A word's first letters, so that "validation" meets "validate" and "parents'" meets
     "parent": enough to tell which message a request's words come from."""
     word = re.sub(r"['’]s?$", "", word.casefold())
+    if "-" in word.strip("-"):  # "check-in" is not "check-out"
+        return "-".join(stem(part) for part in word.split("-") if part)
     if len(word) > 3 and word.endswith("s"):
         word = word[:-1]
     return word[:5]
@@ -527,7 +529,7 @@ def request_subject(request: str) -> list[list[str]]:
             for w in (m.group(0) for m in _SUBJECT_WORD_RE.finditer(_OWNER_RE.sub(" ", part)))
             if w.casefold() not in _NOT_SUBJECT
             and re.sub(r"['’]s?$", "", w.casefold()) not in _NOT_SUBJECT
-            and len(w) > 1
+            and (len(w) > 1 or w.isupper())  # "add session B", "the Q and A"
         ]
         if found:
             items.append(list(dict.fromkeys(found)))

@@ -157,10 +157,10 @@ class StreetAddressRecognizer(PatternRecognizer):
         Pattern(
             "romance street number",
             # after a comma, five digits are a postcode: "rue de Rivoli, 75001 Paris"
-            # "our place Wed 12/9" is someone's home and a date
-            rf"(?<!\b(?:our|my|your|their|his|her)\s+)"
+            # "our place Wed 12/9" is someone's home and a date ("our Via Dante 12 office" a street)
+            rf"(?!(?<=\b(?:our|my|your|their|his|her)\s+)(?-i:place)\b)"
             rf"\b{_ROMANCE}\s+(?:{_STREET_WORD}\s+){{0,4}}?{_STREET_WORD}(?:,\s+(?:n[º°o.]\s*)?\d{{1,4}}|\s+"
-            rf"(?:n[º°o.]\s*)?\d{{1,5}})(?!\s?(?:h|am|pm|uhr|:)(?:\b|\d))(?!/\d)[a-z]?\b"
+            rf"(?:n[º°o.]\s*)?\d{{1,5}})(?!\s?(?:h|am|pm|uhr|:)(?:\b|\d))[a-z]?\b"
             rf"(?:,?\s+{_UNIT}\b)?",
             0.6,
         ),
@@ -262,8 +262,8 @@ class NamedStreetRecognizer(PatternRecognizer):
         words = [w for w in regex.findall(r"[\p{L}][\p{L}'’.\-]*", pattern_text)]
         if not words or not all(w[0].isupper() for w in words):
             return False
-        if any(w.casefold().rstrip(".") in _CALENDAR_WORDS for w in words):
-            return False
+        if all(w.casefold().rstrip(".") in _CALENDAR_WORDS for w in words):
+            return False  # "moved to Friday Dec 4"; "on Mar Chiquita 450" is a street
         if is_city(" ".join(words)) or is_country(" ".join(words)):
             return False
         if any(max_zipf(w.casefold().strip(".")) < 3.0 for w in words):

@@ -600,6 +600,9 @@ ZONE_AFTER_RE = re.compile(
     rf"|(?P<zone>{_ZONE_WORDS})"
     r"(?:\s+time)?\b"
     rf"|(?P<place>{_PLACE_WORD}(?:\s+{_PLACE_WORD}){{0,2}}?)(?P<local>\s+local)?\s+time\b"
+    # "(hora de Ciudad de México)": the place after the word for its time, to the bracket
+    rf"|(?:{data.phrase_pattern('times', 'zone_time_before').pattern})\s*"
+    rf"(?P<place_after>{_PLACE_WORD}(?:\s+{_PLACE_WORD}){{0,3}}?)(?=\s*[)\],.;]|\s*$)"
     r")[)\]]?",
     re.IGNORECASE,
 )

@@ -38,7 +38,17 @@ _LABELLED_END = (
     rf"{_END_PREPOSITION}"
 )
 _LABELLED_END_RE = re.compile(_LABELLED_END, re.IGNORECASE)
-_BETWEEN_RE = re.compile(rf"[ \t]*(?:{_CONNECTOR})[ \t]*|{_LABELLED_END}", re.IGNORECASE)
+# ... or a word connector opening the next line: "Fri, Dec 18, 6:00 PM" / "to 10:00 PM" (a dash
+# there is a list's bullet: "9:00 Keynote" / "- 10:00 Coffee")
+_WORD_CONNECTOR = "|".join(
+    re.escape(w)
+    for code, words in data.table("times")["range_connectors"].items() if code != "any"
+    for w in words.split()
+)  # fmt: skip
+_BETWEEN_RE = re.compile(
+    rf"[ \t]*(?:{_CONNECTOR})[ \t]*|[ \t]*\n[ \t]*(?:{_WORD_CONNECTOR})[ \t]+|{_LABELLED_END}",
+    re.IGNORECASE,
+)
 # An end label on the next line, whatever the rest of the first line says: "Departs Mon 14 Dec
 # 11:25 (LHR)" + "Arrives Mon 14 Dec 14:30".
 _END_LABEL_RE = re.compile(

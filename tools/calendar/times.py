@@ -35,6 +35,7 @@ from typing import Any, Literal
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from lang import data, zones
+from lang.activities import ACTIVITY_RE
 from lang.once import once
 from lang.thread import ZERO_LED_CLOCK_RE, age_order, is_self, messages, speaker_note
 from tools.calendar import lang
@@ -166,18 +167,6 @@ def _as_written_in_zone(span: str, when: datetime) -> datetime:
     return when
 
 
-def _on_the_written_day(span: str, when: datetime) -> datetime:
-    """A date and a clock said in a zone Duckling reads, on the day written: Duckling moves the
-    clock into the user's zone but keeps the written date, so "Dec 15, 9pm UTC" came out as
-    Dec 15 05:00 in Singapore, where it is Dec 16."""
-    zone = lang.KNOWN_ZONE_RE.search(span)
-    if zone is None or not lang.DAY_OF_MONTH_RE.search(span):  # "tomorrow" it moves right
-        return when
-    there = timezone(timedelta(hours=lang.ZONE_OFFSETS[zone.group(0).upper()]))
-    written = datetime.combine(when.date(), when.astimezone(there).time(), there)
-    return written.astimezone(when.tzinfo)
-
-
 # A bare number of one to three digits, a word of its own: not part of "5:30", "3/4/20",
 # "2 / 15", "2019-03-07", "'19", "18q4" or "7th", and no era ("in 14 a.d.").
 _SHORT_NUMBER_RE = re.compile(
@@ -266,6 +255,48 @@ def _overnight(value: dict[str, Any]) -> bool:
     """Whether an interval's two ends fall on different days, as written."""
     ends = [(value.get(k) or {}).get("value", "") for k in ("from", "to")]
     return all(ends) and ends[0][:10] != ends[1][:10]
+
+
+_WEEKDAY_LEFT_RE = re.compile(rf"\b(?:{lang.DAY_NAMES})\b\.?,?[ \t]*$", re.IGNORECASE)
+_CLOCK_RIGHT_RE = re.compile(
+    r",?[ \t]*(?:[^\W\d_]{1,5}[ \t]+)?\d{1,2}(?:[:h.]\d{2}|h)", re.IGNORECASE
+)
+# A day and month in numbers with no year ("17/12"), as the languages after English write it.
+_DAY_MONTH_RE = re.compile(r"(?<![\d/.:,])(?P<day>[0-3]?\d)/(?P<month>[01]?\d)(?![/.:]?\d)")
+
+
+def _day_month_numbers(
+    clean: str, entities: list[dict[str, Any]], ref: datetime
+) -> list[dict[str, Any]]:
+    """A day-first "17/12" no entity covers, as the next such date: some of Duckling's
+    grammars read it ("jeudi 17/12"), Portuguese's does not."""
+    added = []
+    for match in _DAY_MONTH_RE.finditer(clean):
+        if any(e["start"] < match.end() and match.start() < e["end"] for e in entities):
+            continue
+        before = clean[max(0, match.start() - 16) : match.start()]
+        if not (_WEEKDAY_LEFT_RE.search(before) or _CLOCK_RIGHT_RE.match(clean, match.end())):
+            continue  # "o placar foi 3/2": a date only beside a weekday or a clock
+        day, month = int(match.group("day")), int(match.group("month"))
+        for year in (ref.year, ref.year + 1):
+            try:
+                when = datetime(year, month, day, tzinfo=ref.tzinfo)
+            except ValueError:
+                break
+            if when.date() >= ref.date():
+                value = {"type": "value", "value": when.isoformat(), "grain": "day"}
+                added.append({"dim": "time", "start": match.start(), "end": match.end(),
+                              "body": match.group(0), "value": value})  # fmt: skip
+                break
+    return sorted(entities + added, key=lambda e: e["start"])
+
+
+def _holiday_beside_a_date(clean: str, entity: dict[str, Any]) -> bool:
+    """Whether `entity` is a holiday and its text states a date of the month elsewhere."""
+    if entity["dim"] != "time" or not entity["value"].get("holidayBeta"):
+        return False
+    before, after = clean[: entity["start"]], clean[entity["end"] :]
+    return bool(lang.DAY_OF_MONTH_RE.search(before) or lang.DAY_OF_MONTH_RE.search(after))
 
 
 def _misread_words(
@@ -961,6 +992,30 @@ class TimeParser:
                 mentions.extend(self._parse_thread(text, source, asked=request))
         return mentions
 
+    def _on_the_lines_date(self, mentions: list[TimeMention]) -> list[TimeMention]:
+        """A weekday said on a line that states the date of that weekday is that date: "Jan
+        22: Dr. Imani Brooks, Friday, 3:30pm" is January 22nd, not the coming Friday, and
+        "quinta-feira, 17/12" the 17th."""
+        dated = [
+            m.value.astimezone(self.zone).date() for m in mentions
+            if m.value is not None and not m.alternatives
+            and (lang.DAY_OF_MONTH_RE.search(m.text) or _DAY_MONTH_RE.search(m.text))
+        ]  # fmt: skip
+        out = []
+        for mention in mentions:
+            named = lang.WEEKDAY_RE.search(mention.text)
+            weekday = (
+                lang.WEEKDAY_INDEX.get(named.group(0).casefold().rstrip(".")) if named else None
+            )
+            day = next((d for d in dated if d.weekday() == weekday), None)
+            if mention.value is not None and lang.weekday_only(mention.text) and day is not None:
+                local = mention.value.astimezone(self.zone)
+                value = datetime.combine(day, local.timetz())
+                end = mention.end_value and value + (mention.end_value - mention.value)
+                mention = replace(mention, value=value, end_value=end, alternatives=())
+            out.append(mention)
+        return out
+
     # ------------------------------------------------------------------ threads
     def _parse_thread(self, text: str, source: str, asked: str = "") -> list[TimeMention]:
         """Parse what each message says; its own stamp (metadata only) anchors its relative
@@ -993,8 +1048,10 @@ class TimeParser:
             )  # fmt: skip
             for line in message.lines:
                 body = text[line.body_start : line.body_end]
-                for mention in self.parse(
-                    body, source=source, sent_at=sent_at, context=context, speaker=speaker
+                for mention in self._on_the_lines_date(
+                    self.parse(
+                        body, source=source, sent_at=sent_at, context=context, speaker=speaker
+                    )
                 ):
                     said.append(
                         replace(
@@ -1015,7 +1072,7 @@ class TimeParser:
         said_all = drop_deadlines(text, [m for _, ms in told for m in ms], asked)
         mentions = _near_the_clock_before(said_all, self.zone)
         bodies = [" ".join(text[ln.body_start : ln.body_end] for ln in m.lines) for m in found]
-        mentions = _half_of_day_said(mentions, _half_asked(asked, bodies), self.zone)
+        mentions = _half_of_day_said(mentions, _half_asked(asked, bodies), self.zone, text)
         return sorted(mentions, key=lambda m: m.start)
 
     def _speaker(self, label: str | None, note: str | None, located: str | None = None) -> Speaker:
@@ -1126,6 +1183,11 @@ class TimeParser:
                 misread = misread[:lo] + clean[lo:hi] + misread[hi:]
             entities = sorted(again + kept, key=lambda e: e["start"])
             clean = misread
+        # "O jantar de Natal ... sexta-feira, 18 de dezembro", "Christmas party on Dec 18": with
+        # a date said beside it, a holiday names the event, not its day
+        entities = [e for e in entities if not _holiday_beside_a_date(clean, e)]
+        if code != "en":  # "quinta-feira, 17/12, às 19h30": Duckling's Portuguese skips "17/12"
+            entities = _day_month_numbers(clean, entities, ref.astimezone(self.zone))
         if code == "en" and (
             lang.PART_NUMBER_RE.search(clean) or lang.CHANGED_HOUR_RE.search(clean)
         ):
@@ -1628,6 +1690,27 @@ class TimeParser:
             return ahead[0], ()
         return when, others
 
+    def _on_the_written_day(self, span: str, when: datetime) -> datetime:
+        """A date and a clock said in a zone Duckling reads, on the date written: Duckling
+        moves the clock into the user's zone but sometimes keeps the written date ("Dec 15,
+        9pm UTC" came out Dec 15 05:00 in Singapore, where it is Dec 16) and sometimes not. The
+        date is read again from the words without the zone; the clock, in that zone."""
+        zone = lang.KNOWN_ZONE_RE.search(span)
+        if zone is None or not lang.DAY_OF_MONTH_RE.search(span):  # "tomorrow" it moves right
+            return when
+        bare = span[: zone.start()] + " " * len(zone.group(0)) + span[zone.end() :]
+        read = [
+            e for e in self._engine.parse(bare, tz=self.tz, ref=self.now, language="en",
+                                          locale=self.locale)
+            if e["dim"] == "time" and e["value"].get("type") == "value"
+        ]  # fmt: skip
+        if not read:
+            return when
+        day = datetime.fromisoformat(read[0]["value"]["value"]).date()
+        there = timezone(timedelta(hours=lang.ZONE_OFFSETS[zone.group(0).upper()]))
+        written = datetime.combine(day, when.astimezone(there).time(), there)
+        return written.astimezone(when.tzinfo)
+
     def _explicit_zone(
         self, clean: str, span: str, end: int, when: datetime, speaker: Speaker
     ) -> tuple[datetime, int, bool]:
@@ -1644,7 +1727,7 @@ class TimeParser:
         time" (the other side's). Also whether that zone is one the input never names."""
         match = lang.ZONE_AFTER_RE.match(clean, end)
         if _DUCKLING_ZONE_RE.search(span.replace("AM", "").replace("PM", "")):
-            return _on_the_written_day(span, _as_written_in_zone(span, when)), end, False
+            return self._on_the_written_day(span, _as_written_in_zone(span, when)), end, False
         if match is None and speaker.times_in is not None:  # "all times are IST" said above
             there = when.replace(tzinfo=None).replace(tzinfo=speaker.times_in)
             return there.astimezone(self.zone), end, False
@@ -1656,7 +1739,8 @@ class TimeParser:
         word = match.group("zone") or ""
         if len(word) <= 3 and not word.isupper():  # "19h et 20h": French "and", not ET
             word = ""
-        if not (word or match.group("place") or match.group("speaker") or match.group("listener")):
+        where = match.group("place") or match.group("place_after")
+        if not (word or where or match.group("speaker") or match.group("listener")):
             return when, end, self._elsewhere(speaker, when)
         if match.group("speaker") or match.group("listener"):
             # "my time" from the user, or "your time" said to the user, is the user's zone.
@@ -1664,8 +1748,8 @@ class TimeParser:
                 return when, match.end(), False
             name = speaker.zone if not speaker.is_user else None
         else:
-            name = zones.zone_for_place(word or match.group("place"), self._engine.zoneinfo_dir)
-            place = match.group("place") or ""
+            name = zones.zone_for_place(word or where, self._engine.zoneinfo_dir)
+            place = where or ""
             named = place.startswith("<") or place[:1].isupper()
             if name is None and match.group("local") and named:
                 # "(JFK local time)": a named place Veil cannot place; "the local time" names none
@@ -1868,32 +1952,51 @@ def _near_the_clock_before(mentions: list[TimeMention], zone: ZoneInfo) -> list[
 # A message that only says which half of the day: "pm obviously", "AM lol", "p.m."
 _HALF_ANSWER_RE = re.compile(
     r"(?![^\n]*\bor\b)\W*(?:(?:definitely|obviously|def|probably|prob|its|it's)[ \t]+)?"
-    r"(?P<half>[ap])\.?m\b\.?(?:[ \t]+[^\W\d_]+){0,2}[ \t]*(?:[,.;!]|$)",
+    r"(?P<half>[ap])\.?m\b\.?"
+    r"(?:[ \t]+(?:obviously|lol|haha|please|pls|ofc|for[ \t]+sure|of[ \t]+course))?"
+    r"[ \t]*(?:[,.;!]|$)",
     re.IGNORECASE,
 )
 
 
-def _half_asked(request: str, bodies: list[str]) -> str | None:
-    """The half of the day the request's plan or the thread's own answer settles: "add the
-    dinner" is an evening's, "pm obviously" answers "am or pm?"; None when nothing, or both."""
+def _half_asked(request: str, bodies: list[str]) -> tuple[str, bool] | None:
+    """The half of the day the request's plan or the thread's own answer settles ("add the
+    dinner" is an evening's, "pm obviously" answers "am or pm?"), and whether it was said as an
+    answer; None when nothing, or both."""
     answers = {m.group("half").lower() for b in bodies if (m := _HALF_ANSWER_RE.match(b))}
     if len(answers) == 1:
-        return "pm" if answers == {"p"} else "am"
-    evening, morning = lang.EVENING_RE.search(request), lang.MORNING_RE.search(request)
-    if bool(evening) != bool(morning):
-        return "pm" if evening else "am"
+        return ("pm" if answers == {"p"} else "am"), True
+    # a meal or a part of the day the request and the thread both say ("add the dinner" over
+    # "Dinner this week?"); a bar or a party says no hour ("add the bar mitzvah")
+    said = " ".join(bodies)
+    evening = lang.LATE_EVENING_RE.search(request) and lang.LATE_EVENING_RE.search(said)
+    morning = lang.MORNING_RE.search(request) and lang.MORNING_RE.search(said)
+    if bool(evening) != bool(morning) and not (
+        lang.MORNING_RE.search(said) and lang.LATE_EVENING_RE.search(said)
+    ):
+        return ("pm" if evening else "am"), False
     return None
 
 
 def _half_of_day_said(
-    mentions: list[TimeMention], half: str | None, zone: ZoneInfo
+    mentions: list[TimeMention], said: tuple[str, bool] | None, zone: ZoneInfo, text: str
 ) -> list[TimeMention]:
     """A bare hour left open between morning and evening ("Booked for 8:15 actually"), in a
-    thread whose request or answer says the half: that half's reading, and no question."""
-    if half is None:
+    thread whose request or answer says the half: that half's reading, and no question. Not
+    one said with another plan ("dinner's off, let's grab coffee Sat at 8:30 instead")."""
+    if said is None:
         return mentions
+    half, answered = said
     out = []
     for mention in mentions:
+        line = text[
+            text.rfind("\n", 0, mention.start) + 1 : text.find("\n", mention.end) % (len(text) + 1)
+        ]
+        other = [a for a in ACTIVITY_RE.findall(line) if not lang.EVENING_RE.fullmatch(a)
+                 and not lang.MORNING_RE.fullmatch(a)]  # fmt: skip
+        if other and not answered:
+            out.append(mention)
+            continue
         readings = [r.astimezone(zone) for r in (mention.value, *mention.alternatives) if r]
         if len(readings) == 2 and abs(readings[0] - readings[1]) == timedelta(hours=12):
             chosen = next(r for r in readings if (r.hour >= 12) == (half == "pm"))
