@@ -11,6 +11,7 @@ BENCHMARKS = (
     "memory",
     "agent",
     "smcalflow",
+    "blind",
     "web",
     "journeys",
     "load",
