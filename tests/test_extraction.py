@@ -58,6 +58,27 @@ def test_a_vague_meal_keeps_its_day_and_no_start() -> None:
     assert event.start is None and event.meal == "dinner" and str(event.day) == "2026-11-27"
 
 
+# A date with no clock is a whole day's when its message or the request names a whole-day plan
+# (times.toml [all_day]); a meeting or a "free" day stays a question.
+@pytest.mark.parametrize(
+    ("request_text", "thread", "all_day"),
+    [
+        ("add the enrollment deadline", "The open enrollment deadline is Friday, December 11.",
+         "2026-12-11"),
+        ("add the delivery", "amazon\nArriving Friday, Dec 4\nShipped with UPS", "2026-12-04"),
+        ("add the deadline", "<PERSON_1>: Reminder: self-reviews due Dec 18 in Lattice.",
+         "2026-12-18"),
+        # must not fire
+        ("add it", "<PERSON_1>: let's meet on Friday, December 11", None),
+        ("add it", "<PERSON_1>: I'm open Thursday, you?", None),
+        ("add it", "Giving Tree gifts due back by Sunday, Dec. 13", None),
+    ],
+)  # fmt: skip
+def test_a_whole_days_plan(request_text: str, thread: str, all_day: str | None) -> None:
+    days = [e.start.date().isoformat() for e in link(request_text, thread) if e.all_day]
+    assert days == ([all_day] if all_day else [])
+
+
 def test_an_offsite_day_is_all_day() -> None:
     [event] = link("add this", "<PERSON_1>: team offsite on Dec 3")
     assert event.all_day and event.start.isoformat() == "2026-12-03T00:00:00+01:00"
@@ -1378,6 +1399,9 @@ def test_a_capitalised_lead_word_and_a_late_length_are_kept(
         ("add team sync weekdays at 10 for 30 minutes", "", []),
         ("add standup every day at 10am", "", []),
         ("add standup daily at 9 for 15 min", "", []),
+        # ... unless the sentence gives the series' first date: that is its first session
+        ("add the first session", "<PERSON_1>: Starting Tuesday Jan 12 we'll meet every Tuesday "
+         "at 8am until finals.", ["2027-01-12T08:00:00+01:00"]),
         # a pick in a group chat, a hedged pick, a pick for someone else, a pick still asking
         ("add it", "<PERSON_1>: call Monday or Tuesday at 10?\nMe: Tuesday suits me better\n"
          "<PERSON_2>: I'm away Tuesday", []),

@@ -80,8 +80,11 @@ def test_lowercase_label_needs_a_chat_around_it() -> None:
         ("HIIT - Mon 6am\nSpin - Sat 8:30am\nPilates - Sun 10am\nBook in the app.", None, None),
         ("Spin - Sat 8:30am\nPilates - Sun 10am", None, None),
         # ... but a body in title case under a chat copy's clock stamp is a message's
-        ("Priya Patel  10:02 AM\nTeam Lunch Friday 12:30 PM\nTom Hill  10:04 AM\n👍",
-         "Priya Patel", "10:02 AM"),
+        (
+            "Priya Patel  10:02 AM\nTeam Lunch Friday 12:30 PM\nTom Hill  10:04 AM\n👍",
+            "Priya Patel",
+            "10:02 AM",
+        ),
     ],
 )
 def test_slack_and_imessage_copies(thread: str, speaker: str | None, stamp: str | None) -> None:

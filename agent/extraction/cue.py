@@ -129,8 +129,10 @@ DECLINE_BEFORE_RE = re.compile(
 MOVE_RE = data.phrase_pattern("acts", "move")
 # A sentence that reports free time ("you have an empty slot from 8 am to 11 am", "I'm free
 # between 2 and 5") names no event: its times are only options.
+# ("I'm open Thursday" offers a day; "open enrollment" and "Open house" name things)
 AVAILABILITY_RE = re.compile(
-    r"\b(?:free|available|availability|open(?:ing)?|empty|nothing\s+(?:scheduled|planned|penciled)"
+    r"\b(?:free|available|availability|(?:(?<=['’]m )|(?<=['’]re )|(?<=\bam )|(?<=\bare ))open"
+    r"|openings?|empty|nothing\s+(?:scheduled|planned|penciled)"
     r"|slots?|space|frei|libre|disponible|livre|disponível)\b",
     re.IGNORECASE,
 )
@@ -165,12 +167,7 @@ DECLINE_AFTER_RE = re.compile(
 ESTIMATE_RE = data.phrase_pattern("acts", "estimate")
 # The user steps out of a plan between others (acts.toml [others_plan]).
 OTHERS_PLAN_RE = data.phrase_pattern("acts", "others_plan")
-ALL_DAY_RE = re.compile(
-    r"\b(?:all[- ]day|whole\s+day|day\s+off|holiday|vacation|off-?site|conference|trip"
-    r"|birthday|anniversary|festival|retreat|deadline|ganztägig|urlaub|feiertag|toute\s+la"
-    r"\s+journée|congé|todo\s+el\s+día|vacaciones|feriado|dia\s+inteiro|o\s+dia\s+todo|férias)\b",
-    re.IGNORECASE,
-)
+ALL_DAY_RE = data.phrase_pattern("times", "all_day", nouns=True)
 # A possessive ending a text ("my", "il mio": labels.toml [possessives]), and one right after a
 # verb that asks for the event (labels.toml [request_verbs]): "put my 2:00 pm meeting on tuesday"
 # is the one to add ("after my 2pm meeting", "for my 10am call" name another plan).

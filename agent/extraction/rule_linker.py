@@ -333,6 +333,7 @@ class RuleLinker:
         # of "no event found".
         self.called_off: list[ProposedEvent] = []
         self.talkers: set[str] = set()  # who speaks in the thread being linked
+        self.request = ""  # ... and what the user asked of it
         self._two_sides = True  # the thread has the user and at most one other speaker
 
     def link(
@@ -350,6 +351,7 @@ class RuleLinker:
         # off, line by line after it.
         called_off = notice_spans(thread, cancel_notice)
         self.talkers = {w for w in map(_who, segments) if w is not None}
+        self.request = request
         run: list[ProposedEvent] = []
         run_waits = run_off = False
         for index, segment in enumerate(segments):
@@ -1063,7 +1065,10 @@ class RuleLinker:
         all_day = (
             day_candidate is not None
             and not vague
-            and (bool(ALL_DAY_RE.search(text)) or _days_long(day_candidate.mention) >= 2)
+            and (
+                bool(ALL_DAY_RE.search(text) or ALL_DAY_RE.search(self.request))
+                or _days_long(day_candidate.mention) >= 2
+            )
         )
         if all_day and day_candidate and ESTIMATE_RE.search(segment.sentence or text):
             # "Estimated delivery: 2-4 December": one day of these, nobody knows which
