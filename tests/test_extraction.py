@@ -1513,6 +1513,9 @@ NAMED_ROWS = [
     # a name with "and" in it is one thing
     ("add the Mac and Cheese Cookoff", "Fair:\nChili Cookoff - Sat Dec 5, 1pm\n"
      "Mac and Cheese Cookoff - Sun Dec 6, 2pm", ["2026-12-06T14:00:00+01:00"]),
+    # the request's name said on a line that set no time: the timed line is another plan
+    ("add check-in", "Check-in: Friday, December 18, 2026 (after 3:00 PM)\n"
+     "Check-out: Sunday, December 20, 2026 (by 11:00 AM)", []),
     # must not fire: a name the notice never says picks nothing; "add these" takes all
     ("add the bake sale and the gala", NOTICE, ["2026-12-31T20:00:00+01:00"]),
     ("add these", NOTICE,

@@ -334,6 +334,7 @@ class RuleLinker:
         self.called_off: list[ProposedEvent] = []
         self.talkers: set[str] = set()  # who speaks in the thread being linked
         self.request = ""  # ... and what the user asked of it
+        self.segments: list[Segment] = []
         self._two_sides = True  # the thread has the user and at most one other speaker
 
     def link(
@@ -351,7 +352,7 @@ class RuleLinker:
         # off, line by line after it.
         called_off = notice_spans(thread, cancel_notice)
         self.talkers = {w for w in map(_who, segments) if w is not None}
-        self.request = request
+        self.request, self.segments = request, segments
         run: list[ProposedEvent] = []
         run_waits = run_off = False
         for index, segment in enumerate(segments):
@@ -838,6 +839,17 @@ class RuleLinker:
                 days.add(said.value.astimezone(self.zone).date())
         return bool(days) and event.start.astimezone(self.zone).date() not in days
 
+    def _said_apart(self, activity: str, event: ProposedEvent) -> bool:
+        """Whether the thread says the request's name for a plan on a line that did not set
+        `event`: "add check-in" over "Check-in: Friday (after 3 PM)" / "Check-out: Sunday (by
+        11:00 AM)" names the first line, not the one timed event."""
+        words = stems(activity)
+        return any(
+            words <= stems(s.text)
+            for i, s in enumerate(self.segments)
+            if s.source != "request" and i not in event.heard
+        )
+
     def _target(
         self, events: list[ProposedEvent], activity: str, text: str, *, request: bool = False
     ) -> ProposedEvent | None:
@@ -851,7 +863,12 @@ class RuleLinker:
                 if event.activity and event.activity.split()[-1].lower() == key:
                     return event
             timed = [e for e in live if e.start is not None]
-            if request and len(timed) == 1 and _unnamed(timed[0]):
+            if (
+                request
+                and len(timed) == 1
+                and _unnamed(timed[0])
+                and not self._said_apart(activity, timed[0])
+            ):
                 return timed[0]
             if GENERIC_EVENT_RE.fullmatch(activity) and DEFINITE_RE.search(
                 text[: text.lower().find(activity.split()[0].lower())]
@@ -1274,8 +1291,13 @@ def _named_by(
         return [e for e in events if scores[id(e)] == best]
     thread = [i for i, s in enumerate(segments) if s.source != "request"]
     # a notice's first line names the whole of it ("Eurostar - Booking confirmation"); a
-    # person's first message is one of the thread's
-    heading = thread[:1] if thread and segments[thread[0]].speaker is None else []
+    # person's first message, or a line that dates something, is one of the thread's
+    heading = [
+        i
+        for i in thread[:1]
+        if segments[i].speaker is None
+        and not re.search(r"\d", PLACEHOLDER_RE.sub("", segments[i].text))
+    ]
     in_thread = set().union(*(said(i) for i in thread if i not in heading))
     if any(word in in_thread for word in subject):
         return [e for e in events if e.start is None and not e.all_day]
