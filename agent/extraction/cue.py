@@ -129,11 +129,13 @@ DECLINE_BEFORE_RE = re.compile(
 MOVE_RE = data.phrase_pattern("acts", "move")
 # A sentence that reports free time ("you have an empty slot from 8 am to 11 am", "I'm free
 # between 2 and 5") names no event: its times are only options.
-# ("I'm open Thursday" offers a day; "open enrollment" and "Open house" name things)
+# ("I'm open Thursday", "my calendar is pretty open" offer days; "open enrollment" and "Open
+# house" name things)
 AVAILABILITY_RE = re.compile(
-    r"\b(?:free|available|availability|(?:(?<=['’]m )|(?<=['’]re )|(?<=\bam )|(?<=\bare ))open"
-    r"|openings?|empty|nothing\s+(?:scheduled|planned|penciled)"
-    r"|slots?|space|frei|libre|disponible|livre|disponível)\b",
+    r"\b(?:free|available|availability|openings?|empty|nothing\s+(?:scheduled|planned|penciled)"
+    r"|slots?|space|frei|libre|disponible|livre|disponível)\b"
+    r"|(?:['’](?:m|re|s)|\b(?:am|are|is|be|been|was|were))[ \t]+(?:[^\W\d_]+[ \t]+)?open\b"
+    r"|\b(?:pretty|fairly|wide|totally|completely|mostly|quite|very|all)[ \t]+open\b",
     re.IGNORECASE,
 )
 SCHEDULE_QUESTION_RE = re.compile(

@@ -333,7 +333,6 @@ class RuleLinker:
         # of "no event found".
         self.called_off: list[ProposedEvent] = []
         self.talkers: set[str] = set()  # who speaks in the thread being linked
-        self.request = ""  # ... and what the user asked of it
         self.segments: list[Segment] = []
         self._two_sides = True  # the thread has the user and at most one other speaker
 
@@ -352,7 +351,7 @@ class RuleLinker:
         # off, line by line after it.
         called_off = notice_spans(thread, cancel_notice)
         self.talkers = {w for w in map(_who, segments) if w is not None}
-        self.request, self.segments = request, segments
+        self.segments = segments
         run: list[ProposedEvent] = []
         run_waits = run_off = False
         for index, segment in enumerate(segments):
@@ -839,15 +838,17 @@ class RuleLinker:
                 days.add(said.value.astimezone(self.zone).date())
         return bool(days) and event.start.astimezone(self.zone).date() not in days
 
-    def _said_apart(self, activity: str, event: ProposedEvent) -> bool:
-        """Whether the thread says the request's name for a plan on a line that did not set
-        `event`: "add check-in" over "Check-in: Friday (after 3 PM)" / "Check-out: Sunday (by
-        11:00 AM)" names the first line, not the one timed event."""
+    def _said_apart(self, activity: str, events: list[ProposedEvent]) -> bool:
+        """Whether the thread says the request's name for a plan on a line that set no event:
+        "add check-in" over "Check-in: Friday (after 3 PM)" / "Check-out: Sunday (by 11:00
+        AM)" names the first line, not the one timed event ("movie tonight at 9?", moved to
+        tomorrow, set the event it names)."""
         words = stems(activity)
+        heard = set().union(*(e.heard for e in events))
         return any(
             words <= stems(s.text)
             for i, s in enumerate(self.segments)
-            if s.source != "request" and i not in event.heard
+            if s.source != "request" and i not in heard
         )
 
     def _target(
@@ -867,7 +868,7 @@ class RuleLinker:
                 request
                 and len(timed) == 1
                 and _unnamed(timed[0])
-                and not self._said_apart(activity, timed[0])
+                and not self._said_apart(activity, events)
             ):
                 return timed[0]
             if GENERIC_EVENT_RE.fullmatch(activity) and DEFINITE_RE.search(
@@ -1082,10 +1083,7 @@ class RuleLinker:
         all_day = (
             day_candidate is not None
             and not vague
-            and (
-                bool(ALL_DAY_RE.search(text) or ALL_DAY_RE.search(self.request))
-                or _days_long(day_candidate.mention) >= 2
-            )
+            and (bool(ALL_DAY_RE.search(text)) or _days_long(day_candidate.mention) >= 2)
         )
         if all_day and day_candidate and ESTIMATE_RE.search(segment.sentence or text):
             # "Estimated delivery: 2-4 December": one day of these, nobody knows which

@@ -480,7 +480,7 @@ _SUBJECT_END_RE = re.compile(
     rf"\s(?:{'|'.join(map(re.escape, data.words('labels', 'subject_ends')))})\s", re.IGNORECASE
 )
 _NOT_SUBJECT = (
-    _STOP | _GENERIC | _FUNCTION_WORDS | _ENTRY_ADJECTIVES
+    _STOP | _GENERIC | _FUNCTION_WORDS
     | data.words("labels", "generic_activities") | data.words("labels", "calendar_words")
 )  # fmt: skip
 _STEM_WORD_RE = re.compile(r"[^\W\d_][\w'’-]*")

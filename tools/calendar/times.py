@@ -789,14 +789,6 @@ _DAY_NUMBER_RE = re.compile(
 )
 
 
-# A series' first date: its word, then a date said in full ("Starting Tuesday Jan 12").
-_SERIES_START_RE = re.compile(
-    rf"{data.phrase_pattern('times', 'series_start').pattern}[ \t,]+(?:\S+[ \t,]+){{0,2}}?"
-    rf"(?:{lang.DAY_OF_MONTH_RE.pattern})",
-    re.IGNORECASE,
-)
-
-
 def _repeating(clean: str, mention: TimeMention) -> TimeMention:
     """A clock said with a word that repeats it ("standup every day at 9", "weekdays at 10 for
     30 minutes") names no one day: vague, so the turn asks instead of placing it once."""
@@ -805,9 +797,6 @@ def _repeating(clean: str, mention: TimeMention) -> TimeMention:
     before = re.split(r"[.!?;\n]", clean[: mention.start])[-1][-30:]
     clause = before + clean[mention.start : mention.end]
     if not lang.RECURRENCE_RE.search(clause):
-        return mention
-    sentence = re.split(r"[.!?;\n]", clean[: mention.start])[-1]
-    if _SERIES_START_RE.search(sentence):  # "Starting Tuesday Jan 12 ... every Tuesday at 8am"
         return mention
     return replace(
         mention, kind="vague", has_clock_time=False, all_day=False, vague=mention.text.lower()
