@@ -9,11 +9,10 @@ from lang import data
 
 
 def _alternation(*sections: str) -> str:
-    """The phrases of `sections` (all languages), longest first, a space matching any run."""
+    """The phrases of `sections` (all languages) as one alternation source."""
     table = data.table("activities")
-    phrases = {p for section in sections for group in table[section].values() for p in group}
-    return "|".join(
-        r"\s+".join(re.escape(w) for w in p.split()) for p in sorted(phrases, key=len, reverse=True)
+    return data.phrases_alternation(
+        sorted({p for section in sections for group in table[section].values() for p in group})
     )
 
 

@@ -73,11 +73,17 @@ def phrase_pattern(file: str, section: str, *, nouns: bool = False) -> re.Patter
     return phrases_regex(entries, nouns=nouns)
 
 
-def phrases_regex(entries: list[str], *, nouns: bool = False) -> re.Pattern[str]:
-    """Phrases as one case-insensitive, word-bounded pattern, as `phrase_pattern` reads them."""
-    body = "|".join(
+def phrases_alternation(entries: list[str]) -> str:
+    """Phrases as one regex alternation source, longest first; a space matches any run of
+    spaces, a "*" one word."""
+    return "|".join(
         r"\s+".join(r"[^\s.,;!?]+" if w == "*" else re.escape(w) for w in p.split())
         for p in sorted(entries, key=len, reverse=True)
     )
+
+
+def phrases_regex(entries: list[str], *, nouns: bool = False) -> re.Pattern[str]:
+    """Phrases as one case-insensitive, word-bounded pattern, as `phrase_pattern` reads them."""
+    body = phrases_alternation(entries)
     ending = r"(?:['’]?s)?" if nouns else ""
     return re.compile(rf"(?<!\w)(?:{body}){ending}(?!\w)", re.IGNORECASE)
