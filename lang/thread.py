@@ -307,6 +307,11 @@ def _stamped(text: str, start: int, end: int, stamp: tuple[int, int], rest: int)
 _DAY_STAMP_RE = data.format_pattern(r"\b{DAY}(?!\w)|\d{1,2}[/.]\d{1,2}")
 
 
+def _names_a_day(label: str) -> bool:
+    """Whether a label is made only of day and month words ("Mon, Dec 7", "Tuesday, March")."""
+    return all(w.casefold().strip(".,") in _CALENDAR_WORDS for w in label.split())
+
+
 def _header_shaped(text: str, line: tuple[int, int] | None) -> bool:
     """Whether a line has the shape of a chat header ("Name  10:02"), whoever it names; a date
     line ("Tuesday, March 3") is a divider, not one."""
@@ -314,9 +319,7 @@ def _header_shaped(text: str, line: tuple[int, int] | None) -> bool:
         return False
     for _name, pattern, then in _CHAT_ROWS:
         match = pattern.fullmatch(text, *line) if then == "header" else None
-        if match and not all(
-            w.casefold().strip(".,") in _CALENDAR_WORDS for w in match.group("speaker").split()
-        ):
+        if match and not _names_a_day(match.group("speaker")):
             return True
     return False
 
@@ -378,7 +381,7 @@ def _is_name_header(match: re.Match[str], seen: Counter[str]) -> bool:
     named = _is_name_label(speaker, seen) or dashed
     if not named or not _HEADER_CLOCK_RE.search(match.group("stamp")):
         return False
-    if all(w.casefold().strip(".,") in _CALENDAR_WORDS for w in speaker.split()):
+    if _names_a_day(speaker):
         return False
     roomy = (
         match.group("open")

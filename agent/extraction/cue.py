@@ -18,8 +18,9 @@ RESCHEDULE_RE = re.compile(
 )
 # The plan is off; a reply that turns it down with no time of its own (lang/data/acts.toml).
 _DECLINE_SELF_RE = data.phrase_pattern("acts", "decline_self")
+_CANCEL_ONLY_RE = data.phrase_pattern("acts", "cancel")
 _CANCEL_WORDS_RE = re.compile(
-    rf"{data.phrase_pattern('acts', 'cancel').pattern}|{_DECLINE_SELF_RE.pattern}", re.IGNORECASE
+    rf"{_CANCEL_ONLY_RE.pattern}|{_DECLINE_SELF_RE.pattern}", re.IGNORECASE
 )
 # ... said at a sentence's start: "To cancel call ..." instructs; "I need to cancel" calls off.
 _INSTRUCTION = data.phrase_pattern("acts", "cancel_instructions").pattern
@@ -73,9 +74,6 @@ def declines_only_self(text: str) -> bool:
     return bool(_DECLINE_SELF_RE.search(blanked)) and not _CANCEL_ONLY_RE.search(
         _DECLINE_SELF_RE.sub(" ", blanked)
     )
-
-
-_CANCEL_ONLY_RE = data.phrase_pattern("acts", "cancel")
 
 
 REBOOKED_RE = data.phrase_pattern("acts", "rebooked")

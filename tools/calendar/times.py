@@ -60,6 +60,11 @@ _BC_YEAR_RE = re.compile(r'"-\d{4}-|"0000-')
 _TWO_DIGIT_CLOCK_RE = re.compile(r"(?<![\d:.])(?P<hour>[01]\d|2[0-3])[:.h](?P<minute>[0-5]\d)")
 
 
+def _clause_start(clean: str, at: int) -> int:
+    """Where the clause holding offset `at` starts."""
+    return max((b.end() for b in lang.CLAUSE_END_RE.finditer(clean, 0, at)), default=0)
+
+
 def _old_clock_to_new_day(clean: str, mentions: list[TimeMention]) -> list[TimeMention]:
     """ "can we move friday's 2pm review to monday?": a move's verb, a dated clock or a day (the
     plan's old time), then "to" and a day with no clock in the same clause: the old time is no
@@ -67,9 +72,7 @@ def _old_clock_to_new_day(clean: str, mentions: list[TimeMention]) -> list[TimeM
     A move Duckling read as a range ("move friday's 2pm to 3pm") is its new clock."""
     out = list(mentions)
     for old in mentions:
-        clause_start = max(
-            (b.end() for b in lang.CLAUSE_END_RE.finditer(clean, 0, old.start)), default=0
-        )
+        clause_start = _clause_start(clean, old.start)
         if not lang.MOVE_VERB_RE.search(clean, clause_start, old.start):
             continue
         to = lang.MOVE_TO_RE.search(old.text)
@@ -117,9 +120,7 @@ def _replaced(clean: str, mentions: list[TimeMention]) -> list[TimeMention]:
         if old.value is None or not lang.REPLACED_BEFORE_RE.search(clean, 0, old.start):
             continue
         out = [m for m in out if m is not old]
-        clause_start = max(
-            (b.end() for b in lang.CLAUSE_END_RE.finditer(clean, 0, old.start)), default=0
-        )
+        clause_start = _clause_start(clean, old.start)
         new = next(
             (m for m in reversed(out) if clause_start <= m.start < old.start and m.value), None
         )
