@@ -84,6 +84,9 @@ _SPEAKER_NOTE_RE = re.compile(r"\s*\((?P<note>[^()\n:]{1,40})\)\s*:")
 _CALENDAR_WORDS = data.words("labels", "calendar_words")
 _HEADER_CLOCK_RE = data.format_pattern("{TIME}")
 _PLACEHOLDER_LABEL_RE = re.compile(r"<(?:PERSON|PHONE|EMAIL)_\d+>(?:,?\s+<PERSON_\d+>)*")
+# A person opening a label, then one or two capitalised words that are not a possessive's
+# ("<PERSON_1>'s Birthday Party:" is a heading).
+_PERSON_LED_LABEL_RE = re.compile(r"<PERSON_\d+>(?:\s+[A-Z][\w\-]*){1,2}")
 _PHONE_LABEL_RE = re.compile(r"\+?\d[\d\s().\-]{5,}\d")
 
 Block = Literal["reply", "original", "forwarded"]
@@ -160,6 +163,19 @@ def _is_name_label(label: str, seen: Counter[str]) -> bool:
         return False
     own = seen[label.casefold()]
     return own >= 2 or (own >= 1 and sum(seen.values()) - own >= 2)
+
+
+def _person_led_speaker(label: str, seen: Counter[str]) -> bool:
+    """ "<PERSON_1> Gym:" in a chat is a contact saved with a word after the name: its label
+    recurs, or the chat has the user's or another found person's label. In a notice of
+    headings alone ("Santa Breakfast:", "Winter Gala:") it heads an item."""
+    if not _PERSON_LED_LABEL_RE.fullmatch(label.strip()):
+        return False
+    own = label.casefold()
+    return seen[own] >= 2 or any(
+        other != own and (is_self(other) or _PLACEHOLDER_LABEL_RE.fullmatch(other.upper()))
+        for other in seen
+    )
 
 
 def _is_stamped_label(label: str) -> bool:
@@ -354,7 +370,10 @@ def _chat_line(
             speaker = (label.start("speaker"), label.end("speaker"))
             return _message(text, start, end, stamp, speaker, label.end())
     match = _PLAIN_LABEL_RE.match(text, start, head_end)
-    if match and _is_name_label(match.group("speaker"), seen):
+    if match and (
+        _is_name_label(match.group("speaker"), seen)
+        or _person_led_speaker(match.group("speaker"), seen)
+    ):
         speaker = (match.start("speaker"), match.end("speaker"))
         return _message(text, start, end, None, speaker, match.end())
     # iMessage/Slack copy: a name alone on its line, then a time alone on the next.

@@ -329,17 +329,36 @@ def _signature_names(text: str, lines: list[ThreadLine]) -> Iterator[NameHit]:
                     yield NameHit(words[0].start(), words[-1].end(), "signature")
 
 
-# A label in capitals opening a line the thread model did not take for a speaker (a bulletin's
-# "MUSIC:" beside a chat's "BEN:"): a known given name is still someone.
-_CAPS_LABEL_RE = regex.compile(r"[ \t]*(?P<name>\p{Lu}[\p{Lu}'’\-]+)[ \t]*:")
+# A capitalised label opening a line the thread model did not take for a speaker (a bulletin's
+# "MUSIC:" beside a chat's "BEN:", a heading-like contact name "Mike Gym:"): one that opens with
+# a known given name is still someone, up to its first word that reads as no name.
+_HEADING_LABEL_RE = regex.compile(
+    r"[ \t]*(?P<label>\p{Lu}[\p{L}'’\-]*(?:[ \t]+\p{Lu}[\p{L}'’\-]*){0,3})[ \t]*:"
+)
+
+
+def _heading_name(text: str, line: ThreadLine) -> NameHit | None:
+    """The given name opening a label the thread model read as a heading, if it has one."""
+    label = _HEADING_LABEL_RE.match(text, line.body_start, line.body_end)
+    if line.speaker is not None or label is None:
+        return None
+    words = list(_TOKEN_RE.finditer(text, label.start("label"), label.end("label")))
+    if not words or not is_given_name(words[0].group()):
+        return None
+    named = [words[0]]
+    for word in words[1:]:
+        if not is_name_word(word.group(), "strong"):
+            break
+        named.append(word)
+    return NameHit(named[0].start(), named[-1].end(), "speaker")
 
 
 def _speaker_names(text: str, lines: list[ThreadLine]) -> Iterator[NameHit]:
     """Chat speaker labels and e-mail display names, minus "Me" and numbers."""
     for line in lines:
-        capitals = _CAPS_LABEL_RE.match(text, line.body_start, line.body_end)
-        if line.speaker is None and capitals and is_given_name(capitals.group("name")):
-            yield NameHit(capitals.start("name"), capitals.end("name"), "speaker")
+        heading = _heading_name(text, line)
+        if heading is not None:
+            yield heading
         labels = line.names or (
             ((line.speaker, line.speaker_start, line.speaker_end),) if line.speaker else ()
         )

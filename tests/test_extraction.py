@@ -219,6 +219,9 @@ def test_a_label_names_an_activity_only_when_it_gives_one(sentence: str, title: 
         ("move the meeting to friday at 3", "Meeting"),
         ("meeting at 3. For the record, I am late", "Meeting"),
         ("lunch on friday at 1 to celebrate", "Lunch"),
+        # a person's possessive stays on the person's word
+        ("<PERSON_1>'s birthday on Saturday at 7pm", "<PERSON_1>'s birthday"),
+        ("<PERSON_1>'s party on friday", "<PERSON_1>'s party"),
     ],
 )  # fmt: skip
 def test_a_generic_activity_carries_its_purpose(sentence: str, title: str) -> None:

@@ -636,12 +636,17 @@ def test_a_spelled_out_email_is_an_email(text: str, redacted: str) -> None:
     [
         ("BEN: lunch friday?\nRAJ: sure\nJO: in", ["BEN", "RAJ", "JO"], []),
         ("Trip: drinks friday?", ["Trip"], []),
+        # a contact saved with a word after the name reads like a heading ("Mike Gym:")
+        ("Mike Gym: dinner Friday 7pm?\nMe: yes", ["Mike"], ["Gym"]),
+        ("Sarah Yoga: class moved to 6", ["Sarah"], []),
         ("meet at our Via Dante 12 office", ["Via Dante 12"], []),
         ("the shop is on Mar Chiquita 450", ["Mar Chiquita 450"], []),
         # must stay visible
         ("ATHLETICS: tryouts Mon\nCLUBS: Robotics Thursdays\nMUSIC: concert Dec 15 7pm", [],
          ["ATHLETICS", "CLUBS", "MUSIC"]),
         ("add the webinar", [], ["webinar"]),
+        ("Holiday Lights Walk: Friday 6pm\nWinter Concert: Thursday", [],
+         ["Holiday Lights Walk", "Winter Concert"]),
         ("Dinner at our place Wed 12/9, 7ish?", [], ["place Wed 12"]),
         ("this has moved to Friday Dec 4, same time", [], ["Friday Dec 4"]),
     ],

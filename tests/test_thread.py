@@ -196,6 +196,11 @@ HEADING_ROWS = [
     ("Holiday: see you there", "Holiday"),
     ("Trip: drinks friday?", "Trip"),
     ("Doris Day: tuesday works\nTom: ok\nDoris Day: great", "Doris Day"),
+    # a redacted name opening the label is someone ("Mike Gym:"); a possessive heads a notice
+    ("<PERSON_1> Gym: dinner Friday 7pm?\nMe: yes", "<PERSON_1> Gym"),
+    ("<PERSON_1> Gym: dinner?\n<PERSON_2>: yes\n<PERSON_1> Gym: ok", "<PERSON_1> Gym"),
+    ("<PERSON_1> Breakfast: Sat Dec 12, 9am\nWinter Gala: Sat Dec 19, 7pm", None),
+    ("<PERSON_1>'s Birthday Party: Saturday 7pm", None),
 ]  # fmt: skip
 
 
