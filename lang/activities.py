@@ -39,11 +39,25 @@ _EVENT_END_RE = re.compile(
 
 
 # ... or an event's word numbered or lettered: "Session B", "Game 2", "Day 1", "Option A".
+_ITEM_LABELS = _alternation("item_labels")
 _NUMBERED_EVENT_RE = re.compile(
-    rf"(?:{ACTIVITY_WORDS}|{_alternation('event_nouns')}|session|option|round|part|week|stage)"
+    rf"(?:{ACTIVITY_WORDS}|{_alternation('event_nouns')}|{_ITEM_LABELS})"
     r"\s+(?:[A-Z]|\d{1,3}|[IVX]{1,4})",
     re.IGNORECASE,
 )
+# A capital letter that labels an item of a set, right after the word it labels.
+_LETTERED_RE = re.compile(rf"(?<![\w'’])(?:{_ITEM_LABELS})\s+$", re.IGNORECASE)
+
+
+def letters_an_item(text: str, start: int, end: int) -> bool:
+    """Whether text[start:end] is one capital letter labelling an item ("add session B",
+    "Plan B", "Gate C"): no initial of a person, whom a letter alone would not name anyway."""
+    letter = text[start:end].rstrip(".")
+    return (
+        len(letter) == 1
+        and letter.isupper()
+        and _LETTERED_RE.search(text, max(0, start - 40), start) is not None
+    )
 
 
 def names_event(phrase: str) -> bool:

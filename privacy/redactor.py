@@ -15,7 +15,7 @@ import unicodedata
 from collections.abc import Iterable, Sequence
 from dataclasses import asdict, dataclass, field, replace
 
-from lang.activities import ACTIVITY_NAMES
+from lang.activities import ACTIVITY_NAMES, letters_an_item
 from lang.data import alternation
 from lang.spelling import misspelt_weekday
 from lang.thread import split_thread
@@ -624,7 +624,13 @@ class Redactor:
             if line.stamp is not None and line.stamp_start is not None:
                 span = (line.stamp_start, line.stamp_end or line.stamp_start)
                 kept[span] = KeptSpan("DATE_TIME", line.stamp, *span)
-        found = [f for f in found if f.end > f.start and not _inside_placeholder(text, f)]
+        found = [
+            f
+            for f in found
+            if f.end > f.start
+            and not _inside_placeholder(text, f)
+            and not (f.type == "PERSON" and letters_an_item(text, f.start, f.end))  # "Plan B"
+        ]
         return found, sorted(kept.values(), key=lambda k: k.start)
 
     def _scored(self, text: str) -> dict[int, list[tuple[int, int, float]]]:

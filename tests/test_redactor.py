@@ -647,6 +647,13 @@ def test_a_spelled_out_email_is_an_email(text: str, redacted: str) -> None:
         ("add the webinar", [], ["webinar"]),
         ("Holiday Lights Walk: Friday 6pm\nWinter Concert: Thursday", [],
          ["Holiday Lights Walk", "Winter Concert"]),
+        # a letter that labels an item of a set (activities.toml [item_labels]) is no initial
+        ("add session B", [], ["session B"]),
+        ("Plan B is dinner at 8 with Tom", ["Tom"], ["Plan B"]),
+        ("meet at Gate C, Priya", ["Priya"], ["Gate C"]),
+        # must still be hidden: a letter alone or an initial with a surname is someone
+        ("ask K about it", ["K"], []),
+        ("meet J. Smith at the session", ["J. Smith"], []),
         ("Dinner at our place Wed 12/9, 7ish?", [], ["place Wed 12"]),
         ("this has moved to Friday Dec 4, same time", [], ["Friday Dec 4"]),
     ],
