@@ -230,6 +230,26 @@ def test_a_generic_activity_carries_its_purpose(sentence: str, title: str) -> No
     assert activity_title(sentence) == title
 
 
+@pytest.mark.parametrize(
+    ("sentence", "title"),
+    [
+        # a letter ending the activity's phrase says which of a set it is
+        ("add session B", "Session B"),
+        ("Session B: Thursday 5pm", "Session B"),
+        ("Team meeting A, then lunch", "Team meeting A"),
+        # must not fire: a pronoun or an article going on, a clock, a count
+        ("dinner I think at 8", "Dinner"),
+        ("meeting A new client wants", "Meeting"),
+        ("meeting 3pm friday", "Meeting"),
+        ("dinner 8 people", "Dinner"),
+    ],
+)
+def test_a_lettered_item_keeps_its_letter(sentence: str, title: str) -> None:
+    from agent.extraction.title import activity_title
+
+    assert activity_title(sentence) == title
+
+
 def test_a_name_beats_an_activity_word_said_earlier() -> None:
     thread = (
         "Me: I want to do some more planning on friday at 9:45 pm.\n"

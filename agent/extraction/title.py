@@ -92,6 +92,11 @@ def _leads_in(between: str) -> bool:
     return sum(w not in _STOP and w not in _GENERIC and w not in _DAY_LEADS for w in words) <= 2
 
 
+# The letter after an activity that says which of a set it is ("Session B", "Plan B:"), ending
+# its phrase ("dinner I think" is no label).
+_ITEM_LABEL_RE = re.compile(r"[ \t]+([A-Z])(?=[ \t]*(?:[:,.;!?)\-–—\n]|$))")
+
+
 def _title_words(text: str, at: int) -> str:
     """The activity noun at `at` with up to two modifiers before it ("Dentist appointment")."""
     match = ACTIVITY_RE.match(text, at)
@@ -110,6 +115,9 @@ def _title_words(text: str, at: int) -> str:
             break  # "my 2:00 pm meeting", "please confirm dinner", "my upcoming appointment"
         modifiers.insert(0, word)
     phrase = " ".join([*_named_words(modifiers), match.group(0)])
+    label = _ITEM_LABEL_RE.match(text, match.end())
+    if label:
+        phrase += f" {label.group(1)}"  # "Session B": which one of the set
     return phrase[:1].upper() + phrase[1:]
 
 
