@@ -72,6 +72,8 @@ ORDER_FILLERS = data.words("labels", "order_fillers")
 _NOT_SPEAKERS = (
     data.words("labels", "field_labels") | TURN_LABELS | data.words("times", "end_labels")
 )
+# "Tracking ID:", "Order number:": a label whose last word is a form's (labels.toml).
+_FIELD_ENDS = data.words("labels", "field_label_ends")
 # Words that start sentences, never names: "[10:02] the plan is: go" has no speaker.
 _FUNCTION_WORDS = _NOT_SPEAKERS | data.words("labels", "function_words")
 # Labels that stand for the user ("Me:", "Moi :").
@@ -151,6 +153,8 @@ def _is_name_label(label: str, seen: Counter[str]) -> bool:
         return False  # "MUSIC:" among a bulletin's other sections
     if words[0].casefold().rstrip(".") in _NOT_SPEAKERS and len(words) > 1:
         return False
+    if len(words) > 1 and words[-1].casefold() in _FIELD_ENDS:
+        return False  # "Tracking ID:", "Amount paid:": a form's field
     # "Action items:" is a heading: every word of a name is capitalised, bar particles.
     capitalised = all(w[0].isupper() or w.casefold() in _PARTICLES for w in words)
     if capitalised and words[0][0].isupper():

@@ -196,6 +196,13 @@ HEADING_ROWS = [
     ("Holiday: see you there", "Holiday"),
     ("Trip: drinks friday?", "Trip"),
     ("Doris Day: tuesday works\nTom: ok\nDoris Day: great", "Doris Day"),
+    # a form's fields: a label ending in a field's word, a receipt's quantity and people
+    ("Tracking ID: 1Z999AA10123456784", None),
+    ("Amount paid: $96.00", None),
+    ("Qty: 1", None),
+    ("Participant: Nora (age 5)", None),
+    # must not fire: a one-word label that only looks like a field's last word is a handle
+    ("Code: see you at 8", "Code"),
     # a redacted name opening the label is someone ("Mike Gym:"); a possessive heads a notice
     ("<PERSON_1> Gym: dinner Friday 7pm?\nMe: yes", "<PERSON_1> Gym"),
     ("<PERSON_1> Gym: dinner?\n<PERSON_2>: yes\n<PERSON_1> Gym: ok", "<PERSON_1> Gym"),
