@@ -36,15 +36,28 @@ def clean_bytes(data: bytes) -> bytes:
 
 # A sentence ends at ".", "!", "?" or ";" before a space; not after a number's dot ("am 3. Juli")
 # nor after an abbreviation ("Dr. Ruiz"), whose words live in lang/data/labels.toml.
-_SENTENCE_END_RE = re.compile(r"(?<=[.!?;])(?<!\d\.)\s+")
+# A number's dot does end one after an English month ("Essay due Dec 11. Advising meeting").
+_SENTENCE_END_RE = re.compile(r"(?<=[.!?;])\s+")
 _LAST_WORD_RE = re.compile(r"(?<![\w.])([^\W\d_][\w.]*)\.$")
 ABBREVIATIONS = data.words("labels", "abbreviations")
+_MONTHS = sorted(data.words("times", "month_names", "en"))
+_MONTH_DAY_END_RE = re.compile(
+    rf"\b(?:{'|'.join([*_MONTHS, *(m[:3] for m in _MONTHS), 'sept'])})\.?\s+\d{{1,2}}"
+    r"(?:st|nd|rd|th)?\.$",
+    re.IGNORECASE,
+)
 
 
 def sentence_breaks(text: str) -> list[re.Match[str]]:
     """The runs of space between the sentences of `text`, in order."""
     breaks = []
     for match in _SENTENCE_END_RE.finditer(text):
+        if (
+            text[max(0, match.start() - 2) : match.start() - 1].isdigit()
+            and text[match.start() - 1] == "."
+            and not _MONTH_DAY_END_RE.search(text, max(0, match.start() - 20), match.start())
+        ):
+            continue  # "am 3. Juli": an ordinal's dot
         word = _LAST_WORD_RE.search(text, max(0, match.start() - 12), match.start())
         if word is not None and word.group(1).casefold() in ABBREVIATIONS:
             continue

@@ -65,14 +65,24 @@ def test_a_vague_meal_keeps_its_day_and_no_start() -> None:
     [
         ("add the enrollment deadline", "The open enrollment deadline is Friday, December 11.",
          "2026-12-11"),
-        # must not fire: a meeting, someone free, a request's word alone, a line's delivery
+        # something due on a date is that day's
+        ("add the deadline", "<PERSON_1>: Reminder: self-reviews due Dec 18 in Lattice.",
+         "2026-12-18"),
+        ("add it", "Giving Tree gifts due back by Sunday, Dec. 13", "2026-12-13"),
+        # ... in its own sentence: the meeting after it keeps its open time
+        ("add the deadline and the meeting",
+         "Prof. <PERSON_1>: Essay due Dec 11. Advising meeting Monday Dec 7, time TBD.",
+         "2026-12-11"),
+        # must not fire: a meeting, someone free, a request's word alone, a line's delivery,
+        # a clock with the due date, "due to"
         ("add it", "<PERSON_1>: let's meet on Friday, December 11", None),
         ("add it", "<PERSON_1>: I'm open Thursday, you?", None),
         ("add it", "<PERSON_1>: my calendar is pretty open Thursday Dec 10", None),
         ("add it", "<PERSON_1>: pretty open Friday Dec 11, mornings best", None),
-        ("add the deadline", "<PERSON_1>: Reminder: self-reviews due Dec 18 in Lattice.", None),
+        ("add the deadline", "<PERSON_1>: the kickoff is Dec 18, bring the deck", None),
         ("add it", "<PERSON_1>: project delivery review on Monday Dec 7", None),
-        ("add it", "Giving Tree gifts due back by Sunday, Dec. 13", None),
+        ("add it", "<PERSON_1>: the report is due Friday Dec 4 at 5pm", None),
+        ("add it", "<PERSON_1>: due to the rain the picnic is Saturday Dec 5", None),
     ],
 )  # fmt: skip
 def test_a_whole_days_plan(request_text: str, thread: str, all_day: str | None) -> None:
@@ -711,6 +721,8 @@ def test_a_person_is_no_event_name(sentence: str, title: str) -> None:
         ("No. Let's do 6.", ["No."]),
         ("Bring cake, plates etc. Then we eat.", ["etc."]),
         ("Lunch on Sat. Dinner on Sun.", ["Sat."]),
+        ("Essay due Dec 11. Advising meeting Monday", ["11."]),  # a date's day ends one
+        ("am 3. Juli treffen wir uns. Gut", ["uns."]),  # an ordinal's dot does not
         ("I live on Main St. See you at 5.", ["St."]),
     ],
 )  # fmt: skip

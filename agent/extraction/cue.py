@@ -167,7 +167,12 @@ DECLINE_AFTER_RE = re.compile(
 ESTIMATE_RE = data.phrase_pattern("acts", "estimate")
 # The user steps out of a plan between others (acts.toml [others_plan]).
 OTHERS_PLAN_RE = data.phrase_pattern("acts", "others_plan")
-ALL_DAY_RE = data.phrase_pattern("times", "all_day", nouns=True)
+# A whole day's plan: a word of times.toml [all_day] outside the phrases of [all_day_not].
+ALL_DAY_RE = re.compile(
+    rf"(?!{data.phrase_pattern('times', 'all_day_not').pattern})"
+    rf"{data.phrase_pattern('times', 'all_day', nouns=True).pattern}",
+    re.IGNORECASE,
+)
 # A possessive ending a text ("my", "il mio": labels.toml [possessives]), and one right after a
 # verb that asks for the event (labels.toml [request_verbs]): "put my 2:00 pm meeting on tuesday"
 # is the one to add ("after my 2pm meeting", "for my 10am call" name another plan).

@@ -747,5 +747,7 @@ def week_only(span: str) -> bool:
 WEEK_WORD_RE = re.compile(rf"\b(?:{data.alternation('times', 'week_words')})\b", re.IGNORECASE)
 # A day of the month said too ("next Friday the 4th", "next Tuesday, Dec 1"): no doubt left.
 DAY_OF_MONTH_RE = re.compile(
-    rf"\b\d{{1,2}}(?:st|nd|rd|th|\.)(?!\d)|\b{MONTHS}\s*\d|\d\s*(?:de\s+)?{MONTHS}", re.IGNORECASE
+    rf"\b\d{{1,2}}(?:st|nd|rd|th|\.)(?!\d)|\b{MONTHS}\s*\d{{1,2}}(?!\d)|\b{MONTHS}\s*\d"
+    rf"|\d\s*(?:de\s+)?{MONTHS}",
+    re.IGNORECASE,
 )
