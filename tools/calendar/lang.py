@@ -475,15 +475,12 @@ STAMP_BEFORE_RE = re.compile(
 )
 MORNING_RE = data.phrase_pattern("times", "morning")
 DAYTIME_RE = data.phrase_pattern("times", "daytime", nouns=True)
-WORKDAY_RE = data.phrase_pattern("times", "workday", nouns=True)
 
 # --- Readings the words leave open: the gate asks instead of creating -----------------------
 # A bare hour in this band names a waking morning and a waking evening start alike ("at 8",
 # "tomorrow at 6": the gym or the flight at 6 am, drinks at 6 pm); below it only the afternoon
 # reading is awake (1..5 -> pm), above it the morning one is usual.
 OPEN_MERIDIEM_HOURS = frozenset({6, 7, 8, 9})
-# Work with office hours ("a 9:30 meeting") leaves only the hours before nine open.
-WORKDAY_OPEN_HOURS = frozenset({6, 7, 8})
 # "by 5pm", "until Friday": a bound's word, before the time it bounds.
 DEADLINE_RE = re.compile(
     r"\s*(?:by|until|till|til|before|bis|jusqu'(?:à|au)|avant|hasta|antes\s+de|até)\b",

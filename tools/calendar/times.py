@@ -1654,18 +1654,14 @@ class TimeParser:
     ) -> tuple[datetime, ...]:
         """The other starts `span` allows when nothing in the words picks one.
 
-        A bare hour in OPEN_MERIDIEM_HOURS (WORKDAY_OPEN_HOURS beside office work) with no am/pm
-        and no morning or evening word has a twin twelve hours away, unless that twin is already
-        past.
+        A bare hour in OPEN_MERIDIEM_HOURS with no am/pm and no morning or evening word has a
+        twin twelve hours away, unless that twin is already past.
         """
         others: list[datetime] = []
         local = chosen.astimezone(self.zone)
         hour = local.hour % 12
         # "at 8" with no evening word; "party at 10": a party may be at ten in the morning too
-        band = (
-            lang.WORKDAY_OPEN_HOURS if lang.WORKDAY_RE.search(context) else lang.OPEN_MERIDIEM_HOURS
-        )
-        open_hour = hour in band or (
+        open_hour = hour in lang.OPEN_MERIDIEM_HOURS or (
             hour in lang.LATE_MORNING_HOURS and bool(lang.EVENING_RE.search(context))
         )
         if (
