@@ -86,9 +86,6 @@ _SPEAKER_NOTE_RE = re.compile(r"\s*\((?P<note>[^()\n:]{1,40})\)\s*:")
 _CALENDAR_WORDS = data.words("labels", "calendar_words")
 _HEADER_CLOCK_RE = data.format_pattern("{TIME}")
 _PLACEHOLDER_LABEL_RE = re.compile(r"<(?:PERSON|PHONE|EMAIL)_\d+>(?:,?\s+<PERSON_\d+>)*")
-# A person opening a label, then one or two capitalised words that are not a possessive's
-# ("<PERSON_1>'s Birthday Party:" is a heading).
-_PERSON_LED_LABEL_RE = re.compile(r"<PERSON_\d+>(?:\s+[A-Z][\w\-]*){1,2}")
 _PHONE_LABEL_RE = re.compile(r"\+?\d[\d\s().\-]{5,}\d")
 
 Block = Literal["reply", "original", "forwarded"]
@@ -142,19 +139,31 @@ def _stripped(text: str, start: int, end: int) -> tuple[int, int]:
     return start, end
 
 
+def _field_label(label: str) -> bool:
+    """A field's label, or its plural ("Questions:", "Contacts:" beside "question", "contact")."""
+    word = label.casefold().rstrip(".")
+    return word in _NOT_SPEAKERS or (word.endswith("s") and word[:-1] in _NOT_SPEAKERS)
+
+
+def _chatting(seen: Counter[str]) -> bool:
+    """Whether the labels include the user's ("Me:") or a person the redactor found."""
+    return any(is_self(label) or _PLACEHOLDER_LABEL_RE.fullmatch(label.upper()) for label in seen)
+
+
 def _is_name_label(label: str, seen: Counter[str]) -> bool:
     """Judge whether an unstamped "Label:" is a person, not a heading like "Note:"."""
     if _PLACEHOLDER_LABEL_RE.fullmatch(label.strip()):
         return True  # the redactor already found a person here
     words = label.split()
-    if not words or len(words) > 4 or label.casefold().rstrip(".") in _NOT_SPEAKERS:
+    if not words or len(words) > 4 or _field_label(label):
         return False
     if label.casefold() in getattr(seen, "sections", ()):
         return False  # "MUSIC:" among a bulletin's other sections
     if words[0].casefold().rstrip(".") in _NOT_SPEAKERS and len(words) > 1:
         return False
-    if len(words) > 1 and words[-1].casefold() in _FIELD_ENDS:
-        return False  # "Tracking ID:", "Amount paid:": a form's field
+    if len(words) > 1 and words[-1].casefold() in _FIELD_ENDS and not _chatting(seen):
+        return False  # "Tracking ID:", "Amount paid:": a form's field ("Koa New Number:" in a
+        # chat beside "Me:" is a contact saved with a word after the name)
     # "Action items:" is a heading: every word of a name is capitalised, bar particles.
     capitalised = all(w[0].isupper() or w.casefold() in _PARTICLES for w in words)
     if capitalised and words[0][0].isupper():
@@ -167,19 +176,6 @@ def _is_name_label(label: str, seen: Counter[str]) -> bool:
         return False
     own = seen[label.casefold()]
     return own >= 2 or (own >= 1 and sum(seen.values()) - own >= 2)
-
-
-def _person_led_speaker(label: str, seen: Counter[str]) -> bool:
-    """ "<PERSON_1> Gym:" in a chat is a contact saved with a word after the name: its label
-    recurs, or the chat has the user's or another found person's label. In a notice of
-    headings alone ("Santa Breakfast:", "Winter Gala:") it heads an item."""
-    if not _PERSON_LED_LABEL_RE.fullmatch(label.strip()):
-        return False
-    own = label.casefold()
-    return seen[own] >= 2 or any(
-        other != own and (is_self(other) or _PLACEHOLDER_LABEL_RE.fullmatch(other.upper()))
-        for other in seen
-    )
 
 
 def _is_stamped_label(label: str) -> bool:
@@ -374,10 +370,7 @@ def _chat_line(
             speaker = (label.start("speaker"), label.end("speaker"))
             return _message(text, start, end, stamp, speaker, label.end())
     match = _PLAIN_LABEL_RE.match(text, start, head_end)
-    if match and (
-        _is_name_label(match.group("speaker"), seen)
-        or _person_led_speaker(match.group("speaker"), seen)
-    ):
+    if match and _is_name_label(match.group("speaker"), seen):
         speaker = (match.start("speaker"), match.end("speaker"))
         return _message(text, start, end, None, speaker, match.end())
     # iMessage/Slack copy: a name alone on its line, then a time alone on the next.

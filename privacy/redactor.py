@@ -37,6 +37,7 @@ from privacy.evidence import Candidate, Evidence, grouped, prior, threshold, wei
 from privacy.lexicon import (
     FUNCTION_WORDS,
     HARD_NOT_NAMES,
+    LABEL_ACRONYMS,
     NAME_PARTICLES,
     NOT_NAMES,
     ORG_WORDS,
@@ -284,6 +285,8 @@ def _never_a_name(text: str, start: int, end: int) -> bool:
     if not words or any(ch.isdigit() for ch in value) or PLACEHOLDER_RE.search(value):
         return True
     lower = value.islower()  # "add the webinar": an event's word, where "Trip:" may be someone
+    if value.isupper() and len(words) == 1 and words[0] in LABEL_ACRONYMS:
+        return True  # "add the RSVP deadline"
     return all(
         w in NOT_NAMES or w in TIME_WORDS or misspelt_weekday(w) or (lower and w in ACTIVITY_NAMES)
         for w in words

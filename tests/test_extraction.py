@@ -83,6 +83,13 @@ def test_a_vague_meal_keeps_its_day_and_no_start() -> None:
         ("add it", "<PERSON_1>: project delivery review on Monday Dec 7", None),
         ("add it", "<PERSON_1>: the report is due Friday Dec 4 at 5pm", None),
         ("add it", "<PERSON_1>: due to the rain the picnic is Saturday Dec 5", None),
+        # ... or something due beside another plan, which stays that plan
+        ("add the staff meeting", "Staff meeting Friday Dec 4 (timesheets due)", None),
+        ("add the call", "Call with the landlord Tuesday Dec 8 about the rent that's due", None),
+        ("add the haircut", "Haircut Thursday Dec 3, way past due", None),
+        # the day to hand something in by
+        ("add the deadline", "Please submit the form by Sunday, Dec 13", "2026-12-13"),
+        ("add the deadline", "Please RSVP by Friday, Dec 11", "2026-12-11"),
     ],
 )  # fmt: skip
 def test_a_whole_days_plan(request_text: str, thread: str, all_day: str | None) -> None:
@@ -247,6 +254,7 @@ def test_a_generic_activity_carries_its_purpose(sentence: str, title: str) -> No
         ("add session B", "Session B"),
         ("Session B: Thursday 5pm", "Session B"),
         ("Team meeting A, then lunch", "Team meeting A"),
+        ("Dec 8 (Tue) - Troop meeting, 7p", "Troop meeting"),  # a listing's dash is no word
         # must not fire: a pronoun or an article going on, a clock, a count
         ("dinner I think at 8", "Dinner"),
         ("meeting A new client wants", "Meeting"),
@@ -258,6 +266,47 @@ def test_a_lettered_item_keeps_its_letter(sentence: str, title: str) -> None:
     from agent.extraction.title import activity_title
 
     assert activity_title(sentence) == title
+
+
+# A clock right after an end's label is when the plan ends, never when it starts
+# (times.toml [end_labels], [finish_labels]).
+@pytest.mark.parametrize(
+    ("thread", "expected"),
+    [
+        ("Dec 12-13 - Winter campout at the lake. Depart 8a Sat from the church lot, return ~2p "
+         "Sun.", ["2026-12-12T08:00:00+01:00"]),
+        ("<PERSON_1>: dinner 7pm friday? ends around 10\nMe: ok", ["2026-11-27T19:00:00+01:00"]),
+        ("<PERSON_1>: workshop friday 2pm\n<PERSON_1>: it should finish at 5\nMe: ok",
+         ["2026-11-27T14:00:00+01:00"]),
+        # must not fire: an arrival alone is when to be there; "call me back" opens a call
+        ("<PERSON_1>: arrive at 7 for dinner friday\nMe: ok", ["2026-11-27T19:00:00+01:00"]),
+        ("<PERSON_1>: call me back friday at 4pm\nMe: ok", ["2026-11-27T16:00:00+01:00"]),
+    ],
+)  # fmt: skip
+def test_an_end_is_no_start(thread: str, expected: list[str]) -> None:
+    assert starts(link("add it", thread)) == expected
+
+
+# A listing's next dated line is its own item, not the day of the one above it.
+@pytest.mark.parametrize(
+    ("thread", "days"),
+    [
+        ("Office notes:\nDec 7 - Team meeting\nDec 24 - Holiday (office closed)",
+         {"Team meeting": "2026-12-07", "Holiday office closed": "2026-12-24"}),
+        ("Syllabus\nWeek 13: Tue Dec 8 - Review session\nFinal project due Friday Dec 11",
+         {"Review": "2026-12-08", "Final project due": "2026-12-11"}),
+        # must not fire: a line that only gives the day of the plan above it
+        ("Team lunch next week\nThursday Dec 3 works best", {"Team lunch": "2026-12-03"}),
+        ("<PERSON_1>: dinner friday?\n<PERSON_2>: monday is better", {"Dinner": "2026-11-23"}),
+    ],
+)  # fmt: skip
+def test_a_listings_lines_are_items(thread: str, days: dict[str, str]) -> None:
+    said = {
+        e.title.split(" with ")[0]: (e.start or e.day).isoformat()[:10]  # type: ignore[union-attr]
+        for e in link("add them", thread)
+        if e.start or e.day
+    }
+    assert said == days
 
 
 def test_a_name_beats_an_activity_word_said_earlier() -> None:

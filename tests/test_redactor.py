@@ -639,12 +639,15 @@ def test_a_spelled_out_email_is_an_email(text: str, redacted: str) -> None:
         # a contact saved with a word after the name reads like a heading ("Mike Gym:")
         ("Mike Gym: dinner Friday 7pm?\nMe: yes", ["Mike"], ["Gym"]),
         ("Sarah Yoga: class moved to 6", ["Sarah"], []),
+        ("Koa New Number: running late, be there at 8\nMe: ok", ["Koa"], []),
+        ("Aroha Work No.: at the gate\nMe: ok", ["Aroha"], []),
         ("meet at our Via Dante 12 office", ["Via Dante 12"], []),
         ("the shop is on Mar Chiquita 450", ["Mar Chiquita 450"], []),
         # must stay visible
         ("ATHLETICS: tryouts Mon\nCLUBS: Robotics Thursdays\nMUSIC: concert Dec 15 7pm", [],
          ["ATHLETICS", "CLUBS", "MUSIC"]),
         ("add the webinar", [], ["webinar"]),
+        ("add the RSVP deadline", [], ["RSVP"]),  # a form label's acronym
         ("Holiday Lights Walk: Friday 6pm\nWinter Concert: Thursday", [],
          ["Holiday Lights Walk", "Winter Concert"]),
         # a letter that labels an item of a set (activities.toml [item_labels]) is no initial

@@ -168,10 +168,14 @@ ESTIMATE_RE = data.phrase_pattern("acts", "estimate")
 # The user steps out of a plan between others (acts.toml [others_plan]).
 OTHERS_PLAN_RE = data.phrase_pattern("acts", "others_plan")
 # A whole day's plan: a word of times.toml [all_day] outside the phrases of [all_day_not].
+_NOT_ALL_DAY = data.phrase_pattern("times", "all_day_not").pattern
 ALL_DAY_RE = re.compile(
-    rf"(?!{data.phrase_pattern('times', 'all_day_not').pattern})"
-    rf"{data.phrase_pattern('times', 'all_day', nouns=True).pattern}",
+    rf"(?!{_NOT_ALL_DAY}){data.phrase_pattern('times', 'all_day', nouns=True).pattern}",
     re.IGNORECASE,
+)
+# Something due (times.toml [due]); the linker counts it when no other activity is the plan.
+DUE_RE = re.compile(
+    rf"(?<!past\s)(?!{_NOT_ALL_DAY}){data.phrase_pattern('times', 'due').pattern}", re.IGNORECASE
 )
 # A possessive ending a text ("my", "il mio": labels.toml [possessives]), and one right after a
 # verb that asks for the event (labels.toml [request_verbs]): "put my 2:00 pm meeting on tuesday"

@@ -33,6 +33,7 @@ from agent.extraction.cue import (
     DEFER_RE,
     DEFINITE_RE,
     DISMISS_RE,
+    DUE_RE,
     ESTIMATE_RE,
     FROM_TO_RE,
     GENERIC_EVENT_RE,
@@ -77,6 +78,7 @@ from lang import data
 from lang.thread import is_self
 from privacy.entity_map import PLACEHOLDER_RE
 from tools.calendar import lang
+from tools.calendar.side_times import is_deadline
 from tools.calendar.slots import MEAL_DURATIONS
 from tools.calendar.times import TimeMention
 
@@ -113,11 +115,30 @@ def _turned_down(text: str, mention: TimeMention, offset: int) -> bool:
     )
 
 
+# An end's label right before a clock ("return ~2p Sun", "ends at 5", times.toml [end_labels]).
+_END_BEFORE_RE = re.compile(
+    rf"(?<![^\W\d_])(?:{data.alternation('times', 'end_labels')})[\s:~]*"
+    r"(?:(?:at|by|around|about|approx\.?|ca\.?)\s+)?~?$",
+    re.IGNORECASE,
+)
+
+
+# ... and one that never opens a plan ("ends around 10", times.toml [finish_labels]).
+_FINISH_BEFORE_RE = re.compile(
+    rf"(?<![^\W\d_])(?:{data.alternation('times', 'finish_labels')})[\s:~]*"
+    r"(?:(?:at|by|around|about|approx\.?|ca\.?)\s+)?~?$",
+    re.IGNORECASE,
+)
+
+
 def _plainest(clocks: list[Candidate], text: str, offset: int) -> Candidate:
     """The clock time a message sets: the last one that plainly is a time of day and is not
-    the one the message turns down."""
+    the one the message turns down, nor an end said after a start ("depart 8a Sat ...,
+    return ~2p Sun")."""
     kept = [c for c in clocks if not _REFUSED_RE.search(text[: c.mention.start - offset])]
     kept = kept or clocks
+    starts = [c for c in kept if not _END_BEFORE_RE.search(text[: c.mention.start - offset])]
+    kept = starts or kept
     said = [c for c in kept if CLOCK_SAID_RE.search(c.mention.text)]
     return (said or kept)[-1]
 
@@ -176,6 +197,41 @@ def _listed_after(
     sentence = segment.sentence or segment.text
     return (
         sentence in line and not line[: line.find(sentence)].strip() and "\n" in (segment.context)
+    )
+
+
+def _whole_day(text: str, activity: str) -> bool:
+    """Whether a clause names a whole day's plan: an all-day word ("offsite", "Urlaub"), or
+    something due that is what the clause is about ("self-reviews due 12/18", "Final project
+    due Friday") rather than beside another plan ("Staff meeting Friday (timesheets due)")."""
+    if ALL_DAY_RE.search(text):
+        return True
+    due = DUE_RE.search(text)
+    if due is None:
+        return False
+    if not activity:
+        return True
+    said = list(ACTIVITY_RE.finditer(text, 0, due.start()))
+    return bool(said) and re.fullmatch(
+        r"(?:e?s)?\s+(?:(?:is|are)\s+)?", text[said[-1].end() : due.start()]
+    ) is not None
+
+
+def _by_day(segment: Segment, mention: TimeMention) -> bool:
+    """Whether a day is when to answer or hand in by ("RSVP by Friday, Dec 11")."""
+    shifted = replace(mention, start=mention.start - segment.start, end=mention.end - segment.start)
+    return shifted.start >= 0 and is_deadline(segment.text, shifted)
+
+
+def _opens_with(segment: Segment, mention: TimeMention) -> bool:
+    """Whether the day opens its line and a dash or colon leads to what is on it, as a
+    listing's lines do ("Dec 24 - Holiday", "Week 13: Tue Dec 8 - Review session"); "Thursday
+    Dec 3 works best" answers the plan above it."""
+    before = segment.text[: max(0, mention.start - segment.start)]
+    after = segment.text[max(0, mention.end - segment.start) :]
+    return (
+        re.fullmatch(r"[\W\d_]*|[^:\n]{0,20}:\s*", before) is not None
+        and re.match(r"\s*(?:\([^)\n]{1,12}\)\s*)?[-–—:|]\s*[^\W\d_]", after) is not None
     )
 
 
@@ -626,6 +682,15 @@ class RuleLinker:
             ):  # "At 3, please. It's a Hairdresser appointment.": the turn that timed it names it
                 current.title = current.activity = activity
                 return last_day
+            if (
+                target is not None
+                and not activity
+                and dates
+                and (_opens_with(segment, dates[0].mention) or _whole_day(text, ""))
+                and _listed_after(segment, previous, target, index)
+            ):
+                target = None  # "Dec 7 - Team meeting" / "Dec 24 - Holiday", "Final project
+                # due Friday Dec 11": a listing's next item, not the day of the one above
             self._dates_and_vague(events, segment, activity, dates, vague, target, intent)
             return last_day
         options = self._options(text, own, clocks, segment.start)
@@ -762,6 +827,8 @@ class RuleLinker:
         if _turned_down(segment.text, mention, segment.start):
             return False  # a time answered with no is turned down, never a start
         before = segment.text[: mention.start - segment.start]
+        if _FINISH_BEFORE_RE.search(before):
+            return False  # "ends around 10", "return ~2p Sun": when it ends
         sentence = segment.sentence or segment.text
         if AWAY_RE.search(sentence) and not _proposes(sentence):
             return False  # "my sister's wedding is Saturday at 2, so I'm out": another plan
@@ -1083,7 +1150,12 @@ class RuleLinker:
         all_day = (
             day_candidate is not None
             and not vague
-            and (bool(ALL_DAY_RE.search(text)) or _days_long(day_candidate.mention) >= 2)
+            and (
+                _whole_day(text, activity)
+                or _days_long(day_candidate.mention) >= 2
+                # "Please submit the form by Sunday, Dec 13": the day to have it done by
+                or (not activity and _by_day(segment, day_candidate.mention))
+            )
         )
         if all_day and day_candidate and ESTIMATE_RE.search(segment.sentence or text):
             # "Estimated delivery: 2-4 December": one day of these, nobody knows which

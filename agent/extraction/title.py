@@ -102,7 +102,7 @@ def _title_words(text: str, at: int) -> str:
     match = ACTIVITY_RE.match(text, at)
     assert match is not None
     # a modifier is in the same phrase: "reminder: lunch" is a lunch
-    before = re.split(r"[.:;!?,()\[\]—–\n]", text[max(0, at - 40) : at])[-1]
+    before = re.split(r"[.:;!?,()\[\]—–\n]|\s-+\s", text[max(0, at - 40) : at])[-1]
     words = re.findall(r"<[A-Z_]+_\d+>(?:['’]s)?|[\w'’-]+", before)
     modifiers: list[str] = []
     for word in reversed(words[-2:]):
