@@ -212,9 +212,11 @@ def _whole_day(text: str, activity: str) -> bool:
     if not activity:
         return True
     said = list(ACTIVITY_RE.finditer(text, 0, due.start()))
-    return bool(said) and re.fullmatch(
-        r"(?:e?s)?\s+(?:(?:is|are)\s+)?", text[said[-1].end() : due.start()]
-    ) is not None
+    return (
+        bool(said)
+        and re.fullmatch(r"(?:e?s)?\s+(?:(?:is|are)\s+)?", text[said[-1].end() : due.start()])
+        is not None
+    )
 
 
 def _by_day(segment: Segment, mention: TimeMention) -> bool:
