@@ -287,6 +287,28 @@ def test_an_end_is_no_start(thread: str, expected: list[str]) -> None:
     assert starts(link("add it", thread)) == expected
 
 
+# A clause that opens with "or" offers another option for the start just offered; "then"
+# ending a clause with a new time offers it in place of the plan on the table.
+@pytest.mark.parametrize(
+    ("thread", "expected"),
+    [
+        ("Party Dec 12. 8pm? or 9pm?", []),
+        ("Brunch at 11 on Dec 13. Or Dec 20, if you're away.", []),
+        ("Party Dec 12. 8pm? or 9pm?\nMe: 9pm works", ["2026-12-12T21:00:00+01:00"]),
+        ("<PERSON_1>: dinner Saturday at 7?\n<PERSON_2>: can't, my project is due Saturday\n"
+         "<PERSON_1>: Sunday at 7 then\nMe: works", ["2026-11-22T19:00:00+01:00"]),
+        # must not fire: "or so", "then" inside a clause, a confirmation with "then"
+        ("Party Dec 12 at 8pm. Or so I heard.", ["2026-12-12T20:00:00+01:00"]),
+        ("<PERSON_1>: dinner then a movie at 9pm on friday?\nMe: ok",
+         ["2026-11-27T21:00:00+01:00"]),
+        ("<PERSON_1>: dinner Saturday at 7pm?\nMe: ok see you Saturday at 7 then",
+         ["2026-11-21T19:00:00+01:00"]),
+    ],
+)  # fmt: skip
+def test_another_option_and_a_counter(thread: str, expected: list[str]) -> None:
+    assert starts(link("add it", thread)) == expected
+
+
 # A listing's next dated line is its own item, not the day of the one above it.
 @pytest.mark.parametrize(
     ("thread", "days"),

@@ -125,6 +125,11 @@ DECLINE_BEFORE_RE = re.compile(
 )
 # The user changes the plan the chat made: "actually make it 8:30" (acts.toml).
 MOVE_RE = data.phrase_pattern("acts", "move")
+# "Sunday at 7 then": right after a time, a time offered in place of the one on the table
+# ("see you then" is a goodbye) (acts.toml).
+COUNTER_END_RE = re.compile(
+    rf"[ \t]*,?[ \t]*(?:{data.alternation('acts', 'counter_end')})\s*[?!.]*\s*$", re.IGNORECASE
+)
 # A sentence that reports free time ("you have an empty slot from 8 am to 11 am", "I'm free
 # between 2 and 5") names no event: its times are only options.
 # ("I'm open Thursday", "my calendar is pretty open" offer days; "open enrollment" and "Open

@@ -26,6 +26,7 @@ from agent.extraction.cue import (
     CLOCK_SAID_RE,
     CONFIRM_RE,
     CORRECT_RE,
+    COUNTER_END_RE,
     DECIDE_RE,
     DECLINE_AFTER_RE,
     DECLINE_BEFORE_RE,
@@ -168,6 +169,10 @@ def _moved_subject(text: str) -> bool:
 def _said_after(candidate_id: str, event: ProposedEvent) -> bool:
     """Whether a candidate came after every one the event rests on (IDs are in reading order)."""
     return all(int(candidate_id[1:]) > int(g[1:]) for g in event.grounds)
+
+
+# A clause that opens with "or" ("or 9pm?", "Or Dec 20, if you're away"): another option.
+_OR_OPENS_RE = re.compile(r"\s*(?:or|oder|ou|o)\b(?!\s+(?:so|not|else)\b)", re.IGNORECASE)
 
 
 def _same_turn(
@@ -515,7 +520,10 @@ class RuleLinker:
         clocks = [c for c in own if self._is_event_time(c, segment)]
         dates = [c for c in own if c.mention.all_day and c.mention.value is not None]
         vague = [c for c in own if c.mention.kind == "vague"]
-        moving = bool(RESCHEDULE_RE.search(text))
+        moving = bool(RESCHEDULE_RE.search(text)) or any(
+            c.mention.has_clock_time and COUNTER_END_RE.match(text, c.mention.end - segment.start)
+            for c in own
+        )  # "Sunday at 7 then"
         target = self._target(events, activity, text, request=segment.source == "request")
         if moving and target is None and not activity:
             # "the VP can't make Thursday. Can we slide it to Friday at the same time?": the
@@ -665,6 +673,19 @@ class RuleLinker:
             offered.undecided = []
             _offered(offered, _who(segment), picked=True)
             return last_day
+        if _OR_OPENS_RE.match(text) and (clocks or dates) and not moving:
+            # "Party Dec 12. 8pm? or 9pm?", "Brunch at 11 on Dec 13. Or Dec 20": the sentence
+            # before offered one start, this one another; neither is decided
+            offered = _current(events, timed=True)
+            if (
+                offered is not None
+                and offered.grounds
+                and _same_turn(offered, previous, segment, index)
+            ):
+                offered.undecided = [*(offered.undecided or offered.grounds[:1]),
+                                     (clocks or dates)[0].id]  # fmt: skip
+                offered.said = index
+                return last_day
         for candidate in own:  # the last day anyone named: "1pm works" means that day
             said = candidate.mention
             if said.value is not None and (
