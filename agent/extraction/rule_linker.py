@@ -116,20 +116,19 @@ def _turned_down(text: str, mention: TimeMention, offset: int) -> bool:
     )
 
 
-# An end's label right before a clock ("return ~2p Sun", "ends at 5", times.toml [end_labels]).
-_END_BEFORE_RE = re.compile(
-    rf"(?<![^\W\d_])(?:{data.alternation('times', 'end_labels')})[\s:~]*"
-    r"(?:(?:at|by|around|about|approx\.?|ca\.?)\s+)?~?$",
-    re.IGNORECASE,
-)
+def _label_before(section: str) -> re.Pattern[str]:
+    """A label of times.toml `section` right before a clock, maybe with "at"/"around" or "~"
+    between ("return ~2p Sun", "ends around 10")."""
+    return re.compile(
+        rf"(?<![^\W\d_])(?:{data.alternation('times', section)})[\s:~]*"
+        r"(?:(?:at|by|around|about|approx\.?|ca\.?)\s+)?~?$",
+        re.IGNORECASE,
+    )
 
 
-# ... and one that never opens a plan ("ends around 10", times.toml [finish_labels]).
-_FINISH_BEFORE_RE = re.compile(
-    rf"(?<![^\W\d_])(?:{data.alternation('times', 'finish_labels')})[\s:~]*"
-    r"(?:(?:at|by|around|about|approx\.?|ca\.?)\s+)?~?$",
-    re.IGNORECASE,
-)
+# An end's label ([end_labels], arrivals too), and one that never opens a plan ([finish_labels]).
+_END_BEFORE_RE = _label_before("end_labels")
+_FINISH_BEFORE_RE = _label_before("finish_labels")
 
 
 def _plainest(clocks: list[Candidate], text: str, offset: int) -> Candidate:
