@@ -41,6 +41,7 @@ _SENTENCE_END_RE = re.compile(r"(?<=[.!?;])\s+")
 _LAST_WORD_RE = re.compile(r"(?<![\w.])([^\W\d_][\w.]*)\.$")
 ABBREVIATIONS = data.words("labels", "abbreviations")
 _MONTHS = sorted(data.words("times", "month_names", "en"))
+_MONTH_ABBREVIATIONS = frozenset([*(m[:3] for m in _MONTHS), "sept"])
 _MONTH_DAY_END_RE = re.compile(
     rf"\b(?:{'|'.join([*_MONTHS, *(m[:3] for m in _MONTHS), 'sept'])})\.?\s+\d{{1,2}}"
     r"(?:st|nd|rd|th)?\.$",
@@ -61,5 +62,11 @@ def sentence_breaks(text: str) -> list[re.Match[str]]:
         word = _LAST_WORD_RE.search(text, max(0, match.start() - 12), match.start())
         if word is not None and word.group(1).casefold() in ABBREVIATIONS:
             continue
+        if (
+            word is not None
+            and word.group(1).casefold() in _MONTH_ABBREVIATIONS
+            and text[match.end() : match.end() + 1].isdigit()
+        ):
+            continue  # "Thursday Dec. 24": a month's short form before its day
         breaks.append(match)
     return breaks

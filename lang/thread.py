@@ -139,10 +139,13 @@ def _stripped(text: str, start: int, end: int) -> tuple[int, int]:
     return start, end
 
 
-def _field_label(label: str) -> bool:
-    """A field's label, or its plural ("Questions:", "Contacts:" beside "question", "contact")."""
+def _field_label(label: str, seen: Counter[str]) -> bool:
+    """A field's label, or outside a chat its plural ("Questions:" beside "question"; in a
+    chat with "Me:", "Gates:" is someone)."""
     word = label.casefold().rstrip(".")
-    return word in _NOT_SPEAKERS or (word.endswith("s") and word[:-1] in _NOT_SPEAKERS)
+    if word in _NOT_SPEAKERS:
+        return True
+    return word.endswith("s") and word[:-1] in _NOT_SPEAKERS and not _chatting(seen)
 
 
 def _chatting(seen: Counter[str]) -> bool:
@@ -155,7 +158,7 @@ def _is_name_label(label: str, seen: Counter[str]) -> bool:
     if _PLACEHOLDER_LABEL_RE.fullmatch(label.strip()):
         return True  # the redactor already found a person here
     words = label.split()
-    if not words or len(words) > 4 or _field_label(label):
+    if not words or len(words) > 4 or _field_label(label, seen):
         return False
     if label.casefold() in getattr(seen, "sections", ()):
         return False  # "MUSIC:" among a bulletin's other sections

@@ -41,7 +41,7 @@ NOT_NAMES = (
 # ... and an event's word written in lower case: "add the webinar" ("Trip:" may be someone).
 LOWER_NOT_NAMES = NOT_NAMES | ACTIVITY_NAMES
 # A form's label in capitals is its acronym, no one's name: "RSVP", "FYI", "TLDR", "NB".
-LABEL_ACRONYMS = frozenset(w for w in words("labels", "field_labels") if w.isalpha())
+LABEL_ACRONYMS = words("labels", "label_acronyms")
 # Words that open the unit part of an address ("Apt. 4"): never the end of a name.
 UNIT_WORDS = words("names", "unit_words")
 # Lower-case words that may sit inside a name: "María de la Cruz", "Ludwig van Beethoven".

@@ -273,18 +273,24 @@ def test_a_lettered_item_keeps_its_letter(sentence: str, title: str) -> None:
 @pytest.mark.parametrize(
     ("thread", "expected"),
     [
-        ("Dec 12-13 - Winter campout at the lake. Depart 8a Sat from the church lot, return ~2p "
-         "Sun.", ["2026-12-12T08:00:00+01:00"]),
+        ("Dec 12-13 - Winter campout at the lake. Depart 8am Sat from the church lot, return "
+         "~2pm Sun.", ["2026-12-12T08:00:00+01:00"]),
         ("<PERSON_1>: dinner 7pm friday? ends around 10\nMe: ok", ["2026-11-27T19:00:00+01:00"]),
         ("<PERSON_1>: workshop friday 2pm\n<PERSON_1>: it should finish at 5\nMe: ok",
          ["2026-11-27T14:00:00+01:00"]),
         # must not fire: an arrival alone is when to be there; "call me back" opens a call
         ("<PERSON_1>: arrive at 7 for dinner friday\nMe: ok", ["2026-11-27T19:00:00+01:00"]),
         ("<PERSON_1>: call me back friday at 4pm\nMe: ok", ["2026-11-27T16:00:00+01:00"]),
+        ("<PERSON_1>: Yoga class returns Monday at 6pm\nMe: ok", ["2026-11-23T18:00:00+01:00"]),
     ],
 )  # fmt: skip
 def test_an_end_is_no_start(thread: str, expected: list[str]) -> None:
     assert starts(link("add it", thread)) == expected
+
+
+def test_the_request_picks_the_way_back() -> None:
+    thread = "Train Fri Nov 27 6:10pm to Boston; return 8:05am Mon Nov 30"
+    assert starts(link("add the return trip", thread)) == ["2026-11-30T08:05:00+01:00"]
 
 
 # A clause that opens with "or" offers another option for the start just offered; "then"
@@ -303,10 +309,43 @@ def test_an_end_is_no_start(thread: str, expected: list[str]) -> None:
          ["2026-11-27T21:00:00+01:00"]),
         ("<PERSON_1>: dinner Saturday at 7pm?\nMe: ok see you Saturday at 7 then",
          ["2026-11-21T19:00:00+01:00"]),
+        ("Meeting Friday at 2pm.\nOr, if the room's booked, Friday at 2pm in the lobby",
+         ["2026-11-27T14:00:00+01:00"]),
     ],
 )  # fmt: skip
 def test_another_option_and_a_counter(thread: str, expected: list[str]) -> None:
     assert starts(link("add it", thread)) == expected
+
+
+def test_then_after_an_errand_is_no_counter() -> None:
+    thread = "<PERSON_1>: Dinner Fri 7pm?\nMe: I'll pick up the wine at 6 then"
+    assert starts(link("add the dinner", thread)) == ["2026-11-27T19:00:00+01:00"]
+
+
+# A parish bulletin: a day's list of times is a set of options the request picks from by its
+# own clock and holiday; a whole day's plan above takes no clock from it; "No ..." is no plan.
+BULLETIN = (
+    "Giving Tree gifts due back by Sunday, Dec. 13\n\nCHRISTMAS MASS SCHEDULE\n"
+    "Christmas Eve, Thursday Dec. 24: 4 PM (Children's Mass), 6 PM, 10 PM\n"
+    "No 5:30 PM Saturday vigil on Dec. 26."
+)
+
+
+@pytest.mark.parametrize(
+    ("request_text", "thread", "expected"),
+    [
+        ("add the 10pm christmas eve mass", BULLETIN, ["2026-12-24T22:00:00+01:00"]),
+        ("add the mass", BULLETIN, []),  # which of the three: a question
+        ("add it", "<PERSON_1>: sessions Saturday 10am, 2pm", []),
+        ("add it", "No 5:30 PM Saturday vigil on Dec. 26.", []),
+        # must not fire: "No problem" says yes; one clock with a comma after it
+        ("add it", "<PERSON_1>: No problem, dinner Friday at 7pm", ["2026-11-27T19:00:00+01:00"]),
+        ("add it", "<PERSON_1>: dinner Saturday 7pm, see you", ["2026-11-21T19:00:00+01:00"]),
+        ("add it", "Dinner on Dec 11. No wait, Dec 12 at 7pm.", ["2026-12-12T19:00:00+01:00"]),
+    ],
+)  # fmt: skip
+def test_a_bulletins_options_and_nones(request_text: str, thread: str, expected: list[str]) -> None:
+    assert starts(link(request_text, thread)) == expected
 
 
 # A listing's next dated line is its own item, not the day of the one above it.
@@ -319,6 +358,7 @@ def test_another_option_and_a_counter(thread: str, expected: list[str]) -> None:
          {"Review": "2026-12-08", "Final project due": "2026-12-11"}),
         # must not fire: a line that only gives the day of the plan above it
         ("Team lunch next week\nThursday Dec 3 works best", {"Team lunch": "2026-12-03"}),
+        ("Holiday party 6pm\nDec 18 - Main hall", {"Holiday party": "2026-12-18"}),
         ("<PERSON_1>: dinner friday?\n<PERSON_2>: monday is better", {"Dinner": "2026-11-23"}),
     ],
 )  # fmt: skip
@@ -793,6 +833,7 @@ def test_a_person_is_no_event_name(sentence: str, title: str) -> None:
         ("Bring cake, plates etc. Then we eat.", ["etc."]),
         ("Lunch on Sat. Dinner on Sun.", ["Sat."]),
         ("Essay due Dec 11. Advising meeting Monday", ["11."]),  # a date's day ends one
+        ("Thursday Dec. 24: 4 PM. Friday Dec. 25: 9 AM", ["PM."]),  # a month's short form
         ("am 3. Juli treffen wir uns. Gut", ["uns."]),  # an ordinal's dot does not
         ("I live on Main St. See you at 5.", ["St."]),
     ],

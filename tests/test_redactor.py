@@ -648,6 +648,8 @@ def test_a_spelled_out_email_is_an_email(text: str, redacted: str) -> None:
          ["ATHLETICS", "CLUBS", "MUSIC"]),
         ("add the webinar", [], ["webinar"]),
         ("add the RSVP deadline", [], ["RSVP"]),  # a form label's acronym
+        ("Me: ok\nGates: running late", ["Gates"], []),  # in a chat, no field's plural
+        ("Me: hi\nDOVE: see you Friday", ["DOVE"], []),  # a label word, no acronym
         ("Holiday Lights Walk: Friday 6pm\nWinter Concert: Thursday", [],
          ["Holiday Lights Walk", "Winter Concert"]),
         # a letter that labels an item of a set (activities.toml [item_labels]) is no initial

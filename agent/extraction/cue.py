@@ -79,6 +79,17 @@ def declines_only_self(text: str) -> bool:
 REBOOKED_RE = data.phrase_pattern("acts", "rebooked")
 
 
+# A notice's clause that says a plan will not be ("No 5:30 PM Saturday vigil on Dec. 26", "No
+# school Monday"): "no" opening it, then neither a comma nor acts.toml [no_but] ("No problem").
+NONE_NOTICE_RE = re.compile(
+    rf"^\W*no[ \t]+(?!(?:{data.alternation('acts', 'no_but')})\b)(?=[\w<])", re.IGNORECASE
+)
+
+
+# A request for a journey's way back ("add the return trip", "the flight home") (times.toml).
+RETURN_LEG_RE = data.word_pattern("times", "return_legs")
+
+
 def cancel_notice(text: str) -> bool:
     """Whether `text` (a line, a subject) opens with a notice that what follows is called off
     ("Canceled: Sprint review", "Canceled a meeting")."""

@@ -42,6 +42,7 @@ from agent.extraction.cue import (
     MANY_RE,
     MOVE_RE,
     NEGATION_RE,
+    NONE_NOTICE_RE,
     NOT_BOOKED_RE,
     ONE_RE,
     OR_RE,
@@ -52,6 +53,7 @@ from agent.extraction.cue import (
     REBOOKED_RE,
     RESCHEDULE_RE,
     RESTATED_DAY_RE,
+    RETURN_LEG_RE,
     SCHEDULE_QUESTION_RE,
     WISH_RE,
     calls_off,
@@ -131,14 +133,17 @@ _END_BEFORE_RE = _label_before("end_labels")
 _FINISH_BEFORE_RE = _label_before("finish_labels")
 
 
-def _plainest(clocks: list[Candidate], text: str, offset: int) -> Candidate:
+def _plainest(
+    clocks: list[Candidate], text: str, offset: int, *, ends_asked: bool = False
+) -> Candidate:
     """The clock time a message sets: the last one that plainly is a time of day and is not
     the one the message turns down, nor an end said after a start ("depart 8a Sat ...,
-    return ~2p Sun")."""
+    return ~2p Sun") unless the request asks for that leg (`ends_asked`: "the return trip")."""
     kept = [c for c in clocks if not _REFUSED_RE.search(text[: c.mention.start - offset])]
     kept = kept or clocks
-    starts = [c for c in kept if not _END_BEFORE_RE.search(text[: c.mention.start - offset])]
-    kept = starts or kept
+    if not ends_asked:
+        starts = [c for c in kept if not _END_BEFORE_RE.search(text[: c.mention.start - offset])]
+        kept = starts or kept
     said = [c for c in kept if CLOCK_SAID_RE.search(c.mention.text)]
     return (said or kept)[-1]
 
@@ -170,6 +175,9 @@ def _said_after(candidate_id: str, event: ProposedEvent) -> bool:
     return all(int(candidate_id[1:]) > int(g[1:]) for g in event.grounds)
 
 
+# Between two clock times of a list: a comma, maybe after a note in brackets.
+_LISTED_RE = re.compile(r"\s*(?:\([^()\n]{0,40}\))?\s*,\s*")
+_LETTERS_RE = re.compile(r"[^\W\d_]+")
 # A clause that opens with "or" ("or 9pm?", "Or Dec 20, if you're away"): another option.
 _OR_OPENS_RE = re.compile(r"\s*(?:or|oder|ou|o)\b(?!\s+(?:so|not|else)\b)", re.IGNORECASE)
 
@@ -227,18 +235,6 @@ def _by_day(segment: Segment, mention: TimeMention) -> bool:
     """Whether a day is when to answer or hand in by ("RSVP by Friday, Dec 11")."""
     shifted = replace(mention, start=mention.start - segment.start, end=mention.end - segment.start)
     return shifted.start >= 0 and is_deadline(segment.text, shifted)
-
-
-def _opens_with(segment: Segment, mention: TimeMention) -> bool:
-    """Whether the day opens its line and a dash or colon leads to what is on it, as a
-    listing's lines do ("Dec 24 - Holiday", "Week 13: Tue Dec 8 - Review session"); "Thursday
-    Dec 3 works best" answers the plan above it."""
-    before = segment.text[: max(0, mention.start - segment.start)]
-    after = segment.text[max(0, mention.end - segment.start) :]
-    return (
-        re.fullmatch(r"[\W\d_]*|[^:\n]{0,20}:\s*", before) is not None
-        and re.match(r"\s*(?:\([^)\n]{1,12}\)\s*)?[-–—:|]\s*[^\W\d_]", after) is not None
-    )
 
 
 # What may stand between a day and the words that call it off: "Tonight is off", "cancel
@@ -397,6 +393,7 @@ class RuleLinker:
         self.talkers: set[str] = set()  # who speaks in the thread being linked
         self.segments: list[Segment] = []
         self._two_sides = True  # the thread has the user and at most one other speaker
+        self.ends_asked = False  # the request asks for a journey's way back
 
     def link(
         self, request: str, thread: str, found: list[Candidate], *, intent: str = "schedule"
@@ -412,6 +409,7 @@ class RuleLinker:
         # title and time; a mail under "Subject: Canceled: Sprint review") names a plan that is
         # off, line by line after it.
         called_off = notice_spans(thread, cancel_notice)
+        self.ends_asked = bool(RETURN_LEG_RE.search(request))  # "add the return trip"
         self.talkers = {w for w in map(_who, segments) if w is not None}
         self.segments = segments
         run: list[ProposedEvent] = []
@@ -427,6 +425,8 @@ class RuleLinker:
                 (cancel_notice(segment.text) and not REBOOKED_RE.search(segment.text))
                 or any(lo <= segment.start < hi for lo, hi in called_off)
             )  # "This meeting has been cancelled and replaced by the one below": not what's below
+            if segment.source == "thread" and NONE_NOTICE_RE.match(segment.text):
+                continue  # "No 5:30 PM Saturday vigil on Dec. 26": a plan that will not be
             try:
                 last_day = self._read(segment, index, found, events, last_day, intent, previous)
             finally:  # the event a message touched is the one the next "call it X" names
@@ -520,9 +520,11 @@ class RuleLinker:
         dates = [c for c in own if c.mention.all_day and c.mention.value is not None]
         vague = [c for c in own if c.mention.kind == "vague"]
         moving = bool(RESCHEDULE_RE.search(text)) or any(
-            c.mention.has_clock_time and COUNTER_END_RE.match(text, c.mention.end - segment.start)
+            c.mention.has_clock_time
+            and COUNTER_END_RE.match(text, c.mention.end - segment.start)
+            and len(_LETTERS_RE.findall(text[: c.mention.start - segment.start])) <= 2
             for c in own
-        )  # "Sunday at 7 then"
+        )  # "Sunday at 7 then", "ok 8 then?"; not "I'll pick up the wine at 6 then"
         target = self._target(events, activity, text, request=segment.source == "request")
         if moving and target is None and not activity:
             # "the VP can't make Thursday. Can we slide it to Friday at the same time?": the
@@ -676,10 +678,13 @@ class RuleLinker:
             # "Party Dec 12. 8pm? or 9pm?", "Brunch at 11 on Dec 13. Or Dec 20": the sentence
             # before offered one start, this one another; neither is decided
             offered = _current(events, timed=True)
+            other = (clocks or dates)[0].mention.value
             if (
                 offered is not None
                 and offered.grounds
                 and _same_turn(offered, previous, segment, index)
+                and other is not None
+                and other != offered.start  # "Or, if the room's booked, Friday at 2pm in ..."
             ):
                 offered.undecided = [*(offered.undecided or offered.grounds[:1]),
                                      (clocks or dates)[0].id]  # fmt: skip
@@ -708,15 +713,20 @@ class RuleLinker:
                 target is not None
                 and not activity
                 and dates
-                and (_opens_with(segment, dates[0].mention) or _whole_day(text, ""))
+                and _whole_day(text, "")
                 and _listed_after(segment, previous, target, index)
             ):
                 target = None  # "Dec 7 - Team meeting" / "Dec 24 - Holiday", "Final project
-                # due Friday Dec 11": a listing's next item, not the day of the one above
+                # due Friday Dec 11": a listing's next whole-day item, not the day above it
+                # ("Holiday party 6pm" / "Dec 18 - Main hall" gives the party its day)
             self._dates_and_vague(events, segment, activity, dates, vague, target, intent)
             return last_day
         options = self._options(text, own, clocks, segment.start)
-        chosen = _plainest(clocks, text, segment.start) if not options else clocks[0]
+        chosen = (
+            _plainest(clocks, text, segment.start, ends_asked=self.ends_asked)
+            if not options
+            else clocks[0]
+        )
         mention = chosen.mention
         own_day = lang.states_date(mention.text)
         # A bare time said again is an echo; with a day of the clause's own it may move the day.
@@ -743,7 +753,9 @@ class RuleLinker:
             # a listing's line with its own day: "Dec 5 – Toy drive 10am-2pm" / "Dec 12 – ..."
             # (or "Tuesday 12/8 - 9:00 am - A" / "Tuesday 12/8 - 1:30 pm - B", one day's slots,
             # or a schedule's "Game 1 - Sat 12/5 - 9:00" / "Game 2 - Sat 12/12 - 10:30")
-            day = mention.value if own_day else dates[-1].mention.value if listed else None
+            # a whole day's plan takes no clock from a clause with another day of its own
+            dated = listed or (target.all_day and bool(dates))
+            day = mention.value if own_day else dates[-1].mention.value if dated else None
             start = target.start.astimezone(self.zone)
             if (
                 day is not None
@@ -978,6 +990,14 @@ class RuleLinker:
             gap = text[first.mention.end - offset : second.mention.start - offset]
             if OR_RE.match(gap) and (first in clocks or second in clocks):
                 return clocks
+            if (
+                first in clocks
+                and second in clocks
+                and _LISTED_RE.fullmatch(gap)
+                and not RESCHEDULE_RE.search(text)
+                and not _REFUSED_RE.search(text[: first.mention.start - offset])
+            ):
+                return clocks  # "Thursday Dec. 24: 4 PM (Children's Mass), 6 PM, 10 PM"
         return []
 
     def _on_day(

@@ -689,7 +689,8 @@ _DATE_WORD_RE = re.compile(
     # "10-11:30am", "9-11am" are hours
     rf"|\b\d{{1,4}}[/-]\d{{1,2}}(?:[./-]\d{{2,4}})?\b(?![:.]\d|\s?[ap]\.?m\b)|\b\d{{4}}\.\d{{1,2}}\.\d{{1,2}}\b"
     rf"|\b\d{{1,2}}\.(?:0?[1-9]|1[0-2])\b(?:\.\d{{2,4}}\b)?|\bthe\s+\d{{1,2}}(?:st|nd|rd|th)\b"
-    rf"|\bin\s+\d+\s+days?\b",
+    rf"|\bin\s+\d+\s+days?\b"
+    rf"|{data.phrase_pattern('times', 'holidays').pattern}",  # "the 10pm Christmas Eve mass"
     re.IGNORECASE,
 )
 
