@@ -317,6 +317,26 @@ def test_another_option_and_a_counter(thread: str, expected: list[str]) -> None:
     assert starts(link("add it", thread)) == expected
 
 
+# "until" after a delay's words is the new start (times.toml [delayed_until]); after "busy"
+# it stays a bound.
+@pytest.mark.parametrize(
+    ("thread", "expected"),
+    [
+        ("<PERSON_1>: standup at 10am tomorrow\n<PERSON_1>: standup postponed until 11am",
+         ["2026-11-22T11:00:00+01:00"]),
+        ("<PERSON_1>: Meeting is at 2pm Monday\n<PERSON_1>: update: meeting delayed till 3pm",
+         ["2026-11-23T15:00:00+01:00"]),
+        ("<PERSON_1>: dinner at 8pm on Friday\n<PERSON_1>: wait, not until 9pm actually",
+         ["2026-11-27T21:00:00+01:00"]),
+        # must not fire: someone busy until a time
+        ("<PERSON_1>: dinner friday 7pm?\nMe: I'm busy until 6pm so 7 works",
+         ["2026-11-27T19:00:00+01:00"]),
+    ],
+)  # fmt: skip
+def test_a_delay_until_a_time_moves_the_plan(thread: str, expected: list[str]) -> None:
+    assert starts(link("add it", thread)) == expected
+
+
 def test_then_after_an_errand_is_no_counter() -> None:
     thread = "<PERSON_1>: Dinner Fri 7pm?\nMe: I'll pick up the wine at 6 then"
     assert starts(link("add the dinner", thread)) == ["2026-11-27T19:00:00+01:00"]

@@ -11,7 +11,7 @@ from lang.thread import BUTTONS_RE
 RESCHEDULE_RE = re.compile(
     r"\b(?:actually|instead|make\s+it\s+(?:at\s+)?\d|move|moved|push(?:ed)?|change|changed|rather|how\s+about"
     r"|what\s+about|can\s+we\s+do|let'?s\s+do|better|prefer\w*|switch|shift|slide|reschedul\w*|postpone\w*"
-    r"|bring\s+(?:it\s+)?forward|earlier|later|update[ds]?|verschieb\w*|lieber|stattdessen"
+    r"|bring\s+(?:it\s+)?forward|earlier|later|update[ds]?|delay(?:ed)?|verschieb\w*|lieber|stattdessen"
     r"|plutôt|finalement|décal\w*|repouss\w*|avanc\w*|mejor|mueve|mover|cambiar|cambia|pasar\w*"
     r"|adelant\w*|atras\w*|melhor|mudar|muda|passar|remarc\w*|adiar)\b",
     re.IGNORECASE,

@@ -447,6 +447,13 @@ USER = Speaker()
 # A clock of twelve, which Duckling sometimes reads as midnight alone ("lunch at 12 tomorrow");
 # a twelve in a date ("on the 12th at 0:30") is none.
 _TWELVE_RE = re.compile(r"(?:\bat|@)\s*12(?::[0-5]\d)?(?![\d/.-]|st|nd|rd|th)", re.IGNORECASE)
+# "until 11am" after a delay's words (times.toml [delayed_until]): the bound is the new start.
+_UNTIL_RE = re.compile(r"(?:until|till|til|before)\b", re.IGNORECASE)
+_DELAYED_UNTIL_RE = re.compile(
+    rf"{data.phrase_pattern('times', 'delayed_until').pattern}\s+(?:until|till|til)$"
+    r"|\bnot\s+before$",
+    re.IGNORECASE,
+)
 _MERIDIEM_RE = re.compile(
     r"\b[ap]\.?\s?m\b\.?|\d\s*[ap]\.?\s?m\b|\b(?:noon|midnight|uhr)\b|\d\s*h(?:\d{2})?\b|\d{2}[:.h]\d{2}"
     r"|(?<![\d:.])(?:1[3-9]|2[0-3])(?!\d)",  # an hour past 12, not the minutes of "7:15"
@@ -1531,6 +1538,17 @@ class TimeParser:
                 )
             return make("vague", starts[0], None, False, False, span.lower())
         lower, upper = value.get("from"), value.get("to")
+        until = _UNTIL_RE.match(span)
+        if (
+            lower is None
+            and upper is not None
+            and until is not None
+            and grain in _SUBDAY
+            and clock
+            and _DELAYED_UNTIL_RE.search(before + until.group(0))
+        ):  # "standup postponed until 11am", "not until 9pm": the new start
+            when = self._business_hour([local(upper["value"])], span, context)
+            return make("datetime", when, None, True, False, None)
         if lower is None or upper is None:  # "after 5pm", "before 3pm": a bound, not a start
             return make("vague", local(first["value"]), None, False, False, span.lower())
         if grain in _SUBDAY and clock:
