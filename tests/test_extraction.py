@@ -337,6 +337,28 @@ def test_a_delay_until_a_time_moves_the_plan(thread: str, expected: list[str]) -
     assert starts(link("add it", thread)) == expected
 
 
+# When to answer or pay by is no day of another plan; alone, or asked for, it is its own.
+@pytest.mark.parametrize(
+    ("request_text", "thread", "expected"),
+    [
+        ("add the trip", "<PERSON_1>: Ski trip Jan 8-10. Pay the deposit by Dec 15",
+         ["2027-01-08T00:00:00+01:00"]),
+        ("add the dinner", "<PERSON_1>: Dinner Friday? Confirm by tomorrow and I'll book 7pm",
+         ["2026-11-27T19:00:00+01:00"]),
+        ("add the lunch", "<PERSON_1>: Lunch Friday? Let me know by Thursday at 5", []),
+        # must not fire: the deadline alone, or the one the request asks for
+        ("add the deadline", "Please submit the form by Sunday, Dec 13",
+         ["2026-12-13T00:00:00+01:00"]),
+        ("add the deadline", "<PERSON_1>: I need to submit the proposal by 2pm Monday, so "
+         "let's call at 4 instead", ["2026-11-23T14:00:00+01:00"]),
+    ],
+)  # fmt: skip
+def test_a_deadline_gives_no_plan_its_day(
+    request_text: str, thread: str, expected: list[str]
+) -> None:
+    assert starts(link(request_text, thread)) == expected
+
+
 def test_then_after_an_errand_is_no_counter() -> None:
     thread = "<PERSON_1>: Dinner Fri 7pm?\nMe: I'll pick up the wine at 6 then"
     assert starts(link("add the dinner", thread)) == ["2026-11-27T19:00:00+01:00"]

@@ -81,7 +81,7 @@ from lang import data
 from lang.thread import is_self
 from privacy.entity_map import PLACEHOLDER_RE
 from tools.calendar import lang
-from tools.calendar.side_times import is_deadline
+from tools.calendar.side_times import asks_for_side, is_deadline
 from tools.calendar.slots import MEAL_DURATIONS
 from tools.calendar.times import TimeMention
 
@@ -394,6 +394,7 @@ class RuleLinker:
         self.segments: list[Segment] = []
         self._two_sides = True  # the thread has the user and at most one other speaker
         self.ends_asked = False  # the request asks for a journey's way back
+        self.asks_side = False  # the request asks for a deadline or another side time
 
     def link(
         self, request: str, thread: str, found: list[Candidate], *, intent: str = "schedule"
@@ -410,6 +411,7 @@ class RuleLinker:
         # off, line by line after it.
         called_off = notice_spans(thread, cancel_notice)
         self.ends_asked = bool(RETURN_LEG_RE.search(request))  # "add the return trip"
+        self.asks_side = asks_for_side(request)
         self.talkers = {w for w in map(_who, segments) if w is not None}
         self.segments = segments
         run: list[ProposedEvent] = []
@@ -494,6 +496,15 @@ class RuleLinker:
             and (c.mention.value is None or abs(c.mention.value.year - self.now.year) <= 5)
         ]
         text = segment.text
+        # "Ski trip Jan 8-10. Pay the deposit by Dec 15", "Dinner at 7pm?" / "Please confirm
+        # by Friday": when to answer or pay by is no day of a plan; alone, it is its own
+        sides = [c for c in own if _by_day(segment, c.mention)]
+        if (
+            sides
+            and not self.asks_side  # "add the deadline": the one asked for
+            and (any(not e.cancelled for e in events) or len(sides) < len(own))
+        ):
+            own = [c for c in own if c not in sides]
         turned = self._decline(text, own, segment.start, events)
         own = [c for c in own if c.id not in turned]  # "can't make Thursday" sets no day
         # a meal is a time and an activity: "called dinner" names the event

@@ -83,6 +83,12 @@ _LEADING_BY_RE = re.compile(_BY, re.IGNORECASE)  # Duckling keeps "by" in "by Mo
 _ASKS_SIDE_RE = re.compile(rf"{_DEADLINE_VERB_RE.pattern}|{_LABEL}", re.IGNORECASE)
 
 
+def asks_for_side(asked: str) -> bool:
+    """Whether a request asks for a deadline or another side time by its name ("add the
+    deadline", "add the check-in")."""
+    return bool(_ASKS_SIDE_RE.search(asked))
+
+
 def is_deadline(text: str, mention: TimeMention) -> bool:
     """Whether `mention` is when to answer by: a deadline's preposition right before it and
     a verb that answers or signs up earlier in its clause ("Please confirm by Monday at noon"),
@@ -175,7 +181,7 @@ def drop_side_times(
     A deadline the request asks for (`asked`: "add the deadline") stays."""
     mentions = [m for m in mentions if not (m.has_clock_time and is_opening_hours(text, m))]
     mentions = [m for m in mentions if not is_agenda_item(text, m, mentions, asked)]
-    keep_deadlines = bool(_ASKS_SIDE_RE.search(asked))
+    keep_deadlines = asks_for_side(asked)
     side = [
         m
         for m in mentions
@@ -205,7 +211,7 @@ def drop_deadlines(
     "When: Thursday 2:00 PM" in an invitation's header block, "Please reply by Monday 9am" in
     its body. A deadline alone ("register by Friday 5pm"), or one the request asks for ("add
     the deadline"), stays."""
-    if _ASKS_SIDE_RE.search(asked):
+    if asks_for_side(asked):
         return list(mentions)
     deadlines = [m for m in mentions if m.has_clock_time and is_deadline(text, m)]
     if not any(m.has_clock_time and m not in deadlines for m in mentions):
