@@ -190,9 +190,20 @@ ALL_DAY_RE = re.compile(
     re.IGNORECASE,
 )
 # Something due (times.toml [due]); the linker counts it when no other activity is the plan.
-DUE_RE = re.compile(
-    rf"(?<!past\s)(?!{_NOT_ALL_DAY}){data.phrase_pattern('times', 'due').pattern}", re.IGNORECASE
-)
+_DUE_RE = data.phrase_pattern("times", "due")
+_NOT_ALL_DAY_RE = re.compile(_NOT_ALL_DAY, re.IGNORECASE)
+
+
+def due_said(text: str) -> re.Match[str] | None:
+    """Where `text` says something is due, outside the phrases of [all_day_not] ("past due",
+    "due to the rain")."""
+    spans = [(m.start(), m.end()) for m in _NOT_ALL_DAY_RE.finditer(text)]
+    return next(
+        (m for m in _DUE_RE.finditer(text) if not any(s <= m.start() < e for s, e in spans)),
+        None,
+    )
+
+
 # A possessive ending a text ("my", "il mio": labels.toml [possessives]), and one right after a
 # verb that asks for the event (labels.toml [request_verbs]): "put my 2:00 pm meeting on tuesday"
 # is the one to add ("after my 2pm meeting", "for my 10am call" name another plan).

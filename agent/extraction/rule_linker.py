@@ -34,7 +34,6 @@ from agent.extraction.cue import (
     DEFER_RE,
     DEFINITE_RE,
     DISMISS_RE,
-    DUE_RE,
     ESTIMATE_RE,
     FROM_TO_RE,
     GENERIC_EVENT_RE,
@@ -59,6 +58,7 @@ from agent.extraction.cue import (
     calls_off,
     cancel_notice,
     declines_only_self,
+    due_said,
     picked_place,
     puts_off,
 )
@@ -218,7 +218,7 @@ def _whole_day(text: str, activity: str) -> bool:
     due Friday") rather than beside another plan ("Staff meeting Friday (timesheets due)")."""
     if ALL_DAY_RE.search(text):
         return True
-    due = DUE_RE.search(text)
+    due = due_said(text)
     if due is None:
         return False
     if not activity:
