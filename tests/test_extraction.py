@@ -328,9 +328,12 @@ def test_another_option_and_a_counter(thread: str, expected: list[str]) -> None:
          ["2026-11-23T15:00:00+01:00"]),
         ("<PERSON_1>: dinner at 8pm on Friday\n<PERSON_1>: wait, not until 9pm actually",
          ["2026-11-27T21:00:00+01:00"]),
-        # must not fire: someone busy until a time
+        ("Doors open at 7pm Friday, the show won't start until 8pm",
+         ["2026-11-27T20:00:00+01:00"]),  # the side time's day
+        # must not fire: someone busy until a time, a bound on a time still being chosen
         ("<PERSON_1>: dinner friday 7pm?\nMe: I'm busy until 6pm so 7 works",
          ["2026-11-27T19:00:00+01:00"]),
+        ("<PERSON_1>: meeting Friday? not before 10am please", []),
     ],
 )  # fmt: skip
 def test_a_delay_until_a_time_moves_the_plan(thread: str, expected: list[str]) -> None:

@@ -191,7 +191,7 @@ def drop_side_times(
     ]
     if not side or not any(m.has_clock_time and m not in side for m in mentions):
         return list(mentions)
-    # a dated deadline leaves its day to the message's clocks that say none
+    # a dated side time leaves its day to the message's clocks that say none
     undated = not any(
         lang.states_date(m.text) for m in mentions if m.has_clock_time and m not in side
     )
@@ -199,8 +199,8 @@ def drop_side_times(
     for mention in mentions:
         if mention not in side:
             out.append(mention)
-        elif undated and is_deadline(text, mention) and lang.states_date(mention.text):
-            out.append(_date_only(mention))
+        elif undated and lang.states_date(mention.text):
+            out.append(_date_only(mention))  # "Doors open at 7pm Friday, the show ... 8pm"
     return out
 
 

@@ -448,10 +448,9 @@ USER = Speaker()
 # a twelve in a date ("on the 12th at 0:30") is none.
 _TWELVE_RE = re.compile(r"(?:\bat|@)\s*12(?::[0-5]\d)?(?![\d/.-]|st|nd|rd|th)", re.IGNORECASE)
 # "until 11am" after a delay's words (times.toml [delayed_until]): the bound is the new start.
-_UNTIL_RE = re.compile(r"(?:until|till|til|before)\b", re.IGNORECASE)
+_UNTIL_RE = re.compile(r"(?:until|till|til)\b", re.IGNORECASE)
 _DELAYED_UNTIL_RE = re.compile(
-    rf"{data.phrase_pattern('times', 'delayed_until').pattern}\s+(?:until|till|til)$"
-    r"|\bnot\s+before$",
+    rf"{data.phrase_pattern('times', 'delayed_until').pattern}\s+(?:until|till|til)$",
     re.IGNORECASE,
 )
 _MERIDIEM_RE = re.compile(
@@ -1548,7 +1547,10 @@ class TimeParser:
             and _DELAYED_UNTIL_RE.search(before + until.group(0))
         ):  # "standup postponed until 11am", "not until 9pm": the new start
             when = self._business_hour([local(upper["value"])], span, context)
-            return make("datetime", when, None, True, False, None)
+            return replace(
+                make("datetime", when, None, True, False, None),
+                alternatives=self._open_readings([when], when, span, context),
+            )  # "doesn't start until 8": am or pm, the gate asks
         if lower is None or upper is None:  # "after 5pm", "before 3pm": a bound, not a start
             return make("vague", local(first["value"]), None, False, False, span.lower())
         if grain in _SUBDAY and clock:
