@@ -226,7 +226,12 @@ NEGATION_RE = re.compile(
     rf"(?:\b|(?=n't))(?:{data.alternation('acts', 'negation')})\b", re.IGNORECASE
 )
 FROM_TO_RE = re.compile(r"\bfrom\b.+\bto\b|\bvon\b.+\bauf\b|\bde\b.+\bà\b", re.IGNORECASE)
-OR_RE = re.compile(r"^\s*(?:or|oder|ou|o)\s*$", re.IGNORECASE)
+_OR = data.alternation("acts", "alternative")
+OR_RE = re.compile(rf"^\s*(?:{_OR})\s*$", re.IGNORECASE)
+# A clause that opens with "or" ("or 9pm?", "Or Dec 20, if you're away"): another option.
+OR_OPENS_RE = re.compile(
+    rf"\s*(?:{_OR})\b(?!\s+(?:{data.alternation('acts', 'alternative_not')})\b)", re.IGNORECASE
+)
 
 
 # Words that name no kind of event, only that there is one: "the appointment" after "a dentist

@@ -44,6 +44,7 @@ from agent.extraction.cue import (
     NONE_NOTICE_RE,
     NOT_BOOKED_RE,
     ONE_RE,
+    OR_OPENS_RE,
     OR_RE,
     OTHERS_PLAN_RE,
     POSSESSIVE_RE,
@@ -119,11 +120,13 @@ def _turned_down(text: str, mention: TimeMention, offset: int) -> bool:
 
 
 def _label_before(section: str) -> re.Pattern[str]:
-    """A label of times.toml `section` right before a clock, maybe with "at"/"around" or "~"
-    between ("return ~2p Sun", "ends around 10")."""
+    """A label of times.toml `section` right before a clock, maybe with an end's preposition
+    ([end_prepositions]), an "about" ([approximately]) or "~" between ("return ~2p Sun", "ends
+    around 10")."""
     return re.compile(
         rf"(?<![^\W\d_])(?:{data.alternation('times', section)})[\s:~]*"
-        r"(?:(?:at|by|around|about|approx\.?|ca\.?)\s+)?~?$",
+        rf"(?:(?:{data.alternation('times', 'end_prepositions')}"
+        rf"|{data.alternation('times', 'approximately')})\.?\s+)?~?$",
         re.IGNORECASE,
     )
 
@@ -178,8 +181,6 @@ def _said_after(candidate_id: str, event: ProposedEvent) -> bool:
 # Between two clock times of a list: a comma, maybe after a note in brackets.
 _LISTED_RE = re.compile(r"\s*(?:\([^()\n]{0,40}\))?\s*,\s*")
 _LETTERS_RE = re.compile(r"[^\W\d_]+")
-# A clause that opens with "or" ("or 9pm?", "Or Dec 20, if you're away"): another option.
-_OR_OPENS_RE = re.compile(r"\s*(?:or|oder|ou|o)\b(?!\s+(?:so|not|else)\b)", re.IGNORECASE)
 
 
 def _same_turn(
@@ -685,7 +686,7 @@ class RuleLinker:
             offered.undecided = []
             _offered(offered, _who(segment), picked=True)
             return last_day
-        if _OR_OPENS_RE.match(text) and (clocks or dates) and not moving:
+        if OR_OPENS_RE.match(text) and (clocks or dates) and not moving:
             # "Party Dec 12. 8pm? or 9pm?", "Brunch at 11 on Dec 13. Or Dec 20": the sentence
             # before offered one start, this one another; neither is decided
             offered = _current(events, timed=True)
@@ -873,7 +874,7 @@ class RuleLinker:
             return False  # a time answered with no is turned down, never a start
         before = segment.text[: mention.start - segment.start]
         if _FINISH_BEFORE_RE.search(before):
-            return False  # "ends around 10", "return ~2p Sun": when it ends
+            return False  # "ends around 10", "should finish at 5": when it ends
         sentence = segment.sentence or segment.text
         if AWAY_RE.search(sentence) and not _proposes(sentence):
             return False  # "my sister's wedding is Saturday at 2, so I'm out": another plan

@@ -448,10 +448,10 @@ USER = Speaker()
 # a twelve in a date ("on the 12th at 0:30") is none.
 _TWELVE_RE = re.compile(r"(?:\bat|@)\s*12(?::[0-5]\d)?(?![\d/.-]|st|nd|rd|th)", re.IGNORECASE)
 # "until 11am" after a delay's words (times.toml [delayed_until]): the bound is the new start.
-_UNTIL_RE = re.compile(r"(?:until|till|til)\b", re.IGNORECASE)
+_UNTIL = data.alternation("times", "until_words")
+_UNTIL_RE = re.compile(rf"(?:{_UNTIL})\b", re.IGNORECASE)
 _DELAYED_UNTIL_RE = re.compile(
-    rf"{data.phrase_pattern('times', 'delayed_until').pattern}\s+(?:until|till|til)$",
-    re.IGNORECASE,
+    rf"{data.phrase_pattern('times', 'delayed_until').pattern}\s+(?:{_UNTIL})$", re.IGNORECASE
 )
 _MERIDIEM_RE = re.compile(
     r"\b[ap]\.?\s?m\b\.?|\d\s*[ap]\.?\s?m\b|\b(?:noon|midnight|uhr)\b|\d\s*h(?:\d{2})?\b|\d{2}[:.h]\d{2}"
