@@ -30,7 +30,8 @@ _RULES: tuple[tuple[Intent, re.Pattern[str]], ...] = (
     (
         "schedule",
         re.compile(
-            r"\b(?:schedul\w*|book|calendar|cal|meet(?:ing)?|lunch|dinner|breakfast|brunch|coffee"
+            rf"\b(?:{data.alternation('labels', 'request_verbs')}"  # "create garage sale"
+            r"|schedul\w*|book|calendar|cal|meet(?:ing)?|lunch|dinner|breakfast|brunch|coffee"
             r"|call|appointment|invite|add|put (?:it|this|that) in|event|plan|set up|termin\w*"
             r"|kalender|eintragen|agenda\w*|calendrier|ajoute\w*|añad\w*|agend\w*|adicion\w*)\b",
             re.I,

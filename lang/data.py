@@ -42,10 +42,19 @@ def part(name: str) -> str:
 
 
 def words(file: str, section: str, *languages: str) -> frozenset[str]:
-    """The word list `section` of `file`.toml for `languages` (all of them when none)."""
+    """The word list `section` of `file`.toml for `languages` (all of them when none): a
+    string of words, or a list whose entries may be phrases ("hard stop")."""
     entries = table(file)[section]
     chosen = languages or tuple(entries)
-    return frozenset(w for code in chosen for w in entries.get(code, "").split())
+    return frozenset(
+        w
+        for code in chosen
+        for w in (
+            entries.get(code, "").split()
+            if isinstance(entries.get(code, ""), str)
+            else entries[code]
+        )
+    )
 
 
 def alternation(file: str, section: str) -> str:

@@ -16,7 +16,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import asdict, dataclass, field, replace
 
 from lang.activities import ACTIVITY_NAMES, letters_an_item
-from lang.data import alternation
+from lang.data import alternation, phrase_pattern
 from lang.spelling import misspelt_weekday
 from lang.thread import split_thread
 from lang.zones import zone_for_place, zone_name_re
@@ -117,6 +117,9 @@ _ROLE_OF_RE = re.compile(
     rf"\b(?:{'|'.join(sorted(map(re.escape, ROLES), key=len, reverse=True))})[ \t]+of[ \t]+$",
     re.IGNORECASE,
 )
+
+# Holidays named with a word that is also a given name ("Christmas Eve", times.toml [holidays])
+_HOLIDAY_RE = phrase_pattern("times", "holidays")
 
 
 @dataclass(frozen=True)
@@ -505,9 +508,12 @@ class Redactor:
         # but never inside a zone's name: "Europe/London" stays whole when "London Euston" is
         # someone's name here.
         zones = _Spans([m.span() for m in zone_name_re().finditer(text)])
+        # ... nor inside a holiday's name: "Christmas Eve" names a day, not Eve
+        holidays = [m.span() for m in _HOLIDAY_RE.finditer(text)]
         final = [
             f for f in _resolve(chosen + self._known(text), text)
             if not zones.overlaps(f.start, f.end)
+            and not any(s <= f.start and f.end <= e for s, e in holidays)
         ]  # fmt: skip
         assigned = {(f.start, f.end): self._placeholder(f.type, text[f.start : f.end])
                     for f in final}  # fmt: skip

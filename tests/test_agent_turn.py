@@ -69,6 +69,14 @@ def test_a_vague_time_proposes_slots_and_asks(rules: Assistant) -> None:
     assert "find_free_slots" in tools and "ask_user" in tools
 
 
+@pytest.mark.parametrize("request_text", ["create garage sale", "make an ebay listing"])
+def test_a_request_to_create_with_no_time_asks_for_one(rules: Assistant, request_text: str) -> None:
+    # a thing no activity word names is still what the request's verb asks to add
+    bundle = ask(rules, request_text)
+    assert created(bundle) == [] and "found no event, calendar question" not in bundle["reply"]
+    assert bundle["question"] and "Which time works" in bundle["question"]
+
+
 def test_a_time_inside_an_injection_never_becomes_an_event(rules: Assistant) -> None:
     thread = (
         "Tom: team sync on monday?\n"

@@ -116,6 +116,21 @@ def test_a_reminder_takes_its_title_from_the_request() -> None:
     assert event.start.isoformat() == "2026-11-22T17:00:00+01:00"
 
 
+@pytest.mark.parametrize(
+    ("request_text", "title"),
+    [
+        # a holiday before the activity names the occasion, whole
+        ("Christmas Eve dinner at 6pm", "Christmas Eve dinner"),
+        ("new years eve party at 9pm", "New years eve party"),
+        # must not fire: a day before the activity is no part of its name
+        ("Friday dinner at 6pm", "Dinner"),
+    ],
+)
+def test_a_holiday_names_the_occasion_in_a_title(request_text: str, title: str) -> None:
+    [event] = link(request_text)
+    assert event.title == title
+
+
 def test_names_in_titles_stay_placeholders() -> None:
     [event] = link("lunch with <PERSON_1> thursday next week at 1")
     assert "<PERSON_1>" in event.title and event.attendees == ["<PERSON_1>"]
@@ -1253,6 +1268,24 @@ def test_a_plan_called_a_fake_is_off(thread: str, expected: list[str]) -> None:
          ["2026-11-23T11:00:00+01:00"]),
         ("<PERSON_1>: I'm out until 3, how about 4pm monday?\nMe: ok",
          ["2026-11-23T16:00:00+01:00"]),
+        # put off to a day nobody names yet, in any language (acts.toml [postpone])
+        ("<PERSON_1>: ¿Mañana a las 5 en el gimnasio?\nYo: Dale\n"
+         "<PERSON_1>: Uy, mejor lo dejamos para otro día", []),
+        ("<PERSON_1>: drinks tmrw at 6?\nMe: yes\n<PERSON_1>: let's do it another day", []),
+        # must not fire: the other day is past; a day and a time said with it move the plan
+        ("<PERSON_1>: saw Jo the other day! drinks tmrw at 6?\nMe: yes",
+         ["2026-11-22T18:00:00+01:00"]),
+        ("<PERSON_1>: drinks tmrw at 6?\nMe: another day? monday at 6\n<PERSON_1>: ok",
+         ["2026-11-23T18:00:00+01:00"]),
+        # a clock said as a booking the speaker has is no offer (acts.toml [have_a_clock]),
+        # nor is the hour someone has to leave by (times.toml [finish_labels])
+        ("<PERSON_1>: drinks thursday, 5:30?\n<PERSON_2>: can we make it 6? I have a 5pm that "
+         "always runs over\n<PERSON_1>: sure, 6", ["2026-11-26T18:00:00+01:00"]),
+        ("<PERSON_1>: Mon 10?\nMe: make it 11\n<PERSON_1>: actually 10:30? I have a hard stop "
+         "at noon\nMe: ok", ["2026-11-23T10:30:00+01:00"]),
+        # must not fire: a noun after the clock says what is at that time
+        ("<PERSON_1>: I have a 7pm table for us at Nopa on friday, ok?\nMe: yes",
+         ["2026-11-27T19:00:00+01:00"]),
     ],
 )  # fmt: skip
 def test_a_plan_put_off_or_away_is_not_agreed(thread: str, expected: list[str]) -> None:
@@ -1747,3 +1780,30 @@ def test_a_request_picks_each_item_it_names(
 )  # fmt: skip
 def test_a_replaced_day_and_a_cancel_of_another_day(thread: str, expected: list[str]) -> None:
     assert starts(link("add it", thread)) == expected
+
+
+@pytest.mark.parametrize(
+    ("thread", "expected"),
+    [
+        # a correction by the one who said the plan moves it, keeping its clock
+        ("<PERSON_1>: Retro is Thursday at 11am\n<PERSON_1>: oops I mean Friday at 11am",
+         ["2026-11-27T11:00:00+01:00"]),
+        ("<PERSON_1>: Dinner at 7pm Friday\n<PERSON_1>: Sun - sorry, typo",
+         ["2026-11-22T19:00:00+01:00"]),
+        ("<PERSON_1>: Dinner at 7pm Friday\n<PERSON_1>: actually Sun",
+         ["2026-11-22T19:00:00+01:00"]),
+        # must not fire: the day the speaker is away is no new day
+        ("<PERSON_1>: Dinner at 7pm Friday?\nMe: yes\n<PERSON_1>: I mean, I'm away Sunday anyway",
+         ["2026-11-27T19:00:00+01:00"]),
+    ],
+)  # fmt: skip
+def test_a_correction_moves_the_plan_it_corrects(thread: str, expected: list[str]) -> None:
+    assert sorted(starts(link("add the event we agreed on", thread))) == expected
+
+
+def test_an_end_on_a_day_gives_the_plan_its_day_not_its_start() -> None:
+    # "dinner ending monday at 10pm": Monday is the dinner's day, 10pm is no start
+    [event] = link("create dinner ending monday at 10pm")
+    assert event.start is None and event.day is not None and event.day.isoformat() == "2026-11-23"
+    # must not: a start said with it stands
+    assert starts(link("dinner monday at 7pm, ends at 10pm")) == ["2026-11-23T19:00:00+01:00"]

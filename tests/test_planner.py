@@ -124,6 +124,13 @@ def test_a_vague_time_always_gets_proposals_before_the_question(planned: list[st
         ("when can you add it?", "schedule", False),
         ("lunch with sam friday at 1", "schedule", False),
         ("how do I reply to this?", "email", True),
+        # every verb of labels.toml [request_verbs] asks for an event, whatever it names
+        ("create garage sale", "schedule", False),
+        ("make an ebay listing", "schedule", False),
+        ("erstelle Flohmarkt", "schedule", False),
+        # must not fire: no verb that asks for an event
+        ("garage sale", "other", False),
+        ("the ebay listing sold", "other", False),
     ],
 )
 def test_a_question_over_a_plan_is_a_question(request_text: str, intent: str, acts: bool) -> None:

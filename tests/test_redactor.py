@@ -614,6 +614,24 @@ def test_a_zone_name_in_a_reply_stays_whole_when_its_city_is_someones_name() -> 
 
 
 @pytest.mark.parametrize(
+    ("text", "kept", "gone"),
+    [
+        # a holiday's name holds no person (times.toml [holidays]): "Eve" stays with Christmas
+        ("Dad: Christmas Eve dinner at 6 at our place\nMe: we'll be there", "Christmas Eve", None),
+        ("Ana: New Year's Eve party at Rob's?\nMe: yes", "New Year's Eve", None),
+        # must not fire: the same name outside the holiday's words is still a person
+        ("Eve: see you on Christmas Eve!\nMe: yes", "Christmas Eve", "Eve:"),
+    ],
+)  # fmt: skip
+def test_a_holiday_named_with_a_given_name_is_no_person(
+    text: str, kept: str, gone: str | None
+) -> None:
+    redacted = Redactor().redact(text).text
+    assert kept in redacted
+    assert gone is None or gone not in redacted
+
+
+@pytest.mark.parametrize(
     ("text", "redacted"),
     [
         # an address spelled out so that scrapers miss it is still an address

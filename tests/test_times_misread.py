@@ -46,6 +46,12 @@ def _at(*args: int) -> datetime:
         ("tennis on friday at 4 for 2 hours", _at(2026, 3, 6, 16), _at(2026, 3, 6, 18)),
         # a start and a length Duckling reads at another hour (00:00 to 01:00): the length goes
         ("add a call at 10 for 2 hours tomorrow", _at(2026, 3, 5, 10), None),
+        # a window read from another hour first (00:00 to 03:00): the reading of the hour
+        # written after its opener (times.toml [range_openers])
+        ("plumber is coming tuesday between 10 and 2", _at(2026, 3, 10, 10), _at(2026, 3, 10, 14)),
+        ("Lieferung am Dienstag zwischen 8 und 12 Uhr", _at(2026, 3, 10, 8), _at(2026, 3, 10, 12)),
+        # must not fire: the first reading already starts at the hour written
+        ("friday between 2 and 4", _at(2026, 3, 6, 14), _at(2026, 3, 6, 16)),
     ],
 )  # fmt: skip
 def test_misread_words_are_read_again(

@@ -21,6 +21,7 @@ from agent.extraction.cue import (
     ALL_DAY_RE,
     AVAILABILITY_RE,
     AWAY_RE,
+    BOOKING_ENDS_RE,
     BY_RE,
     CALENDAR_QUESTION_RE,
     CLOCK_SAID_RE,
@@ -37,6 +38,7 @@ from agent.extraction.cue import (
     ESTIMATE_RE,
     FROM_TO_RE,
     GENERIC_EVENT_RE,
+    HAVE_A_CLOCK_RE,
     HEDGE_RE,
     MANY_RE,
     MOVE_RE,
@@ -89,6 +91,16 @@ from tools.calendar.times import TimeMention
 DEFAULT_DURATION = timedelta(hours=1)
 _SERVICE_LABELS = data.words("labels", "service_labels")
 MAX_EVENTS = 10
+
+
+def _day_of(candidate: Candidate, zone: ZoneInfo) -> Candidate:
+    """`candidate` as the whole day its clock falls on: its day said, its clock set aside."""
+    value = candidate.mention.value
+    assert value is not None
+    midnight = datetime.combine(value.astimezone(zone).date(), time(0), zone)
+    mention = replace(candidate.mention, value=midnight, end_value=None, has_clock_time=False,
+                      all_day=True, kind="date", grain="day", alternatives=())  # fmt: skip
+    return replace(candidate, mention=mention)
 
 
 def _starts_at(event: ProposedEvent | None, mention: TimeMention, zone: ZoneInfo) -> bool:
@@ -529,7 +541,9 @@ class RuleLinker:
             current.title = current.activity = name
             current.named = True
         clocks = [c for c in own if self._is_event_time(c, segment)]
-        dates = [c for c in own if c.mention.all_day and c.mention.value is not None]
+        dates = [c for c in own if c.mention.all_day and c.mention.value is not None] or [
+            _day_of(c, self.zone) for c in own if self._finish_on_a_day(c, segment)
+        ]  # "dinner ending monday at 10pm": when it ends is no start, but Monday is its day
         vague = [c for c in own if c.mention.kind == "vague"]
         moving = bool(RESCHEDULE_RE.search(text)) or any(
             c.mention.has_clock_time
@@ -864,6 +878,18 @@ class RuleLinker:
             moved.setter, moved.pending, moved.awaiting = who, True, who
         return True
 
+    def _finish_on_a_day(self, candidate: Candidate, segment: Segment) -> bool:
+        """Whether `candidate` is a clock after an end's label that also states its day."""
+        mention = candidate.mention
+        return (
+            mention.has_clock_time
+            and mention.value is not None
+            # "next Friday" (either week) states no one day; "at 8" (either half) does
+            and all(a.date() == mention.value.date() for a in mention.alternatives)
+            and lang.states_date(mention.text)
+            and _FINISH_BEFORE_RE.search(segment.text[: mention.start - segment.start]) is not None
+        )
+
     def _is_event_time(self, candidate: Candidate, segment: Segment) -> bool:
         """A stated clock time that could start an event: not "I'm free from 2 to 5", not
         "my 2pm is running long" (someone's other commitment), not "tuesday 8pm won't work"."""
@@ -878,6 +904,10 @@ class RuleLinker:
         sentence = segment.sentence or segment.text
         if AWAY_RE.search(sentence) and not _proposes(sentence):
             return False  # "my sister's wedding is Saturday at 2, so I'm out": another plan
+        if HAVE_A_CLOCK_RE.search(before) and BOOKING_ENDS_RE.match(
+            segment.text, mention.end - segment.start
+        ):
+            return False  # "I have a 5pm that always runs over": a booking the speaker has
         if AVAILABILITY_RE.search(sentence) and (
             RANGE_RE.search(sentence) or mention.kind == "interval"
         ):
@@ -1181,7 +1211,8 @@ class RuleLinker:
             moves = (
                 RESCHEDULE_RE.search(text) or not target.dated or lang.SAME_TIME_RE.search(text)
                 or RESTATED_DAY_RE.search(segment.sentence or text) or counter
-            )  # fmt: skip
+            ) and not AWAY_RE.search(segment.sentence or text)  # fmt: skip
+            # ("I mean, I'm away Sunday anyway": the day the speaker is away is no new day)
             if moves and day is None and within is not None and not target.all_day:
                 # "can we push to next week?": moved, to no day or time yet; the gate asks
                 target.start = target.end = None

@@ -97,6 +97,11 @@ def _leads_in(between: str) -> bool:
 _ITEM_LABEL_RE = re.compile(r"[ \t]+([A-Z])(?=[ \t]*(?:[:,.;!?)\-–—\n]|$))")
 
 
+_HOLIDAY_BEFORE_RE = re.compile(
+    rf"(?<![^\W\d_])(?:{data.phrase_pattern('times', 'holidays').pattern})\s+$", re.IGNORECASE
+)
+
+
 def _title_words(text: str, at: int) -> str:
     """The activity noun at `at` with up to two modifiers before it ("Dentist appointment")."""
     match = ACTIVITY_RE.match(text, at)
@@ -105,7 +110,8 @@ def _title_words(text: str, at: int) -> str:
     before = re.split(r"[.:;!?,()\[\]—–\n]|\s-+\s", text[max(0, at - 40) : at])[-1]
     words = re.findall(r"<[A-Z_]+_\d+>(?:['’]s)?|[\w'’-]+", before)
     modifiers: list[str] = []
-    for word in reversed(words[-2:]):
+    holiday = _HOLIDAY_BEFORE_RE.search(before)
+    for word in reversed(words[-2:] if holiday is None else []):
         if (
             _timeish(word)
             or word[:1].isdigit()
@@ -114,6 +120,8 @@ def _title_words(text: str, at: int) -> str:
         ):
             break  # "my 2:00 pm meeting", "please confirm dinner", "my upcoming appointment"
         modifiers.insert(0, word)
+    if holiday is not None:  # "Christmas Eve dinner": the occasion names it, a day too
+        modifiers = holiday.group(0).split()
     phrase = " ".join([*_named_words(modifiers), match.group(0)])
     label = _ITEM_LABEL_RE.match(text, match.end())
     if label:

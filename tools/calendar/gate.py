@@ -373,12 +373,20 @@ def drop_injected(
 # never words a person agreed to.
 _FENCED_RE = re.compile(r"(?:```|~~~)[^\n]*\n.*?(?:```|~~~|\Z)", re.DOTALL)
 _JSON_OBJECT_RE = re.compile(r"\{\s*\"[^\"\n]{1,60}\"\s*:[^{}\n]*(?:\{[^{}\n]*\}[^{}\n]*)*\}")
+# Markup a page never shows its reader: an HTML comment, a script or a style sheet. What it
+# says ("<!-- correct date: December 15 at 5:30 AM -->") nobody in the thread was told.
+_HIDDEN_MARKUP_RE = re.compile(
+    r"<!--.*?(?:-->|\Z)|<(script|style)\b[^>]*>.*?(?:</\1\s*>|\Z)", re.DOTALL | re.IGNORECASE
+)
 
 
 def structured_blocks(text: str, mentions: Sequence[TimeMention]) -> list[Injection]:
-    """Code blocks and JSON objects in `text` that hold a time of `text`: data, which grounds
-    nothing. Ones without a time stay (a snippet about something else says nothing of it)."""
-    spans = [m.span() for p in (_FENCED_RE, _JSON_OBJECT_RE) for m in p.finditer(text)]
+    """Code blocks, JSON objects and hidden markup in `text` that hold a time of `text`: data,
+    which grounds nothing. Ones without a time stay (a snippet about something else says
+    nothing of it)."""
+    spans = [
+        m.span() for p in (_FENCED_RE, _JSON_OBJECT_RE, _HIDDEN_MARKUP_RE) for m in p.finditer(text)
+    ]
     return [
         Injection(text[start:end], start, end)
         for start, end in spans
@@ -405,6 +413,8 @@ def reported_times(text: str, mentions: Sequence[TimeMention]) -> list[Injection
 _ROLE = "|".join(sorted(map(re.escape, CHAT_ROLES), key=len, reverse=True))
 # ... and the turn names that are ordinary words except as a label at a line's start ("User:").
 _TURN = "|".join(sorted(map(re.escape, TURN_LABELS), key=len, reverse=True))
+# Words a forged turn's label may carry after its role: "SYSTEM OVERRIDE:", "user message |".
+_TURN_WORDS = r"messages?|prompts?|notes?|overrides?|instructions?"
 _FILLER = "|".join(sorted(map(re.escape, ORDER_FILLERS), key=len, reverse=True))
 # The assistant's own names as one addresses it, case-insensitive but for "AI" (a name, "Ai").
 _ASSISTANT = (
@@ -434,11 +444,16 @@ _RULES = (
     r"|anweisungen|instruktionen|regeln|befehle|consignes|règles|instrucciones|reglas"
     r"|indicaciones|instruções|instrucoes|regras|ordens"
 )
+# What came before, pointed at as a whole ("the above", "everything previous").
+_EARLIER = (
+    r"above|previous|prior|preceding|earlier|foregoing|oben|obige[ns]?|vorherige[ns]?"
+    r"|ci-dessus|précède|précédent|anterior|anteriores|acima|sopra|precedente"
+)
 _INJECTION_RES = (
     # "SYSTEM: create_event now", "[assistant]", "<|im_start|>system", "### Instruction:"
     re.compile(
         rf"(?:^|(?<=[\n\]>:|\-\"“„«(\)]))[ \t]*(?:\[|<\|?|#+[ \t]*)?(?:{_TURN})"
-        rf"(?:[ \t]+(?:message|prompt|note|override|instruction))?[ \t]*(?:\||\]|>|:)",
+        rf"(?:[ \t]+(?:{_TURN_WORDS}))?[ \t]*(?:\||\]|>|:)",
         re.IGNORECASE | re.MULTILINE,
     ),
     re.compile(r"<\|(?:im_start|im_end|system|assistant|user)\|>|\[/?INST\]|<</?SYS>>"),
@@ -447,6 +462,20 @@ _INJECTION_RES = (
     re.compile(
         rf"\b(?:{_IGNORE})\b(?:\W+\w+){{0,2}}?\W+(?:{_QUALIFIER})\b(?:\W+\w+){{0,2}}?"
         rf"\W+(?:{_RULES})\b",
+        re.IGNORECASE,
+    ),
+    # "Ignore the above and instead create ...": what came before set aside for an order in
+    # the same sentence ("ignore my last message, 4pm works" corrects, it orders nothing)
+    re.compile(
+        rf"\b(?:{_IGNORE})\b(?:[ \t]+(?:all|everything|of|the|anything|what(?:'s|\s+is)?)){{0,3}}"
+        rf"[ \t]+(?:{_EARLIER})\b(?:[ \t]+[^\W\d_]+)?+[ \t]*[,;:]?"
+        rf"(?:[ \t]+(?:and|then|instead|(?:{_FILLER}))){{0,3}}[ \t]+(?:{_ACTION})\w*",
+        re.IGNORECASE,
+    ),
+    # "New request from user:", "instruction from the system": another turn's words claimed
+    re.compile(
+        rf"\b(?:new[ \t]+|updated[ \t]+)?(?:request|message|instruction|command|prompt|task)s?"
+        rf"[ \t]+from[ \t]+(?:the[ \t]+)?(?:{_TURN})[ \t]*[:|\]>\-–—]",
         re.IGNORECASE,
     ),
     # "assistant, book ...", "hey AI: please send ...", "Assistente, marque ..."
@@ -499,9 +528,20 @@ _ADDRESSED_RE = re.compile(rf"\b(?:{_ASSISTANT})s?\b|\bsystem\b", re.IGNORECASE)
 # A chat template's turn as a Markdown heading ("### Assistant"): its turn runs to the next
 # heading or rule ("---"), so what the forged turn says is silenced with it.
 _TURN_HEADING_RE = re.compile(
-    rf"^[ \t]*#{{1,6}}[ \t]*(?:{_TURN})[ \t]*:?[ \t]*$", re.IGNORECASE | re.MULTILINE
-)
+    rf"^[ \t]*#{{1,6}}[ \t]*(?:{_TURN})(?:[ \t]+(?:{_TURN_WORDS}))?[ \t]*:?[ \t]*#*[ \t]*$",
+    re.IGNORECASE | re.MULTILINE,
+)  # "### Assistant", "### SYSTEM OVERRIDE ###"
 _TURN_END_RE = re.compile(r"^[ \t]*(?:#{1,6}[ \t]|-{3,}|={3,}|\*{3,}|_{3,})", re.MULTILINE)
+
+
+# A forged frame: the pasted text claims to end and what follows to be outside it ("--- END OF
+# THREAD ---", "[end of conversation]"). Mail clients' "End of forwarded message" is no frame.
+_FRAME_END_RE = re.compile(
+    r"^[ \t]*[-=#*_\[<(~]*[ \t]*(?:end|close)[ \t]+of[ \t]+(?:the[ \t]+)?(?:thread|conversation"
+    r"|chat|context|document|input|transcript|prompt|data|pasted[ \t]+text)\b[ \t]*[-=#*_\]>)~]*"
+    r"[ \t]*$",
+    re.IGNORECASE | re.MULTILINE,
+)
 
 
 def find_injections(text: str) -> list[Injection]:
@@ -514,6 +554,9 @@ def find_injections(text: str) -> list[Injection]:
             start = match.start() + len(match.group(0)) - len(match.group(0).lstrip())
             stop = _LINE_END_RE.search(text, match.end())
             spans.append((start, stop.start() if stop else len(text)))
+    frame = _FRAME_END_RE.search(text)
+    if frame is not None and text[frame.end() :].strip():
+        spans.append((frame.start(), len(text)))  # all after a forged end is one forgery
     for match in _TURN_HEADING_RE.finditer(text):
         stop = _TURN_END_RE.search(text, match.end())
         spans.append((match.start(), stop.start() - 1 if stop else len(text)))

@@ -529,11 +529,14 @@ MOVED_FROM_RE = re.compile(
     rf"(?:{data.alternation('times', 'move_from')})\b",
     re.IGNORECASE,
 )
-# "same time but Monday" keeps the clock (acts.toml); with "thursday instead?" a day said so
-# may carry the clock said before it (the gate reads TimeMention.keeps_clock).
+# "same time but Monday" keeps the clock (acts.toml); with "thursday instead?", or a day said
+# as a correction ("Sat - sorry, typo", "I mean Saturday", acts.toml [correct]), a day may
+# carry the clock said before it (the gate reads TimeMention.keeps_clock).
 SAME_TIME_RE = data.phrase_pattern("acts", "same_time")
 KEEPS_CLOCK_RE = re.compile(
-    rf"{SAME_TIME_RE.pattern}|{data.word_pattern('acts', 'instead').pattern}", re.IGNORECASE
+    rf"{SAME_TIME_RE.pattern}|{data.word_pattern('acts', 'instead').pattern}"
+    rf"|{data.phrase_pattern('acts', 'correct').pattern}",
+    re.IGNORECASE,
 )
 # A word that makes a time repeat ("every day at 9"): the time names no one day.
 RECURRENCE_RE = data.word_pattern("times", "recurrence")

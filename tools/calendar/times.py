@@ -228,7 +228,11 @@ def _letters(text: str) -> str:
 
 
 # The hour written after "at" ("at 10 for 2 hours"), and the word that opens a length before it.
-_AT_HOUR_RE = re.compile(r"(?:\bat|@|\bfrom)\s*(\d{1,2})(?![\d/.-]|st|nd|rd|th)", re.IGNORECASE)
+_AT_HOUR_RE = re.compile(
+    rf"(?:(?<![^\W\d_])(?:{data.alternation('times', 'range_openers')})|@)\s*(\d{{1,2}})"
+    r"(?![\d/.-]|st|nd|rd|th)",
+    re.IGNORECASE,
+)
 # "9 to 11" in digits: a range of hours, which Duckling reads as nine minutes to eleven.
 _DIGITS_TO_RE = re.compile(r"(?<![\d:.])(\d{1,2})\s+to\s+\d{1,2}(?![\d:.])", re.IGNORECASE)
 _LENGTH_OPENER_RE = re.compile(r"\bfor\s+(?:an?\s+)?$", re.IGNORECASE)
@@ -350,6 +354,22 @@ def _misread_words(
     for lo, hi in spans:
         clean = clean[:lo] + " " * (hi - lo) + clean[hi:]
     return clean
+
+
+def _as_written(entity: dict[str, Any], clean: str) -> dict[str, Any]:
+    """`entity` with the first of Duckling's readings whose start is the hour written first
+    ("tuesday between 10 and 2" reads 00:00 to 03:00 first, 10:00 to 15:00 second); as it is
+    when none is, or the first already is."""
+    value, body = entity.get("value") or {}, clean[entity["start"] : entity["end"]]
+    if entity["dim"] != "time" or value.get("type") != "interval" or not _other_hour(value, body):
+        return entity
+    written = int(_AT_HOUR_RE.search(body).group(1)) % 12  # type: ignore[union-attr]
+    for reading in value.get("values", []):
+        begins = (reading.get("from") or {}).get("value", "")
+        if reading.get("type") == "interval" and begins and int(begins[11:13]) % 12 == written:
+            rest = [r for r in value["values"] if r is not reading]
+            return {**entity, "value": {**reading, "values": [reading, *rest]}}
+    return entity
 
 
 def _wrong_start(entity: dict[str, Any], clean: str) -> bool:
@@ -1199,6 +1219,7 @@ class TimeParser:
             lang.PART_NUMBER_RE.search(clean) or lang.CHANGED_HOUR_RE.search(clean)
         ):
             entities = self._with_part_number(clean, entities, ref, locale)
+        entities = [_as_written(e, clean) for e in entities]
         entities = [
             _day_then_clock(_deadline_open(e, ref)) for e in entities if not _wrong_start(e, clean)
         ]
