@@ -83,6 +83,46 @@ def test_a_four_digit_clock_is_a_24_hour_clock(
 
 
 @pytest.mark.parametrize(
+    ("text", "start", "readings"),
+    [
+        # a colon dropped in chat: a clock beside a day's word or after "@"
+        ("pickup kids @ 315 thu", _at(2026, 3, 5, 15, 15), 1),
+        ("standup moved to 945 tmrw", _at(2026, 3, 5, 9, 45), 2),  # am or pm: the gate asks
+        # must not fire: a labelled number, a count, a number far from any day
+        ("flight 945 tmrw", None, 0),
+        ("we had 730 people on friday", None, 0),
+        ("order 315 arrived, see you at the office", None, 0),
+    ],
+)  # fmt: skip
+def test_a_clock_written_without_its_colon_beside_a_day_is_a_clock(
+    parser: TimeParser, text: str, start: datetime | None, readings: int
+) -> None:
+    clocks = [m for m in parser.parse(text) if m.has_clock_time]
+    assert [m.value for m in clocks] == ([start] if start else [])
+    assert all(len(m.alternatives) + 1 == readings for m in clocks)
+
+
+@pytest.mark.parametrize(
+    ("text", "start", "end"),
+    [
+        # the morning's shorthand ("6a") reads the morning; a range's first end keeps its own
+        ("gym 6a sat", _at(2026, 3, 7, 6), None),
+        ("class 8a-9:15a tue", _at(2026, 3, 10, 8), _at(2026, 3, 10, 9, 15)),
+        ("class 10a-1p tue", _at(2026, 3, 10, 10), _at(2026, 3, 10, 13)),
+        ("shift 7a-3p sat", _at(2026, 3, 7, 7), _at(2026, 3, 7, 15)),
+        # must not fire: "7p" Duckling reads, a zone written with the clocks (read in it)
+        ("drinks 7p fri", _at(2026, 3, 6, 19), None),
+        ("maintenance Mar 7, 02:00-04:00 UTC", _at(2026, 3, 6, 20), _at(2026, 3, 6, 22)),
+    ],
+)  # fmt: skip
+def test_a_clock_in_shorthand_reads_as_written(
+    parser: TimeParser, text: str, start: datetime, end: datetime | None
+) -> None:
+    mention = _timed(parser, text)
+    assert (mention.value, mention.end_value, mention.alternatives) == (start, end, ())
+
+
+@pytest.mark.parametrize(
     ("text", "kind"),
     [
         ("7 PM on Tuesday, April", "vague"),  # which Tuesday of April?

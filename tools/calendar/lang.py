@@ -177,6 +177,9 @@ def _respelled(text: str, spellings: tuple[dict[str, str], re.Pattern[str]]) -> 
 _HYPHENED_LENGTH_RE = re.compile(r"(?<=\d)-(?=(?:minutes?|mins?|hours?|hrs?|h)\b)", re.IGNORECASE)
 
 
+_RANGE_SHORTHAND_RE = re.compile(r"(?<=\d)[ap](?=[ \t]*-[ \t]*\d)", re.IGNORECASE)
+
+
 def fix_typing_slips(text: str) -> str:
     """Misspelt weekdays ("modnay", "Thurday"), chat and phrase spellings ("2moro", "a
     mediodía"), missed colons ("7;15 pm"), typographic dashes between numbers ("2–4pm"),
@@ -188,6 +191,9 @@ def fix_typing_slips(text: str) -> str:
     """
     text = _respelled(_respelled(text, _CHAT_SPELLINGS), _PHRASE_SPELLINGS)
     text = _NUMBER_DASH_RE.sub(lambda m: m.group(1) + "-", text)
+    # "8a-9:15a": the first end's shorthand hides the range from Duckling ("8 -9:15a" reads;
+    # the parser gives the morning back from the words as written)
+    text = _RANGE_SHORTHAND_RE.sub(" ", text)
     text = _HYPHENED_LENGTH_RE.sub(" ", text)
     text = _TWELVE_RE.sub(lambda m: " " * len(m.group(0)), text)
     text = _date_dash_clock(text)
@@ -235,7 +241,12 @@ FOUR_DIGIT_CLOCK_RE = re.compile(
 def states_clock_time(span: str) -> bool:
     """Whether a span Duckling read at hour or minute grain states a clock time."""
     return bool(
-        _CLOCK_EVIDENCE_RE.search(_UNIT_COUNT_RE.sub(" ", span)) or FOUR_DIGIT_CLOCK_RE.search(span)
+        _CLOCK_EVIDENCE_RE.search(_UNIT_COUNT_RE.sub(" ", span))
+        or FOUR_DIGIT_CLOCK_RE.search(span)
+        or any(
+            CLOCK_PREPOSITION_BEFORE_RE.search(span[: m.start()]) or _beside_a_day(span, *m.span())
+            for m in _TIGHT_NUMBER_RE.finditer(span)
+        )
     )
 
 
@@ -316,11 +327,30 @@ _TIGHT_NUMBER_RE = re.compile(
 CLOCK_PREPOSITION_BEFORE_RE = re.compile(rf"(?:^|\W)(?:{CLOCK_PREPOSITIONS})\s*$", re.IGNORECASE)
 
 
+# ... or, shaped like a clock of the day's twelve hours ("730", "945", "1230"), right beside a
+# day's word: "dinner thurs 730", "standup moved to 945 tmrw" (chat writing drops the colon).
+_TIGHT_CLOCK_RE = re.compile(r"(?:[1-9]|1[0-2])[0-5]\d")
+_WORD_BEFORE_RE = re.compile(r"([^\W\d_][\w'’]*)\W{0,2}\s+$")
+_WORD_AFTER_RE = re.compile(r"\s+([^\W\d_][\w'’]*)")
+
+
+def _beside_a_day(text: str, start: int, end: int) -> bool:
+    """Whether the tight number at text[start:end] is shaped like a clock and a day's word
+    stands right before or after it."""
+    if not _TIGHT_CLOCK_RE.fullmatch(text[start:end]):
+        return False
+    before = _WORD_BEFORE_RE.search(text[max(0, start - 16) : start])
+    after = _WORD_AFTER_RE.match(text, end)
+    return any(w is not None and states_date(w.group(1)) for w in (before, after))
+
+
 def _blank_tight_number(match: re.Match[str]) -> str:
     before = match.string[max(0, match.start() - 12) : match.start()]
-    return (
-        match.group(0) if CLOCK_PREPOSITION_BEFORE_RE.search(before) else " " * len(match.group(0))
-    )
+    if CLOCK_PREPOSITION_BEFORE_RE.search(before) or _beside_a_day(
+        match.string, match.start(), match.end()
+    ):
+        return match.group(0)
+    return " " * len(match.group(0))
 
 
 # A place's or a thing's number after its label (times.toml [number_labels]): "Room 2.01" was

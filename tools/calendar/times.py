@@ -243,11 +243,37 @@ def _inside(entity: dict[str, Any], others: list[dict[str, Any]]) -> list[dict[s
     return [o for o in others if entity["start"] <= o["start"] and o["end"] <= entity["end"]]
 
 
-def _other_hour(value: dict[str, Any], body: str) -> bool:
-    """Whether an interval starts at another hour than the one written after "at" or "from"."""
+# The clock right before a range's dash or word ([range_connectors]): "10a-1p", "11 to 1pm".
+_DASH_START_RE = re.compile(
+    r"(?<![\d:./])(\d{1,2})(?::(\d{2}))?[ \t]*(?:[ap]\.?m?\.?)?[ \t]*"
+    rf"(?:{data.alternation('times', 'range_connectors')})[ \t]*\d",
+    re.IGNORECASE,
+)
+
+
+def _written_start(body: str) -> tuple[int, int] | None:
+    """The hour and minute an interval's words write first: after "at", "from", "between"
+    ([range_openers]), else right before its dash."""
     written = _AT_HOUR_RE.search(body)
-    begins = (value.get("from") or {}).get("value", "")
-    return bool(written and begins) and int(written.group(1)) % 12 != int(begins[11:13]) % 12
+    if written:
+        return int(written.group(1)), 0
+    dashed = _DASH_START_RE.search(body)
+    return (int(dashed.group(1)), int(dashed.group(2) or 0)) if dashed else None
+
+
+# A zone written with the clocks ("02:00-04:00 UTC", "9-11am PT"): Duckling's values are
+# already in the user's zone, so their hours are not the ones written.
+_ZONE_WRITTEN_RE = re.compile(r"\b(?:UTC|GMT|[A-Z]{1,3}[SD]?T)\b|[+\-−]\d{2}:?\d{2}\b")
+
+
+def _other_hour(value: dict[str, Any], body: str) -> bool:
+    """Whether an interval starts at another hour than the one its words write first."""
+    if _ZONE_WRITTEN_RE.search(body):
+        return False
+    written = _written_start(body)
+    lower = value.get("from") or {}
+    begins = lower.get("value", "") if lower.get("grain") in ("hour", "minute") else ""
+    return bool(written and begins) and written[0] % 12 != int(begins[11:13]) % 12
 
 
 def _clock_written(body: str) -> bool:
@@ -363,13 +389,28 @@ def _as_written(entity: dict[str, Any], clean: str) -> dict[str, Any]:
     value, body = entity.get("value") or {}, clean[entity["start"] : entity["end"]]
     if entity["dim"] != "time" or value.get("type") != "interval" or not _other_hour(value, body):
         return entity
-    written = int(_AT_HOUR_RE.search(body).group(1)) % 12  # type: ignore[union-attr]
+    hour, minute = _written_start(body)  # type: ignore[misc]
     for reading in value.get("values", []):
         begins = (reading.get("from") or {}).get("value", "")
-        if reading.get("type") == "interval" and begins and int(begins[11:13]) % 12 == written:
+        if reading.get("type") == "interval" and begins and int(begins[11:13]) % 12 == hour % 12:
             rest = [r for r in value["values"] if r is not reading]
             return {**entity, "value": {**reading, "values": [reading, *rest]}}
-    return entity
+    # none does ("10a-1p" is 00:00 to 14:00): the written start in the twelve hours before the
+    # end that was read right
+    ends = (value.get("to") or {}).get("value", "")
+    if not ends or hour > 12 or minute > 59:
+        return entity
+    until = datetime.fromisoformat(ends)
+    starts = []
+    for h in (hour % 12, hour % 12 + 12):  # on the end's day: "8pm until 1am" stays open
+        begin = until.replace(hour=h, minute=minute)
+        if timedelta(0) < until - begin <= timedelta(hours=12):
+            starts.append(begin)
+    if not starts:
+        return entity
+    begins = max(starts).isoformat()
+    reading = {"type": "interval", "from": {**value["from"], "value": begins}, "to": value["to"]}
+    return {**entity, "value": {**reading, "values": [reading]}}
 
 
 def _wrong_start(entity: dict[str, Any], clean: str) -> bool:
@@ -830,6 +871,25 @@ def _repeating(clean: str, mention: TimeMention) -> TimeMention:
     )
 
 
+# A clock with the texting and calendar shorthand for the morning: "6a", "6:30a" (Duckling
+# reads "7p" as 19:00 but leaves "6a" open between 06:00 and 18:00).
+_MORNING_SHORTHAND_RE = re.compile(r"(?<![\w:.])(\d{1,2})(?::(\d{2}))?a(?![\w'’])", re.IGNORECASE)
+
+
+def _shorthand_half(mention: TimeMention, zone: ZoneInfo) -> TimeMention:
+    """`mention` read in the morning when its clock is written with that shorthand."""
+    said = _MORNING_SHORTHAND_RE.search(mention.text)
+    if said is None or not mention.alternatives or mention.value is None:
+        return mention
+    hour, minute = int(said.group(1)) % 12, int(said.group(2) or 0)
+    morning = [
+        r
+        for r in (mention.value, *mention.alternatives)
+        if (r.astimezone(zone).hour, r.astimezone(zone).minute) == (hour, minute)
+    ]
+    return replace(mention, value=morning[0], alternatives=()) if len(morning) == 1 else mention
+
+
 def _no_day_in_month(mention: TimeMention) -> TimeMention:
     """ "7 PM on Tuesday, April": Duckling picks the first Tuesday of April, a day nobody said.
     With no day number the words name any Tuesday of that month: a vague time, asked about."""
@@ -1253,6 +1313,7 @@ class TimeParser:
         mentions = _replaced(clean, mentions)
         mentions = [_shifted(text, clean, m) for m in mentions]
         mentions = [_repeating(clean, m) for m in mentions]
+        mentions = [_shorthand_half(m, self.zone) for m in mentions]
         return sorted(_open_days(clean, _unnested(mentions)), key=lambda m: m.start)
 
     def _weekday_before(
@@ -2011,13 +2072,25 @@ def _half_asked(request: str, bodies: list[str]) -> tuple[str, bool] | None:
     # a meal or a part of the day the request and the thread both say ("add the dinner" over
     # "Dinner this week?"); a bar or a party says no hour ("add the bar mitzvah")
     said = " ".join(bodies)
-    evening = lang.LATE_EVENING_RE.search(request) and lang.LATE_EVENING_RE.search(said)
-    morning = lang.MORNING_RE.search(request) and lang.MORNING_RE.search(said)
+    # ... or the thread alone, when the meal is the only plan it names ("dinner at Lupa
+    # friday?" ... "7:30?"): no other plan's clock can take the meal's half
+    alone = not _other_activities(said)
+    evening = lang.LATE_EVENING_RE.search(said) and (alone or lang.LATE_EVENING_RE.search(request))
+    morning = lang.MORNING_RE.search(said) and (alone or lang.MORNING_RE.search(request))
     if bool(evening) != bool(morning) and not (
         lang.MORNING_RE.search(said) and lang.LATE_EVENING_RE.search(said)
     ):
         return ("pm" if evening else "am"), False
     return None
+
+
+def _other_activities(text: str) -> list[str]:
+    """The activities `text` names besides the words of a half of the day ("dinner", "morning")."""
+    return [
+        a
+        for a in ACTIVITY_RE.findall(text)
+        if not lang.EVENING_RE.fullmatch(a) and not lang.MORNING_RE.fullmatch(a)
+    ]
 
 
 def _half_of_day_said(
@@ -2034,9 +2107,7 @@ def _half_of_day_said(
         line = text[
             text.rfind("\n", 0, mention.start) + 1 : text.find("\n", mention.end) % (len(text) + 1)
         ]
-        other = [a for a in ACTIVITY_RE.findall(line) if not lang.EVENING_RE.fullmatch(a)
-                 and not lang.MORNING_RE.fullmatch(a)]  # fmt: skip
-        if other and not answered:
+        if _other_activities(line) and not answered:
             out.append(mention)
             continue
         readings = [r.astimezone(zone) for r in (mention.value, *mention.alternatives) if r]
