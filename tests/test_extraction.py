@@ -1807,3 +1807,24 @@ def test_an_end_on_a_day_gives_the_plan_its_day_not_its_start() -> None:
     assert event.start is None and event.day is not None and event.day.isoformat() == "2026-11-23"
     # must not: a start said with it stands
     assert starts(link("dinner monday at 7pm, ends at 10pm")) == ["2026-11-23T19:00:00+01:00"]
+
+
+@pytest.mark.parametrize(
+    ("thread", "expected"),
+    [
+        # a day said with "same time" (acts.toml [same_time]) moves the plan, even one whose
+        # first day was turned down, and keeps its clock
+        ("<PERSON_1>: Yoga Tue 6:15pm?\nMe: Can't Tue. Thu same time?\n<PERSON_1>: Thu works",
+         ["2026-11-26T18:15:00+01:00"]),
+        ("<PERSON_1> : On se voit lundi à 10h ?\nMoi : Lundi je peux pas, mardi même heure ?\n"
+         "<PERSON_1> : Ok pour mardi.", ["2026-11-24T10:00:00+01:00"]),
+        # a later week with the same time: the plan moved by whole weeks
+        ("<PERSON_1>: yoga tuesday at 6pm?\nMe: yes\n<PERSON_1>: same time next week instead?\n"
+         "Me: ok", ["2026-12-01T18:00:00+01:00"]),
+        # must not fire: a next week with no "same time" leaves the day and time open
+        ("<PERSON_1>: yoga tuesday at 6pm?\nMe: yes\n<PERSON_1>: can we push to next week?\n"
+         "Me: ok", []),
+    ],
+)  # fmt: skip
+def test_the_same_time_on_another_day_or_week(thread: str, expected: list[str]) -> None:
+    assert starts(link("add the event we agreed on", thread)) == expected

@@ -545,7 +545,7 @@ class RuleLinker:
             _day_of(c, self.zone) for c in own if self._finish_on_a_day(c, segment)
         ]  # "dinner ending monday at 10pm": when it ends is no start, but Monday is its day
         vague = [c for c in own if c.mention.kind == "vague"]
-        moving = bool(RESCHEDULE_RE.search(text)) or any(
+        moving = bool(RESCHEDULE_RE.search(text) or lang.SAME_TIME_RE.search(text)) or any(
             c.mention.has_clock_time
             and COUNTER_END_RE.match(text, c.mention.end - segment.start)
             and len(_LETTERS_RE.findall(text[: c.mention.start - segment.start])) <= 2

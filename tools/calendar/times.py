@@ -890,6 +890,19 @@ def _shorthand_half(mention: TimeMention, zone: ZoneInfo) -> TimeMention:
     return replace(mention, value=morning[0], alternatives=()) if len(morning) == 1 else mention
 
 
+def _week_shift(clean: str, mention: TimeMention, ref: datetime) -> TimeMention:
+    """A later week said with the same time ("same time next week?", "même heure la semaine
+    prochaine"): the plan moved by whole weeks, its weekday and clock kept."""
+    if mention.grain != "week" or mention.value is None or not lang.SAME_TIME_RE.search(clean):
+        return mention
+    this_week = ref.date() - timedelta(days=ref.weekday())
+    weeks = (mention.value.astimezone(ref.tzinfo).date() - this_week).days // 7
+    if weeks <= 0:
+        return mention
+    amount = timedelta(weeks=weeks)
+    return replace(mention, kind="duration", value=None, duration=amount, shift=amount)
+
+
 def _no_day_in_month(mention: TimeMention) -> TimeMention:
     """ "7 PM on Tuesday, April": Duckling picks the first Tuesday of April, a day nobody said.
     With no day number the words name any Tuesday of that month: a vague time, asked about."""
@@ -1314,6 +1327,7 @@ class TimeParser:
         mentions = [_shifted(text, clean, m) for m in mentions]
         mentions = [_repeating(clean, m) for m in mentions]
         mentions = [_shorthand_half(m, self.zone) for m in mentions]
+        mentions = [_week_shift(clean, m, ref.astimezone(self.zone)) for m in mentions]
         return sorted(_open_days(clean, _unnested(mentions)), key=lambda m: m.start)
 
     def _weekday_before(
