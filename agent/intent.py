@@ -30,8 +30,7 @@ _RULES: tuple[tuple[Intent, re.Pattern[str]], ...] = (
     (
         "schedule",
         re.compile(
-            rf"\b(?:{data.alternation('labels', 'request_verbs')}"  # "create garage sale"
-            r"|schedul\w*|book|calendar|cal|meet(?:ing)?|lunch|dinner|breakfast|brunch|coffee"
+            r"\b(?:schedul\w*|book|calendar|cal|meet(?:ing)?|lunch|dinner|breakfast|brunch|coffee"
             r"|call|appointment|invite|add|put (?:it|this|that) in|event|plan|set up|termin\w*"
             r"|kalender|eintragen|agenda\w*|calendrier|ajoute\w*|añad\w*|agend\w*|adicion\w*)\b",
             re.I,
@@ -69,6 +68,16 @@ def asks_to_act(request: str) -> bool:
     return bool(_ASKS_TO_ACT_RE.search(request))
 
 
+# A request that opens with a verb asking for an event, as an order ("create garage sale",
+# "please make an ebay listing"); "this will create confusion" and "can you make sense of
+# this?" order no event.
+_ORDERS_EVENT_RE = re.compile(
+    rf"^\W*(?:(?:please|pls|kindly|just)\s+)?(?:{data.alternation('labels', 'request_verbs')})\b"
+    r"(?!\s+(?:it|this|that|them)\b)(?![^\n]*\?\s*$)",  # "make it shorter" changes a text
+    re.IGNORECASE,
+)
+
+
 def intent_by_rules(request: str) -> Intent:
     """Keyword rules on the typed request; "other" when none applies."""
     if _WH_QUESTION_RE.match(request) and not _ASKS_FOR_EVENT_RE.search(request):
@@ -76,4 +85,4 @@ def intent_by_rules(request: str) -> Intent:
     for intent, pattern in _RULES:
         if pattern.search(request):
             return intent
-    return "other"
+    return "schedule" if _ORDERS_EVENT_RE.match(request) else "other"

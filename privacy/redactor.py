@@ -508,12 +508,14 @@ class Redactor:
         # but never inside a zone's name: "Europe/London" stays whole when "London Euston" is
         # someone's name here.
         zones = _Spans([m.span() for m in zone_name_re().finditer(text)])
-        # ... nor inside a holiday's name: "Christmas Eve" names a day, not Eve
+        # ... nor a word inside a longer holiday's name: "Christmas Eve" names a day, not Eve
+        # ("Silvester" alone may be someone: it stays redacted)
         holidays = [m.span() for m in _HOLIDAY_RE.finditer(text)]
         final = [
             f for f in _resolve(chosen + self._known(text), text)
             if not zones.overlaps(f.start, f.end)
-            and not any(s <= f.start and f.end <= e for s, e in holidays)
+            and not any(s <= f.start and f.end <= e and (s, e) != (f.start, f.end)
+                        for s, e in holidays)
         ]  # fmt: skip
         assigned = {(f.start, f.end): self._placeholder(f.type, text[f.start : f.end])
                     for f in final}  # fmt: skip

@@ -1272,20 +1272,26 @@ def test_a_plan_called_a_fake_is_off(thread: str, expected: list[str]) -> None:
         ("<PERSON_1>: ¿Mañana a las 5 en el gimnasio?\nYo: Dale\n"
          "<PERSON_1>: Uy, mejor lo dejamos para otro día", []),
         ("<PERSON_1>: drinks tmrw at 6?\nMe: yes\n<PERSON_1>: let's do it another day", []),
-        # must not fire: the other day is past; a day and a time said with it move the plan
+        # must not fire: the other day is past, another plan put off; a day and a time said
+        # with it move the plan
+        ("<PERSON_1>: coffee tmrw at 10am?\nMe: yes! and let's do drinks another day",
+         ["2026-11-22T10:00:00+01:00"]),
         ("<PERSON_1>: saw Jo the other day! drinks tmrw at 6?\nMe: yes",
          ["2026-11-22T18:00:00+01:00"]),
-        ("<PERSON_1>: drinks tmrw at 6?\nMe: another day? monday at 6\n<PERSON_1>: ok",
-         ["2026-11-23T18:00:00+01:00"]),
+        ("<PERSON_1>: drinks tmrw at 6?\nMe: let's do it another day? monday at 6\n"
+         "<PERSON_1>: ok", ["2026-11-23T18:00:00+01:00"]),
         # a clock said as a booking the speaker has is no offer (acts.toml [have_a_clock]),
         # nor is the hour someone has to leave by (times.toml [finish_labels])
         ("<PERSON_1>: drinks thursday, 5:30?\n<PERSON_2>: can we make it 6? I have a 5pm that "
          "always runs over\n<PERSON_1>: sure, 6", ["2026-11-26T18:00:00+01:00"]),
         ("<PERSON_1>: Mon 10?\nMe: make it 11\n<PERSON_1>: actually 10:30? I have a hard stop "
          "at noon\nMe: ok", ["2026-11-23T10:30:00+01:00"]),
-        # must not fire: a noun after the clock says what is at that time
+        # must not fire: a noun after the clock says what is at that time; a slot offered
         ("<PERSON_1>: I have a 7pm table for us at Nopa on friday, ok?\nMe: yes",
          ["2026-11-27T19:00:00+01:00"]),
+        ("<PERSON_1>: we have a 2pm tomorrow, want it?\nMe: yes", ["2026-11-22T14:00:00+01:00"]),
+        ("<PERSON_1>: we need to leave at 7am tomorrow for the airport\nMe: ok",
+         ["2026-11-22T07:00:00+01:00"]),
     ],
 )  # fmt: skip
 def test_a_plan_put_off_or_away_is_not_agreed(thread: str, expected: list[str]) -> None:
@@ -1788,11 +1794,13 @@ def test_a_replaced_day_and_a_cancel_of_another_day(thread: str, expected: list[
         # a correction by the one who said the plan moves it, keeping its clock
         ("<PERSON_1>: Retro is Thursday at 11am\n<PERSON_1>: oops I mean Friday at 11am",
          ["2026-11-27T11:00:00+01:00"]),
-        ("<PERSON_1>: Dinner at 7pm Friday\n<PERSON_1>: Sun - sorry, typo",
+        ("<PERSON_1>: Dinner at 7pm Friday\n<PERSON_1>: oops I meant Sun",
          ["2026-11-22T19:00:00+01:00"]),
         ("<PERSON_1>: Dinner at 7pm Friday\n<PERSON_1>: actually Sun",
          ["2026-11-22T19:00:00+01:00"]),
-        # must not fire: the day the speaker is away is no new day
+        # must not fire: correction words that open nothing, a day the speaker is away
+        ("<PERSON_1>: drinks Thursday 6pm?\nMe: yes!\n<PERSON_1>: ps the typo in Monday's "
+         "report is fixed", ["2026-11-26T18:00:00+01:00"]),
         ("<PERSON_1>: Dinner at 7pm Friday?\nMe: yes\n<PERSON_1>: I mean, I'm away Sunday anyway",
          ["2026-11-27T19:00:00+01:00"]),
     ],

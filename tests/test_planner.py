@@ -128,9 +128,12 @@ def test_a_vague_time_always_gets_proposals_before_the_question(planned: list[st
         ("create garage sale", "schedule", False),
         ("make an ebay listing", "schedule", False),
         ("erstelle Flohmarkt", "schedule", False),
-        # must not fire: no verb that asks for an event
+        # must not fire: no verb that asks for an event, or one that orders none
         ("garage sale", "other", False),
         ("the ebay listing sold", "other", False),
+        ("this will create confusion, can you summarize?", "question", False),
+        ("can you make sense of this?", "question", False),
+        ("make it shorter", "other", False),
     ],
 )
 def test_a_question_over_a_plan_is_a_question(request_text: str, intent: str, acts: bool) -> None:

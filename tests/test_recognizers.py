@@ -168,6 +168,9 @@ def test_street_address_recognizer(text: str, expected: list[str]) -> None:
         ("fly to Lisbon 2 days early", []),
         ("give it to Tom Smith 2 times", []),
         ("Dinner at 8 Priya Patel?", []),
+        # a clock shouting in capitals: "3P" + "M" is no house number
+        ("STAFF MTG MOVED TO THURS 3PM!!!", []),
+        ("Moved to Sunday 10AM", []),
     ],
 )
 def test_named_street_recognizer(text: str, expected: list[str]) -> None:

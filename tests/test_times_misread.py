@@ -131,6 +131,8 @@ def test_a_clock_in_shorthand_reads_as_written(
         ("Tuesday, April 7th at 3pm", "datetime"),
         ("Friday March 6 at 2pm", "datetime"),
         ("Depart: Tue 08 Dec 2026 11:20", "datetime"),
+        # a German ordinal's dot belongs to its day number
+        ("Ihr Termin am Dienstag, 10. März 2026, um 10:15 Uhr", "datetime"),
     ],
 )
 def test_a_weekday_in_a_month_with_no_day_number_names_no_day(

@@ -9,7 +9,7 @@ from lang import data
 from lang.thread import BUTTONS_RE
 
 RESCHEDULE_RE = re.compile(
-    r"\b(?:actually|instead|i\s+mean|i\s+meant|correction|scratch\s+that|typo"
+    r"\b(?:actually|instead|i\s+meant|correction|scratch\s+that"
     r"|make\s+it\s+(?:at\s+)?\d|move|moved|push(?:ed)?|change|changed|rather|how\s+about"
     r"|what\s+about|can\s+we\s+do|let'?s\s+do|better|prefer\w*|switch|shift|slide|reschedul\w*|postpone\w*"
     r"|bring\s+(?:it\s+)?forward|earlier|later|update[ds]?|delay(?:ed)?|verschieb\w*|lieber|stattdessen"
@@ -125,17 +125,15 @@ DECLINE_RE = data.phrase_pattern("acts", "decline")
 NOT_BOOKED_RE = data.phrase_pattern("acts", "not_booked")
 DEFER_RE = data.phrase_pattern("acts", "defer")
 DISMISS_RE = data.phrase_pattern("acts", "dismiss")
-# "I have a 5pm that always runs over": a clock said as a booking someone has (acts.toml
-# [have_a_clock]), unless a noun after it says what is at that time ("I have a 5pm start").
+# "I have a 5pm that always runs over": a clock said as a booking the speaker has (acts.toml
+# [have_a_clock]), a clause going on after it ("I have a 5pm start" is no booking).
 HAVE_A_CLOCK_RE = re.compile(
     rf"(?<![^\W\d_])(?:{data.phrases_alternation(sorted(data.words('acts', 'have_a_clock')))})"
     r"\s+$",
     re.IGNORECASE,
 )
 BOOKING_ENDS_RE = re.compile(
-    rf"\s*(?:$|[,.;:!?)\n]|(?:{data.alternation('names', 'function_words')}|so|i|i'm|i've|im"
-    rf"|already|too|tomorrow|today|tonight)(?![^\W\d_]))",
-    re.IGNORECASE,
+    r"\s*(?:[,;]|(?:that|which|so|and|but|until|till|already|too)(?![^\W\d_]))", re.IGNORECASE
 )
 # "so I'm out all weekend": the speaker's times in that sentence are another plan (acts.toml).
 AWAY_RE = data.phrase_pattern("acts", "away")

@@ -545,11 +545,18 @@ class RuleLinker:
             _day_of(c, self.zone) for c in own if self._finish_on_a_day(c, segment)
         ]  # "dinner ending monday at 10pm": when it ends is no start, but Monday is its day
         vague = [c for c in own if c.mention.kind == "vague"]
-        moving = bool(RESCHEDULE_RE.search(text) or lang.SAME_TIME_RE.search(text)) or any(
-            c.mention.has_clock_time
-            and COUNTER_END_RE.match(text, c.mention.end - segment.start)
-            and len(_LETTERS_RE.findall(text[: c.mention.start - segment.start])) <= 2
-            for c in own
+        moving = (
+            bool(
+                RESCHEDULE_RE.search(text)
+                or lang.SAME_TIME_RE.search(text)
+                or lang.CORRECTION_OPENS_RE.match(text)  # "oops I meant Friday at 11"
+            )
+            or any(
+                c.mention.has_clock_time
+                and COUNTER_END_RE.match(text, c.mention.end - segment.start)
+                and len(_LETTERS_RE.findall(text[: c.mention.start - segment.start])) <= 2
+                for c in own
+            )
         )  # "Sunday at 7 then", "ok 8 then?"; not "I'll pick up the wine at 6 then"
         target = self._target(events, activity, text, request=segment.source == "request")
         if moving and target is None and not activity:
@@ -904,8 +911,10 @@ class RuleLinker:
         sentence = segment.sentence or segment.text
         if AWAY_RE.search(sentence) and not _proposes(sentence):
             return False  # "my sister's wedding is Saturday at 2, so I'm out": another plan
-        if HAVE_A_CLOCK_RE.search(before) and BOOKING_ENDS_RE.match(
-            segment.text, mention.end - segment.start
+        if (
+            segment.source != "request"
+            and HAVE_A_CLOCK_RE.search(before)
+            and BOOKING_ENDS_RE.match(segment.text, mention.end - segment.start)
         ):
             return False  # "I have a 5pm that always runs over": a booking the speaker has
         if AVAILABILITY_RE.search(sentence) and (

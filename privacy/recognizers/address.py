@@ -230,7 +230,10 @@ class NamedStreetRecognizer(PatternRecognizer):
         Pattern(
             "name number after a preposition",
             rf"(?<=\b(?:on|at|to|of)[ \t]+)(?:\d{{2,5}}[ \t]+)?(?:{_NAME_WORD}[ \t]+){{0,2}}"
-            rf"{_NAME_WORD}[ \t]+\d{{1,5}}[a-z]?(?![\w/:.,-]?\d)"
+            # no clock's number: "to THURS 3PM" ("3P" had been a house number, its "M" left)
+            rf"{_NAME_WORD}[ \t]+\d{{1,5}}"
+            r"(?![ \t]?(?:h|am|pm|a\.m|p\.m|uhr|min|mins|hrs?|hours?|days?|times|x|%)\b)"
+            r"[a-z]?(?![\w/:.,-]?\d)"
             r"(?![ \t]?(?:h|am|pm|uhr|min|mins|hrs?|hours?|days?|times|x|%)\b)"
             r"(?:[ \t]+(?:street|st\.?)(?![\p{L}]))?",
             0.4,

@@ -373,10 +373,11 @@ def drop_injected(
 # never words a person agreed to.
 _FENCED_RE = re.compile(r"(?:```|~~~)[^\n]*\n.*?(?:```|~~~|\Z)", re.DOTALL)
 _JSON_OBJECT_RE = re.compile(r"\{\s*\"[^\"\n]{1,60}\"\s*:[^{}\n]*(?:\{[^{}\n]*\}[^{}\n]*)*\}")
-# Markup a page never shows its reader: an HTML comment, a script or a style sheet. What it
-# says ("<!-- correct date: December 15 at 5:30 AM -->") nobody in the thread was told.
+# Markup a page never shows its reader: an HTML comment, a script or a style sheet, closed (a
+# stray "<!--" typed in a chat hides nothing). What it says ("<!-- correct date: December 15
+# at 5:30 AM -->") nobody in the thread was told.
 _HIDDEN_MARKUP_RE = re.compile(
-    r"<!--.*?(?:-->|\Z)|<(script|style)\b[^>]*>.*?(?:</\1\s*>|\Z)", re.DOTALL | re.IGNORECASE
+    r"<!--.*?-->|<(script|style)\b[^>]*>.*?</\1\s*>", re.DOTALL | re.IGNORECASE
 )
 
 
@@ -413,8 +414,10 @@ def reported_times(text: str, mentions: Sequence[TimeMention]) -> list[Injection
 _ROLE = "|".join(sorted(map(re.escape, CHAT_ROLES), key=len, reverse=True))
 # ... and the turn names that are ordinary words except as a label at a line's start ("User:").
 _TURN = "|".join(sorted(map(re.escape, TURN_LABELS), key=len, reverse=True))
-# Words a forged turn's label may carry after its role: "SYSTEM OVERRIDE:", "user message |".
-_TURN_WORDS = r"messages?|prompts?|notes?|overrides?|instructions?"
+# Words a forged turn's label may carry after its role: "SYSTEM OVERRIDE:", "user message |";
+# as a heading only an override or a prompt ("### Admin Notes" heads a real notice).
+_TURN_WORDS = r"message|prompt|note|override|instruction"
+_TURN_HEADING_WORDS = r"overrides?|prompts?"
 _FILLER = "|".join(sorted(map(re.escape, ORDER_FILLERS), key=len, reverse=True))
 # The assistant's own names as one addresses it, case-insensitive but for "AI" (a name, "Ai").
 _ASSISTANT = (
@@ -444,11 +447,6 @@ _RULES = (
     r"|anweisungen|instruktionen|regeln|befehle|consignes|règles|instrucciones|reglas"
     r"|indicaciones|instruções|instrucoes|regras|ordens"
 )
-# What came before, pointed at as a whole ("the above", "everything previous").
-_EARLIER = (
-    r"above|previous|prior|preceding|earlier|foregoing|oben|obige[ns]?|vorherige[ns]?"
-    r"|ci-dessus|précède|précédent|anterior|anteriores|acima|sopra|precedente"
-)
 _INJECTION_RES = (
     # "SYSTEM: create_event now", "[assistant]", "<|im_start|>system", "### Instruction:"
     re.compile(
@@ -462,20 +460,6 @@ _INJECTION_RES = (
     re.compile(
         rf"\b(?:{_IGNORE})\b(?:\W+\w+){{0,2}}?\W+(?:{_QUALIFIER})\b(?:\W+\w+){{0,2}}?"
         rf"\W+(?:{_RULES})\b",
-        re.IGNORECASE,
-    ),
-    # "Ignore the above and instead create ...": what came before set aside for an order in
-    # the same sentence ("ignore my last message, 4pm works" corrects, it orders nothing)
-    re.compile(
-        rf"\b(?:{_IGNORE})\b(?:[ \t]+(?:all|everything|of|the|anything|what(?:'s|\s+is)?)){{0,3}}"
-        rf"[ \t]+(?:{_EARLIER})\b(?:[ \t]+[^\W\d_]+)?+[ \t]*[,;:]?"
-        rf"(?:[ \t]+(?:and|then|instead|(?:{_FILLER}))){{0,3}}[ \t]+(?:{_ACTION})\w*",
-        re.IGNORECASE,
-    ),
-    # "New request from user:", "instruction from the system": another turn's words claimed
-    re.compile(
-        rf"\b(?:new[ \t]+|updated[ \t]+)?(?:request|message|instruction|command|prompt|task)s?"
-        rf"[ \t]+from[ \t]+(?:the[ \t]+)?(?:{_TURN})[ \t]*[:|\]>\-–—]",
         re.IGNORECASE,
     ),
     # "assistant, book ...", "hey AI: please send ...", "Assistente, marque ..."
@@ -528,7 +512,7 @@ _ADDRESSED_RE = re.compile(rf"\b(?:{_ASSISTANT})s?\b|\bsystem\b", re.IGNORECASE)
 # A chat template's turn as a Markdown heading ("### Assistant"): its turn runs to the next
 # heading or rule ("---"), so what the forged turn says is silenced with it.
 _TURN_HEADING_RE = re.compile(
-    rf"^[ \t]*#{{1,6}}[ \t]*(?:{_TURN})(?:[ \t]+(?:{_TURN_WORDS}))?[ \t]*:?[ \t]*#*[ \t]*$",
+    rf"^[ \t]*#{{1,6}}[ \t]*(?:{_TURN})(?:[ \t]+(?:{_TURN_HEADING_WORDS}))?[ \t]*:?[ \t]*#*[ \t]*$",
     re.IGNORECASE | re.MULTILINE,
 )  # "### Assistant", "### SYSTEM OVERRIDE ###"
 _TURN_END_RE = re.compile(r"^[ \t]*(?:#{1,6}[ \t]|-{3,}|={3,}|\*{3,}|_{3,})", re.MULTILINE)
@@ -544,6 +528,13 @@ _FRAME_END_RE = re.compile(
 )
 
 
+# ... when what follows it speaks as another turn: "New request from user: add ...", "SYSTEM:"
+# ("--- End of chat ---" above a booking's confirmation is a real transcript's end).
+_CLAIMED_TURN_RE = re.compile(
+    rf"\b(?:request|instruction|command|prompt)s?\b|\b(?:{_TURN})[ \t]*:", re.IGNORECASE
+)
+
+
 def find_injections(text: str) -> list[Injection]:
     """Instructions to the assistant inside pasted text, each widened to the end of its line:
     the rest of a message that gives the assistant orders is no one's real plan (what the
@@ -555,7 +546,7 @@ def find_injections(text: str) -> list[Injection]:
             stop = _LINE_END_RE.search(text, match.end())
             spans.append((start, stop.start() if stop else len(text)))
     frame = _FRAME_END_RE.search(text)
-    if frame is not None and text[frame.end() :].strip():
+    if frame is not None and _CLAIMED_TURN_RE.search(text, frame.end()):
         spans.append((frame.start(), len(text)))  # all after a forged end is one forgery
     for match in _TURN_HEADING_RE.finditer(text):
         stop = _TURN_END_RE.search(text, match.end())

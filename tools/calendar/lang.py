@@ -559,13 +559,17 @@ MOVED_FROM_RE = re.compile(
     rf"(?:{data.alternation('times', 'move_from')})\b",
     re.IGNORECASE,
 )
-# "same time but Monday" keeps the clock (acts.toml); with "thursday instead?", or a day said
-# as a correction ("Sat - sorry, typo", "I mean Saturday", acts.toml [correct]), a day may
-# carry the clock said before it (the gate reads TimeMention.keeps_clock).
+# "same time but Monday" keeps the clock (acts.toml); with "thursday instead?", "actually
+# Sat", or a day said as a correction that opens its message ("oops I meant Friday", "typo -
+# Sat", acts.toml [correction_opens]), a day may carry the clock said before it (the gate
+# reads TimeMention.keeps_clock).
 SAME_TIME_RE = data.phrase_pattern("acts", "same_time")
+CORRECTION_OPENS_RE = re.compile(
+    rf"^\W*(?:{data.phrase_pattern('acts', 'correction_opens').pattern})", re.IGNORECASE
+)
 KEEPS_CLOCK_RE = re.compile(
     rf"{SAME_TIME_RE.pattern}|{data.word_pattern('acts', 'instead').pattern}"
-    rf"|{data.phrase_pattern('acts', 'correct').pattern}",
+    rf"|{CORRECTION_OPENS_RE.pattern}",
     re.IGNORECASE,
 )
 # A word that makes a time repeat ("every day at 9"): the time names no one day.

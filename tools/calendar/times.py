@@ -251,6 +251,9 @@ _DASH_START_RE = re.compile(
 )
 
 
+_MONTH_BEFORE_RE = re.compile(rf"\b(?:{lang.MONTHS})\.?[ \t]*$", re.IGNORECASE)
+
+
 def _written_start(body: str) -> tuple[int, int] | None:
     """The hour and minute an interval's words write first: after "at", "from", "between"
     ([range_openers]), else right before its dash."""
@@ -258,7 +261,9 @@ def _written_start(body: str) -> tuple[int, int] | None:
     if written:
         return int(written.group(1)), 0
     dashed = _DASH_START_RE.search(body)
-    return (int(dashed.group(1)), int(dashed.group(2) or 0)) if dashed else None
+    if dashed is None or _MONTH_BEFORE_RE.search(body, 0, dashed.start()):
+        return None  # "Dec 8 - 10am": a day, then the clock
+    return int(dashed.group(1)), int(dashed.group(2) or 0)
 
 
 # A zone written with the clocks ("02:00-04:00 UTC", "9-11am PT"): Duckling's values are
@@ -851,8 +856,10 @@ _WEEKDAY_MONTH_NUMBER_RE = re.compile(
 _WEEKDAY_MONTH_RE = re.compile(
     rf"(?<![\w-])(?:{lang.DAY_NAMES})\b.{{0,12}}?\b(?:{lang.MONTHS})\b", re.IGNORECASE
 )
+# (a German or Nordic ordinal's dot is the day's own: "Dienstag, 8. Dezember"; "7.30" a clock)
 _DAY_NUMBER_RE = re.compile(
-    r"(?<![\d:.])(?:0?[1-9]|[12]\d|3[01])(?:st|nd|rd|th)?(?![\d:.]|\s*(?:[ap]\.?m|h\b|o'clock))",
+    r"(?<![\d:.])(?:0?[1-9]|[12]\d|3[01])(?:st|nd|rd|th)?"
+    r"(?![\d:]|\.\d|\s*(?:[ap]\.?m|h\b|o'clock))",
     re.IGNORECASE,
 )
 
@@ -2086,11 +2093,8 @@ def _half_asked(request: str, bodies: list[str]) -> tuple[str, bool] | None:
     # a meal or a part of the day the request and the thread both say ("add the dinner" over
     # "Dinner this week?"); a bar or a party says no hour ("add the bar mitzvah")
     said = " ".join(bodies)
-    # ... or the thread alone, when the meal is the only plan it names ("dinner at Lupa
-    # friday?" ... "7:30?"): no other plan's clock can take the meal's half
-    alone = not _other_activities(said)
-    evening = lang.LATE_EVENING_RE.search(said) and (alone or lang.LATE_EVENING_RE.search(request))
-    morning = lang.MORNING_RE.search(said) and (alone or lang.MORNING_RE.search(request))
+    evening = lang.LATE_EVENING_RE.search(request) and lang.LATE_EVENING_RE.search(said)
+    morning = lang.MORNING_RE.search(request) and lang.MORNING_RE.search(said)
     if bool(evening) != bool(morning) and not (
         lang.MORNING_RE.search(said) and lang.LATE_EVENING_RE.search(said)
     ):
