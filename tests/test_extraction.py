@@ -1792,13 +1792,19 @@ def test_a_replaced_day_and_a_cancel_of_another_day(thread: str, expected: list[
     ("thread", "expected"),
     [
         # a correction by the one who said the plan moves it, keeping its clock
-        ("<PERSON_1>: Retro is Thursday at 11am\n<PERSON_1>: oops I mean Friday at 11am",
-         ["2026-11-27T11:00:00+01:00"]),
         ("<PERSON_1>: Dinner at 7pm Friday\n<PERSON_1>: oops I meant Sun",
          ["2026-11-22T19:00:00+01:00"]),
         ("<PERSON_1>: Dinner at 7pm Friday\n<PERSON_1>: actually Sun",
          ["2026-11-22T19:00:00+01:00"]),
-        # must not fire: correction words that open nothing, a day the speaker is away
+        ("<PERSON_1>: Retro is Thursday at 11am\n<PERSON_1>: oops I mean Friday at 11am",
+         ["2026-11-27T11:00:00+01:00"]),
+        # must not fire: correction words that correct no plan, a day the speaker is away
+        ("Meeting Monday at 10am to review the deck.\nTypo on slide 4 still needs fixing, "
+         "sorry!", ["2026-11-23T10:00:00+01:00"]),
+        ("Meeting Tuesday at 2pm.\nCorrection to the agenda: budget item moves to Thursday.",
+         ["2026-11-24T14:00:00+01:00"]),
+        ("Lunch Tuesday at 12:30?\nI meant to tell you, the new place opens Monday. Tuesday "
+         "12:30 works!", ["2026-11-24T12:30:00+01:00"]),
         ("<PERSON_1>: drinks Thursday 6pm?\nMe: yes!\n<PERSON_1>: ps the typo in Monday's "
          "report is fixed", ["2026-11-26T18:00:00+01:00"]),
         ("<PERSON_1>: Dinner at 7pm Friday?\nMe: yes\n<PERSON_1>: I mean, I'm away Sunday anyway",

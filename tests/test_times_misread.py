@@ -92,6 +92,8 @@ def test_a_four_digit_clock_is_a_24_hour_clock(
         ("flight 945 tmrw", None, 0),
         ("we had 730 people on friday", None, 0),
         ("order 315 arrived, see you at the office", None, 0),
+        # a house number after "at", its street redacted
+        ("Viewing on March 10th, 10 am, at 350 <ADDRESS_1>.", _at(2026, 3, 10, 10), 1),
     ],
 )  # fmt: skip
 def test_a_clock_written_without_its_colon_beside_a_day_is_a_clock(

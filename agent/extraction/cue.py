@@ -9,8 +9,7 @@ from lang import data
 from lang.thread import BUTTONS_RE
 
 RESCHEDULE_RE = re.compile(
-    r"\b(?:actually|instead|i\s+meant|correction|scratch\s+that"
-    r"|make\s+it\s+(?:at\s+)?\d|move|moved|push(?:ed)?|change|changed|rather|how\s+about"
+    r"\b(?:actually|instead|make\s+it\s+(?:at\s+)?\d|move|moved|push(?:ed)?|change|changed|rather|how\s+about"
     r"|what\s+about|can\s+we\s+do|let'?s\s+do|better|prefer\w*|switch|shift|slide|reschedul\w*|postpone\w*"
     r"|bring\s+(?:it\s+)?forward|earlier|later|update[ds]?|delay(?:ed)?|verschieb\w*|lieber|stattdessen"
     r"|plutôt|finalement|décal\w*|repouss\w*|avanc\w*|mejor|mueve|mover|cambiar|cambia|pasar\w*"

@@ -146,6 +146,9 @@ def _label_before(section: str) -> re.Pattern[str]:
 # An end's label ([end_labels], arrivals too), and one that never opens a plan ([finish_labels]).
 _END_BEFORE_RE = _label_before("end_labels")
 _FINISH_BEFORE_RE = _label_before("finish_labels")
+# How far ahead a day said with no year may be, and a year written out ("2027", "'27").
+_YEAR_AHEAD = timedelta(days=400)
+_YEAR_RE = re.compile(r"(?<!\d)(?:19|20)\d\d(?!\d)|['’]\d\d\b")
 
 
 def _plainest(
@@ -505,8 +508,7 @@ class RuleLinker:
         own = [
             c
             for c in found
-            if c.segment == index
-            and (c.mention.value is None or abs(c.mention.value.year - self.now.year) <= 5)
+            if c.segment == index and (c.mention.value is None or self._plausible(c.mention))
         ]
         text = segment.text
         # "Ski trip Jan 8-10. Pay the deposit by Dec 15", "Dinner at 7pm?" / "Please confirm
@@ -548,7 +550,7 @@ class RuleLinker:
         moving = (
             bool(
                 RESCHEDULE_RE.search(text)
-                or lang.SAME_TIME_RE.search(text)
+                or lang.SAME_TIME_MOVE_RE.search(text)
                 or lang.CORRECTION_OPENS_RE.match(text)  # "oops I meant Friday at 11"
             )
             or any(
@@ -885,6 +887,14 @@ class RuleLinker:
             moved.setter, moved.pending, moved.awaiting = who, True, who
         return True
 
+    def _plausible(self, mention: TimeMention) -> bool:
+        """Whether a mention's day could be meant: within five years, and no more than a year
+        ahead unless its words write a year ("ages 6-9, Sunday" is no Sunday 9 June 2030)."""
+        assert mention.value is not None
+        if abs(mention.value.year - self.now.year) > 5:
+            return False
+        return mention.value - self.now <= _YEAR_AHEAD or bool(_YEAR_RE.search(mention.text))
+
     def _finish_on_a_day(self, candidate: Candidate, segment: Segment) -> bool:
         """Whether `candidate` is a clock after an end's label that also states its day."""
         mention = candidate.mention
@@ -913,6 +923,7 @@ class RuleLinker:
             return False  # "my sister's wedding is Saturday at 2, so I'm out": another plan
         if (
             segment.source != "request"
+            and not sentence.rstrip().endswith("?")  # "I've got a 10am that opened up, want it?"
             and HAVE_A_CLOCK_RE.search(before)
             and BOOKING_ENDS_RE.match(segment.text, mention.end - segment.start)
         ):
@@ -1218,7 +1229,8 @@ class RuleLinker:
                 and not (ACCEPT_RE.search(text) or DECIDE_RE.search(text))  # "wed no problem"
             )  # fmt: skip
             moves = (
-                RESCHEDULE_RE.search(text) or not target.dated or lang.SAME_TIME_RE.search(text)
+                RESCHEDULE_RE.search(text) or not target.dated
+                or lang.SAME_TIME_MOVE_RE.search(text) or lang.CORRECTION_OPENS_RE.match(text)
                 or RESTATED_DAY_RE.search(segment.sentence or text) or counter
             ) and not AWAY_RE.search(segment.sentence or text)  # fmt: skip
             # ("I mean, I'm away Sunday anyway": the day the speaker is away is no new day)

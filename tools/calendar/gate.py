@@ -417,7 +417,7 @@ _TURN = "|".join(sorted(map(re.escape, TURN_LABELS), key=len, reverse=True))
 # Words a forged turn's label may carry after its role: "SYSTEM OVERRIDE:", "user message |";
 # as a heading only an override or a prompt ("### Admin Notes" heads a real notice).
 _TURN_WORDS = r"message|prompt|note|override|instruction"
-_TURN_HEADING_WORDS = r"overrides?|prompts?"
+_TURN_HEADING_WORDS = r"override|prompt"  # "### System Overrides ###" heads an IT notice
 _FILLER = "|".join(sorted(map(re.escape, ORDER_FILLERS), key=len, reverse=True))
 # The assistant's own names as one addresses it, case-insensitive but for "AI" (a name, "Ai").
 _ASSISTANT = (
@@ -529,10 +529,8 @@ _FRAME_END_RE = re.compile(
 
 
 # ... when what follows it speaks as another turn: "New request from user: add ...", "SYSTEM:"
-# ("--- End of chat ---" above a booking's confirmation is a real transcript's end).
-_CLAIMED_TURN_RE = re.compile(
-    rf"\b(?:request|instruction|command|prompt)s?\b|\b(?:{_TURN})[ \t]*:", re.IGNORECASE
-)
+# ("--- End of chat ---" above "Service request #44812: ..." is a real transcript's end).
+_CLAIMED_TURN_RE = re.compile(rf"\b(?:{_TURN})[ \t]*:", re.IGNORECASE)
 
 
 def find_injections(text: str) -> list[Injection]:

@@ -243,10 +243,8 @@ def states_clock_time(span: str) -> bool:
     return bool(
         _CLOCK_EVIDENCE_RE.search(_UNIT_COUNT_RE.sub(" ", span))
         or FOUR_DIGIT_CLOCK_RE.search(span)
-        or any(
-            CLOCK_PREPOSITION_BEFORE_RE.search(span[: m.start()]) or _beside_a_day(span, *m.span())
-            for m in _TIGHT_NUMBER_RE.finditer(span)
-        )
+        # "@ 315 thu", "945 tmrw" ("at 350 Sharon Park Drive" is a house number)
+        or any(_beside_a_day(span, *m.span()) for m in _TIGHT_NUMBER_RE.finditer(span))
     )
 
 
@@ -564,8 +562,16 @@ MOVED_FROM_RE = re.compile(
 # Sat", acts.toml [correction_opens]), a day may carry the clock said before it (the gate
 # reads TimeMention.keeps_clock).
 SAME_TIME_RE = data.phrase_pattern("acts", "same_time")
+# ... said as a move, not as "at the same time" (simultaneously: "Sam has swim at the same time
+# next week")
+SAME_TIME_MOVE_RE = re.compile(rf"(?<!\bat the )(?:{SAME_TIME_RE.pattern})", re.IGNORECASE)
+_OPENS = data.phrase_pattern("acts", "correction_opens").pattern
 CORRECTION_OPENS_RE = re.compile(
-    rf"^\W*(?:{data.phrase_pattern('acts', 'correction_opens').pattern})", re.IGNORECASE
+    rf"^\W*(?:(?:{_OPENS})\W*)?(?:{data.phrase_pattern('acts', 'correction_says').pattern})"
+    rf"(?!\s+to\b)"
+    rf"|^\W*(?:{_OPENS})\W*(?:{data.phrase_pattern('acts', 'correction_says_opened').pattern})"
+    rf"|^\W*(?:{_OPENS})[ \t]*[:,\-–—!.]",
+    re.IGNORECASE,
 )
 KEEPS_CLOCK_RE = re.compile(
     rf"{SAME_TIME_RE.pattern}|{data.word_pattern('acts', 'instead').pattern}"

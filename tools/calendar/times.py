@@ -900,7 +900,12 @@ def _shorthand_half(mention: TimeMention, zone: ZoneInfo) -> TimeMention:
 def _week_shift(clean: str, mention: TimeMention, ref: datetime) -> TimeMention:
     """A later week said with the same time ("same time next week?", "même heure la semaine
     prochaine"): the plan moved by whole weeks, its weekday and clock kept."""
-    if mention.grain != "week" or mention.value is None or not lang.SAME_TIME_RE.search(clean):
+    if mention.grain != "week" or mention.value is None:
+        return mention
+    # the same time said right beside the week ("same time next week?"), or with a move's verb
+    # ("push to next week? same time"); "at the same time next week" is someone else's plan
+    beside = re.search(rf"(?:{lang.SAME_TIME_MOVE_RE.pattern})\W{{0,3}}$", clean[: mention.start])
+    if not (beside or (lang.SAME_TIME_MOVE_RE.search(clean) and lang.MOVE_VERB_RE.search(clean))):
         return mention
     this_week = ref.date() - timedelta(days=ref.weekday())
     weeks = (mention.value.astimezone(ref.tzinfo).date() - this_week).days // 7
