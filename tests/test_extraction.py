@@ -1842,3 +1842,20 @@ def test_an_end_on_a_day_gives_the_plan_its_day_not_its_start() -> None:
 )  # fmt: skip
 def test_the_same_time_on_another_day_or_week(thread: str, expected: list[str]) -> None:
     assert starts(link("add the event we agreed on", thread)) == expected
+
+
+@pytest.mark.parametrize(
+    ("thread", "expected"),
+    [
+        # a later day said with the same time in the clause after a dated clock keeps the clock
+        ("<PERSON_1>: great call today at 11, same time tomorrow?\nMe: yes",
+         ["2026-11-22T11:00:00+01:00"]),
+        # must not fire: "too" adds a plan; "at the same time" is another one
+        ("<PERSON_1>: yoga sunday at 6pm, same time monday too?\nMe: yes",
+         ["2026-11-22T18:00:00+01:00"]),
+        ("<PERSON_1>: dinner sunday at 7pm? at the same time monday I have practice\nMe: yes",
+         ["2026-11-22T19:00:00+01:00"]),
+    ],
+)  # fmt: skip
+def test_a_later_day_with_the_same_time_keeps_the_clock(thread: str, expected: list[str]) -> None:
+    assert starts(link("add the event we agreed on", thread))[:1] == expected
