@@ -127,13 +127,13 @@ DISMISS_RE = data.phrase_pattern("acts", "dismiss")
 # "I have a 5pm that always runs over": a clock said as a booking the speaker has (acts.toml
 # [have_a_clock]), a clause going on after it ("I have a 5pm start" is no booking).
 HAVE_A_CLOCK_RE = re.compile(
-    rf"(?<![^\W\d_])(?:{data.phrases_alternation(sorted(data.words('acts', 'have_a_clock')))})"
-    r"\s+$",
-    re.IGNORECASE,
+    rf"{data.phrase_pattern('acts', 'have_a_clock').pattern}\s+$", re.IGNORECASE
 )
 BOOKING_ENDS_RE = re.compile(
-    r"\s*(?:[,;]|(?:that|which|so|and|but|until|till|already|too)(?![^\W\d_]))", re.IGNORECASE
+    rf"\s*(?:[,;]|{data.word_pattern('acts', 'booking_goes_on').pattern})", re.IGNORECASE
 )
+# "same time tomorrow too?": a plan added, not the one said moved (acts.toml [also]).
+ALSO_RE = data.phrase_pattern("acts", "also")
 # "so I'm out all weekend": the speaker's times in that sentence are another plan (acts.toml).
 AWAY_RE = data.phrase_pattern("acts", "away")
 # "yes!", "sure, see you then": a reply that takes up the plan, said at its start (acts.toml).

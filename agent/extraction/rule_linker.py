@@ -19,6 +19,7 @@ from agent.extraction.cue import (
     ACCEPT_RE,
     ADD_MINE_RE,
     ALL_DAY_RE,
+    ALSO_RE,
     AVAILABILITY_RE,
     AWAY_RE,
     BOOKING_ENDS_RE,
@@ -146,8 +147,6 @@ def _label_before(section: str) -> re.Pattern[str]:
 # An end's label ([end_labels], arrivals too), and one that never opens a plan ([finish_labels]).
 _END_BEFORE_RE = _label_before("end_labels")
 _FINISH_BEFORE_RE = _label_before("finish_labels")
-# Words that add a plan to the one said, not replace it ("same time tomorrow too?").
-_ALSO_RE = re.compile(r"\b(?:too|also|as\s+well|again)\b", re.IGNORECASE)
 # How far ahead a day said with no year may be, and a year written out ("2027", "'27").
 _YEAR_AHEAD = timedelta(days=400)
 _YEAR_RE = re.compile(r"(?<!\d)(?:19|20)\d\d(?!\d)|['’]\d\d\b")
@@ -816,7 +815,7 @@ class RuleLinker:
             and dates
             and dates[-1].mention.start > mention.end
             and lang.SAME_TIME_MOVE_RE.search(text[mention.end - segment.start :])
-            and not _ALSO_RE.search(text)  # "yoga today at 6, same time tomorrow too?": both
+            and not ALSO_RE.search(text)  # "yoga today at 6, same time tomorrow too?": both
         ):  # "great call today at 11, same time tomorrow?": the later day keeps the clock
             later = dates[-1].mention.value.astimezone(self.zone).date()
             start = _at(later, mention.value.astimezone(self.zone).time(), self.zone)
