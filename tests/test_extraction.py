@@ -989,6 +989,11 @@ def test_a_range_of_whole_days_is_all_day(thread: str, all_day: tuple[str, str] 
         ("oil change appointment friday at 3pm", "Oil change appointment"),
         ("farmers market sat 9am", "Farmers market"),
         ("plan review on monday at 10", "Plan review"),
+        # a place said in lower case right before the time is where, not what
+        ("study group in the library tomorrow at 3pm", "Study group"),
+        ("a secret project to work on in the closet tomorrow at 2 pm", "Secret project work"),
+        # ... unless nothing else names it
+        ("in the office tomorrow at 3pm", "Office"),
     ],
 )  # fmt: skip
 def test_request_verbs_name_no_event(request_text: str, title: str) -> None:
@@ -1546,6 +1551,9 @@ def test_a_day_picks_the_option_offered_on_it(thread: str, expected: list[str]) 
         ("lunch thursday at 1pm? I'll be at the charity event in the morning", "", False),
         ("it is a black-tie event", "", False),
         ("make an outlook event for the budget review", "", False),
+        # a quoted name is whole, with the time words in it
+        ('add an event "An evening with us" on Tuesday at 7', "An evening with us", False),
+        ('add a new event "Lunch at noon" on friday', "Lunch at noon", False),
     ],
 )  # fmt: skip
 def test_the_words_before_event_name_no_kind_of_event(

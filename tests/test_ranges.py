@@ -71,7 +71,26 @@ RANGE_ROWS = [
     ("Ferry: Dover 10:35 → Calais 13:05, Sat 19 Dec", [("12-19 10:35", "12-19 13:05")]),
     ("BA 117 LHR 11:30 → JFK 14:25 15DEC", [("12-15 11:30", "12-15 14:25")]),
     ("New York (JFK) 6:30 PM → London (LHR) 6:40 AM (+1 day)", [("11-24 18:30", "11-25 06:40")]),
+    # two clocks joined wherever the day is said: after them, or nowhere; a half of the day
+    # written at the end holds for a start before it, an evening's word for both
+    ("game is 7-9 tonight", [("11-24 19:00", "11-24 21:00")]),
+    ("call 4-4:30 friday", [("11-27 16:00", "11-27 16:30")]),
+    ("lunch 12-2 friday", [("11-27 12:00", "11-27 14:00")]),
+    ("brunch 11 to 1pm tomorrow", [("11-25 11:00", "11-25 13:00")]),
+    ("9 to 11 tomorrow", [("11-25 09:00", "11-25 11:00")]),
+    ("open house 10 to 2 tomorrow", [("11-25 10:00", "11-25 14:00")]),
+    ("meeting 10:00-14:00 friday", [("11-27 10:00", "11-27 14:00")]),
+    # over midnight, with the day before the start
+    ("saturday 8pm to 1am", [("11-28 20:00", "11-29 01:00")]),
+    ("Fri 22:00-02:00", [("11-27 22:00", "11-28 02:00")]),
     # must not fire
+    ("can we push it from 7 to 8 tonight", []),  # an old clock and a new one
+    ("on 12-2 at 3pm", []),  # a date, and its clock
+    ("Interview: Tue Dec 8 - 10am", []),  # a day's number, then its clock
+    ("8pm until 1am Saturday", []),  # Friday night or Saturday night: open
+    ("tickets are 10-20 tonight", []),  # a price
+    ("kids 5-8 friday at 4pm", []),  # ages
+    ("pages 10-12 friday", []),
     ("Thursday 3pm → Friday 9am", []),
     ("Lunch 12:00 – Dinner 19:00", []),
     ("9:00 - Registration\n9:30 - Keynote", []),

@@ -683,3 +683,15 @@ def test_a_weekday_takes_the_date_its_line_states(
 ) -> None:
     [clock] = [m for m in parser.parse_input("add it", thread) if m.has_clock_time]
     assert clock.value.strftime("%Y-%m-%d %H:%M") == start
+
+
+def test_another_reading_is_never_the_value_itself() -> None:
+    """ "Tue Dec 8 - 10am" once asked "10:00 or 10:00?": a mention keeps only other starts."""
+    ten = datetime(2026, 12, 8, 10, 0, tzinfo=ZoneInfo("America/New_York"))
+    ten_pm = ten.replace(hour=22)
+    mention = TimeMention(
+        text="Tue Dec 8 - 10am", start=0, end=16, kind="datetime", value=ten, end_value=None,
+        has_clock_time=True, all_day=False, vague=None, language="en", source="thread",
+        alternatives=(ten, ten_pm, ten_pm),
+    )  # fmt: skip
+    assert mention.alternatives == (ten_pm,)

@@ -329,6 +329,8 @@ _NAME_END_RE = re.compile(
     r"|\s+(?:at|for|on|from|by|starting|beginning)\s*$",
     re.IGNORECASE,
 )
+# A name in quotes, up to its closing quote.
+_QUOTED_RE = re.compile(r"\"[^\"\n]{2,60}\"|“[^”\n]{2,60}”")
 _NAME_ASK_RE = re.compile(
     r"\b(?:what|which|how|wie|welche\w*|quel\w*|qu[ée]|cómo|como|qual)\b", re.IGNORECASE
 )
@@ -377,8 +379,14 @@ def named_title(text: str, times: list[tuple[int, int]]) -> tuple[str, bool]:
         group = next(g for g in ("title", "title2", "title3") if match.group(g))
         found.append((1, match.start(group), match.end(group), False))
     for _rank, begin, end, anaphoric in sorted(found):
-        stop = _NAME_END_RE.search(text, begin, end)
-        end = min([stop.start() if stop else end, *(lo for lo, _ in times if begin <= lo < end)])
+        quoted = _QUOTED_RE.match(text, begin)
+        if quoted:  # "add event "An evening with friends"": a quoted name is whole, time words too
+            end = quoted.end()
+        else:
+            stop = _NAME_END_RE.search(text, begin, end)
+            end = min(
+                [stop.start() if stop else end, *(lo for lo, _ in times if begin <= lo < end)]
+            )
         if _NAME_ASK_RE.search(text[max(0, begin - 60) : begin].split(".")[-1]):
             continue  # "what should I call it?" asks for a name
         title = text[begin:end].strip(" \"'“”‘’,:")
@@ -560,6 +568,15 @@ _AFTER_TITLE_RE = re.compile(
 )
 
 
+# A place said right before a time, in lower case ("in the supply closet tomorrow"): where the
+# event is, not what it is.
+_PLACE_TAIL_RE = re.compile(
+    r"\s(?:in|at|inside|outside|near)\s+(?:the|a|an|my|our|his|her|their|your)\s+"
+    r"(?:[\w'’-]+\s+){0,2}[\w'’-]+[\s,]*$",
+    re.IGNORECASE,
+)
+
+
 def words_around(text: str, start: int, end: int) -> str:
     """A title for a time with no activity word: "for the tax prep" after it, else the words
     before it ("farmers market sat 9am" -> "Farmers market"), else the words of its clause
@@ -570,7 +587,11 @@ def words_around(text: str, start: int, end: int) -> str:
         if words:
             phrase = " ".join(words[:4])
             return phrase[:1].upper() + phrase[1:]
-    before = _content_words(text[:start])[-3:]
+    said = text[:start]
+    place = _PLACE_TAIL_RE.search(said)
+    if place and _content_words(said[: place.start()]):
+        said = said[: place.start()]  # "a secret project to work on in the supply closet": where
+    before = _content_words(said)[-3:]
     if not before:  # the time opens its clause: the words after it say what it is
         clause = re.split(r"[.!?;\n]", text[end:])[0]
         before = _content_words(clause)[:4]

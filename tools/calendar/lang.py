@@ -678,6 +678,9 @@ def respell_offsets(text: str) -> str:
 
 # "8pm", "8 a.m.", "am": a clock that says its half of the day.
 AM_PM_RE = re.compile(r"\d\s*[ap]\.?\s?m\b|\b[ap]\.?m\b", re.IGNORECASE)
+# A zone written with the clocks ("02:00-04:00 UTC", "9-11am PT"): Duckling's values are
+# already in the user's zone, so their hours are not the ones written.
+ZONE_WRITTEN_RE = re.compile(r"\b(?:UTC|GMT|[A-Z]{1,3}[SD]?T)\b|[+\-−]\d{2}:?\d{2}\b")
 KNOWN_ZONE_RE = re.compile(rf"\b(?:{'|'.join(ZONE_OFFSETS)})\b", re.IGNORECASE)
 # "1pm - 2pm (PST)": Duckling applies a zone in parentheses to a range's end only.
 _PAREN_ZONE_RE = re.compile(rf"\((?=(?:{'|'.join(ZONE_OFFSETS)})\))(\w+)\)")

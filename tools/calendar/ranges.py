@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import replace
-from datetime import datetime, timedelta
+from datetime import date, datetime, timedelta
 from typing import TYPE_CHECKING
 
 from lang import data
@@ -65,7 +65,8 @@ _JOURNEY_RE = re.compile(
 
 def join_ranges(text: str, mentions: Sequence[TimeMention]) -> list[TimeMention]:
     """`mentions` (offsets into `text`, sorted or not) with each start-and-end pair joined."""
-    ordered = sorted(_day_ranges(text, _hours_after_days(text, mentions)), key=lambda m: m.start)
+    days = _day_ranges(text, _hours_after_days(text, mentions))
+    ordered = sorted(_clock_pairs(text, days), key=lambda m: m.start)
     joined: list[TimeMention] = []
     index = 0
     while index < len(ordered):
@@ -213,7 +214,9 @@ def _hours_after_days(text: str, mentions: Sequence[TimeMention]) -> list[TimeMe
         if pair is None or not lang.states_date(mention.text):
             continue
         line = text[text.rfind("\n", 0, mention.start) + 1 : pair.end()]
-        start_hour, end_hour, unsure = _pair_hours(pair, line)
+        start_hour, end_hour, unsure = _pair_hours(
+            int(pair.group("a")), int(pair.group("b")), pair.group("mer") or "", line
+        )
         other_half = timedelta(hours=12 if start_hour < 12 else -12)
         day = mention.value
         start = day.replace(hour=start_hour, minute=0, second=0, microsecond=0)
@@ -244,12 +247,11 @@ def _daytime(line: str) -> bool:
     return bool(lang.MORNING_RE.search(line) or lang.DAYTIME_RE.search(line))
 
 
-def _pair_hours(pair: re.Match[str], line: str) -> tuple[int, int, bool]:
-    """The start and end hours of a dashed pair of bare hours (the end may be past midnight),
-    and whether the start's half of the day is unsure. `line`, the words before them, may put
-    them in the evening or in the day."""
-    a, b = int(pair.group("a")), int(pair.group("b"))
-    meridiem = (pair.group("mer") or "").casefold()
+def _pair_hours(a: int, b: int, meridiem: str, line: str) -> tuple[int, int, bool]:
+    """The start and end hours of a pair of bare hours `a` and `b` (1 to 12; the end may be past
+    midnight), and whether the start's half of the day is unsure. `meridiem` is the end's "a" or
+    "p", if written; `line`, the words around them, may put them in the evening or in the day."""
+    meridiem = meridiem.casefold()
     if meridiem:  # "7-9pm", "12-2pm", "11-1pm": the start takes the end's half unless later
         pm = meridiem == "p"
         return a % 12 + (12 if pm and (a < b or a == 12) else 0), b % 12 + (12 if pm else 0), False
@@ -261,3 +263,150 @@ def _pair_hours(pair: re.Match[str], line: str) -> tuple[int, int, bool]:
     if a >= _EARLIEST_MORNING:  # "9-11", "7-12"
         return a, b, a in _UNSURE_STARTS and b < 12 and not _daytime(line)
     return a + 12, (b + 12) % 24, a in _UNSURE_STARTS  # "1-3", "6-8": the afternoon's
+
+
+# Two clocks joined by a connector wherever the day is said ("7-9 tonight", "4-4:30 friday",
+# "11 to 1pm", "9 to 11 tomorrow", "lunch 12-2 friday"): Duckling reads the end alone, a date
+# ("7-9" as 9 July), minutes to the hour ("9 to 11" as 10:51), or a start the day before.
+# Neither clock may be part of a date, a count, a price or a length.
+_CLOCK = (
+    r"(?P<{n}>[01]?\d|2[0-3])(?:[:.h](?P<{n}min>[0-5]\d))?(?:[ \t]*(?P<{n}mer>[ap])\.?m\b\.?|h\b)?"
+)
+_CLOCK_PAIR_RE = re.compile(
+    r"(?<![\w/.:#$€£,\-])"
+    + _CLOCK.format(n="a")
+    + rf"[ \t]*(?:{_CONNECTOR})[ \t]*"
+    + _CLOCK.format(n="b")
+    + r"(?![\w/:%€$]|[.,]\d|-\d|\s*(?:years?|yrs?|y/?o|hours?|hrs?|minutes?|mins?|days?|weeks?"
+    r"|months?|times|x|percent|dollars?|euros?|pounds?|bucks|k)\b)",
+    re.IGNORECASE,
+)
+
+
+_MONTH_BEFORE_RE = re.compile(rf"\b(?:{lang.MONTHS})\.?[ \t]*$", re.IGNORECASE)
+
+
+def _clock_pairs(text: str, mentions: Sequence[TimeMention]) -> list[TimeMention]:
+    """`mentions` with each pair of clocks joined by a connector read as one range that starts
+    at the first clock, on the day the mentions around it say; a pair Duckling read right, one
+    after a move ("moved from 7 to 9"), or one no time mention touches is left as it is."""
+    out = list(mentions)
+    for pair in _CLOCK_PAIR_RE.finditer(text):
+        touching = [m for m in out if m.start < pair.end() and pair.start() < m.end]
+        host = max(
+            (m for m in touching if m.value is not None and (m.has_clock_time or m.vague)),
+            key=lambda m: m.end - m.start,
+            default=None,
+        )
+        if host is None or host.value is None:
+            continue
+        read = _pair_reading(text, pair, host)
+        if read is None or any(_read_right(m, read[0]) for m in touching):
+            continue
+        start, end, unsure = read
+        first = min(pair.start(), *(m.start for m in touching))
+        last = max(pair.end(), *(m.end for m in touching))
+        joined = replace(
+            host,
+            text=text[first:last],
+            start=first,
+            end=last,
+            kind="interval",
+            value=start,
+            end_value=end,
+            has_clock_time=True,
+            all_day=False,
+            grain="minute" if start.minute or end.minute else "hour",
+            alternatives=(start + timedelta(hours=12),) if unsure else (),
+        )
+        out = [m for m in out if m not in touching] + [joined]
+    return out
+
+
+def _read_right(mention: TimeMention, start: datetime) -> bool:
+    """Whether `mention` is already a range from `start` (Duckling's "from 7-9 tonight")."""
+    return (
+        mention.kind == "interval"
+        and mention.value == start
+        and mention.end_value is not None
+        and timedelta(0) < mention.end_value - mention.value <= timedelta(hours=16)
+    )
+
+
+def _pair_reading(
+    text: str, pair: re.Match[str], host: TimeMention
+) -> tuple[datetime, datetime, bool] | None:
+    """The start and end a pair of clocks says on `host`'s day, and whether the start's half of
+    the day is unsure; None when the pair is no range of clocks here."""
+    line_start = text.rfind("\n", 0, pair.start()) + 1
+    clause = text[line_start : max(pair.end(), host.end)]
+    before = text[line_start : pair.start()]
+    if lang.MOVE_VERB_RE.search(before) or lang.MOVED_FROM_RE.search(before):
+        return None  # "push it from 7 to 8": an old clock and a new one
+    if lang.window_before(text, pair.start()) or lang.COUNT_AFTER_RE.match(text, pair.end()):
+        return None  # "open 10-6", "2-3 people"
+    line_end = text.find("\n", pair.end())
+    if _MONTH_BEFORE_RE.search(before) or lang.ZONE_WRITTEN_RE.search(
+        text, pair.end(), len(text) if line_end < 0 else line_end
+    ):
+        return None  # "Tue Dec 8 - 10am": a day, then its clock; "02:00-04:00 UTC": Duckling's
+    outside = text[host.start : max(host.start, pair.start())] + text[pair.end() : host.end]
+    if re.search(r"\d", outside):
+        return None  # "on 12-2 at 3pm": the pair is a date, the clock is elsewhere
+    a, b = int(pair.group("a")), int(pair.group("b"))
+    a_min, b_min = int(pair.group("amin") or 0), int(pair.group("bmin") or 0)
+    if (a, a_min) == (b, b_min) or (b > 12 >= a and not pair.group("amin")):
+        return None  # "10-20 tonight": a count or a price, no clocks
+    if (
+        host.has_clock_time
+        and host.value is not None
+        and host.value.hour % 12 not in (a % 12, b % 12)
+    ):
+        return None  # read in a zone the message gives ("Time zone: America/Los_Angeles")
+    day = _pair_day(host, pair)
+    if day is None:
+        return None
+    start_hour, end_hour, unsure = _pair_clock_hours(pair, clause)
+    start = datetime.combine(day, datetime.min.time(), host.value.tzinfo).replace(  # type: ignore[union-attr]
+        hour=start_hour, minute=a_min
+    )
+    end = start.replace(hour=end_hour, minute=b_min)
+    if end <= start:
+        end += timedelta(days=1)
+    if end - start > timedelta(hours=12):
+        return None  # "5 to 11" is no range of one sitting here
+    return start, end, unsure
+
+
+def _pair_day(host: TimeMention, pair: re.Match[str]) -> date | None:
+    """The day of a pair's start: the day `host` says. A range over midnight whose day is said
+    after it ("8pm until 1am Saturday") may be either night: None."""
+    assert host.value is not None
+    said_after = host.start >= pair.start() and lang.states_date(host.text)
+    if host.kind == "interval" and host.end_value is not None and not lang.states_date(host.text):
+        return host.end_value.date()  # "11 to 1pm": the end Duckling read right
+    if said_after and int(pair.group("b")) % 12 < int(pair.group("a")) % 12 and pair.group("bmer"):
+        return None
+    return host.value.date()
+
+
+def _pair_clock_hours(pair: re.Match[str], clause: str) -> tuple[int, int, bool]:
+    """The start and end hours of a pair of clocks, 0 to 23: a half of the day written wins;
+    a 24-hour clock is its own; bare hours are read as `_pair_hours` reads them."""
+    a, b = int(pair.group("a")), int(pair.group("b"))
+    a_mer, b_mer = (pair.group("amer") or "").casefold(), (pair.group("bmer") or "").casefold()
+    if a > 12 or pair.group("amin") and (b > 12 or pair.group("a").startswith("0")):
+        return a, b, False  # "13:30-15", "09:00-11:00", "10:00-14:00": a 24-hour clock
+    if a_mer:
+        start = a % 12 + (12 if a_mer == "p" else 0)
+        end = b % 12 + (12 if (b_mer or a_mer) == "p" else 0)
+        if not b_mer and end <= start and end + 12 - start <= 12:
+            end = (end + 12) % 24  # "11am-2": the afternoon's 2
+        return start, end, False
+    if b_mer:
+        end = b % 12 + (12 if b_mer == "p" else 0)
+        start = a % 12 + (12 if b_mer == "p" else 0)
+        if start >= end:  # "11-1pm" is 11am, "12-2pm" noon, "11-1am" the night before's 11pm
+            start = (start - 12) % 24
+        return start, end, False
+    return _pair_hours(a, b, "", clause)

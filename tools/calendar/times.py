@@ -266,14 +266,9 @@ def _written_start(body: str) -> tuple[int, int] | None:
     return int(dashed.group(1)), int(dashed.group(2) or 0)
 
 
-# A zone written with the clocks ("02:00-04:00 UTC", "9-11am PT"): Duckling's values are
-# already in the user's zone, so their hours are not the ones written.
-_ZONE_WRITTEN_RE = re.compile(r"\b(?:UTC|GMT|[A-Z]{1,3}[SD]?T)\b|[+\-−]\d{2}:?\d{2}\b")
-
-
 def _other_hour(value: dict[str, Any], body: str) -> bool:
     """Whether an interval starts at another hour than the one its words write first."""
-    if _ZONE_WRITTEN_RE.search(body):
+    if lang.ZONE_WRITTEN_RE.search(body):
         return False
     written = _written_start(body)
     lower = value.get("from") or {}
@@ -411,11 +406,39 @@ def _as_written(entity: dict[str, Any], clean: str) -> dict[str, Any]:
         begin = until.replace(hour=h, minute=minute)
         if timedelta(0) < until - begin <= timedelta(hours=12):
             starts.append(begin)
+    to = value["to"]
     if not starts:
-        return entity
+        night = _night_from_the_day(body, until, hour, minute)
+        if night is None:
+            return entity
+        starts, to = [night], {**to, "value": (until + timedelta(days=1)).isoformat()}
     begins = max(starts).isoformat()
-    reading = {"type": "interval", "from": {**value["from"], "value": begins}, "to": value["to"]}
+    reading = {"type": "interval", "from": {**value["from"], "value": begins}, "to": to}
     return {**entity, "value": {**reading, "values": [reading]}}
+
+
+# A day, then a start clock whose half of the day is written: "saturday 8pm to 1am", "Fri
+# 22:00-02:00". Duckling puts the day on the end's hour.
+_DAY_THEN_START_RE = re.compile(
+    rf"^\W*(?:{lang.DAY_NAMES})\w*\.?,?(?:[ \t]+(?:night|evening))?[ \t]+(?:at[ \t]+|from[ \t]+)?"
+    r"(?P<hour>\d{1,2})(?::\d{2})?(?P<mer>[ \t]*[ap]\.?m\b)?",
+    re.IGNORECASE,
+)
+
+
+def _night_from_the_day(body: str, until: datetime, hour: int, minute: int) -> datetime | None:
+    """The start of a range over midnight whose day is written before its start ("saturday
+    8pm to 1am" starts on Saturday, at 20:00), or None: without a day before it, or a half of the
+    day written for the start, the night it starts is open ("8pm until 1am Saturday")."""
+    said = _DAY_THEN_START_RE.match(body)
+    if said is None or int(said.group("hour")) != hour or hour > 23 or minute > 59:
+        return None
+    if said.group("mer"):
+        hour = hour % 12 + (12 if "p" in said.group("mer").casefold() else 0)
+    elif hour <= 12:
+        return None
+    begin = until.replace(hour=hour, minute=minute)
+    return begin if begin > until else None
 
 
 def _wrong_start(entity: dict[str, Any], clean: str) -> bool:
@@ -489,6 +512,13 @@ class TimeMention:
     # The place in time of the message that said it (0 oldest; -1 for the request), which in
     # a reply chain runs against the text's order: the quoted original sits below the reply.
     said_order: int = -1
+
+    def __post_init__(self) -> None:
+        # another reading is another start: never the value itself, never twice ("Tue Dec 8 -
+        # 10am" asked "10:00 or 10:00?")
+        others = tuple(a for a in dict.fromkeys(self.alternatives) if a != self.value)
+        if others != self.alternatives:
+            object.__setattr__(self, "alternatives", others)
 
 
 @dataclass(frozen=True)
