@@ -1148,6 +1148,9 @@ def test_a_weekday_said_again_is_the_offer_it_answers(thread: str, expected: lis
         # a bare hour that answers a clock reads in that clock's half of the day
         ("<PERSON_1>: footie fri 8pm?\nMe: 9 better?\n<PERSON_1>: 9 ok",
          ["2026-11-27T21:00:00+01:00"]),
+        # ... with its minutes too, which Duckling reads itself
+        ("<PERSON_1>: movie fri 9pm?\nMe: make it 9:30\n<PERSON_1>: ok",
+         ["2026-11-27T21:30:00+01:00"]),
         # ... the clock said before it in time: in a mail chain the quoted message is older,
         # and "6ish" is a clock, roughly
         ("7 it is.\n\nOn 21 Nov 2026, at 08:21, <PERSON_1> wrote:\n> Friday's good but can we say "

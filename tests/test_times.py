@@ -695,3 +695,24 @@ def test_another_reading_is_never_the_value_itself() -> None:
         alternatives=(ten, ten_pm, ten_pm),
     )  # fmt: skip
     assert mention.alternatives == (ten_pm,)
+
+
+@pytest.mark.parametrize(
+    ("text", "days"),
+    [
+        # clocks offered as options, the day said once: they share it (NOW is a Wednesday)
+        ("There's a 7pm and a 9:30pm on friday. Which?", ["03-06", "03-06"]),
+        ("7pm or 9pm on friday?", ["03-06", "03-06"]),
+        ("friday 7pm or 9pm?", ["03-06", "03-06"]),
+        ("samedi 19h ou 21h ?", ["03-07", "03-07"]),
+        # must not fire: another plan between them, two days said, no joiner
+        ("lunch at 1pm and dinner friday at 7pm", ["03-04", "03-06"]),
+        ("thursday 7pm or friday 9pm?", ["03-05", "03-06"]),
+        ("the 1pm slot is gone, friday at 5pm?", ["03-04", "03-06"]),
+    ],
+)
+def test_a_day_said_once_holds_for_the_clocks_offered_with_it(
+    parser: TimeParser, text: str, days: list[str]
+) -> None:
+    clocks = [m for m in parser.parse(text) if m.has_clock_time]
+    assert [f"{m.value:%m-%d}" for m in clocks] == days

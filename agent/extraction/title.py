@@ -39,6 +39,7 @@ _STOP = frozenset(
     still then so ok okay sure yes no hey hi hello please thanks thank up out down was were has had
     event events
     don't dont can't cant we're i'm i'll you're it's that's there here when where who
+    there's theres here's heres what's whats
     der die das den dem des ein eine einen dein deine deinen mein meine meinen ihr ihre ihren ihrem
     ist sind am um im zum zur vom beim unser unsere unseren und votre vos su sus seu sua
     oder mit für auf bei wir ich du sie es le la les un une des du au aux et ou avec pour à ce

@@ -1370,7 +1370,7 @@ class TimeParser:
         mentions = [_repeating(clean, m) for m in mentions]
         mentions = [_shorthand_half(m, self.zone) for m in mentions]
         mentions = [_week_shift(clean, m, ref.astimezone(self.zone)) for m in mentions]
-        return sorted(_open_days(clean, _unnested(mentions)), key=lambda m: m.start)
+        return _day_said_once(clean, _open_days(clean, _unnested(mentions)))
 
     def _weekday_before(
         self, text: str, clean: str, mention: TimeMention, mentions: list[TimeMention]
@@ -1582,7 +1582,8 @@ class TimeParser:
             and (lang.PART_NUMBER_RE.search(e["body"]) or (e["start"], e["end"]) in changed)
         ]
         kept = [
-            e
+            # "make it 9:30": Duckling reads a clock with minutes itself; it answers all the same
+            {**e, "answered": True} if (e["start"], e["end"]) in changed else e
             for e in entities
             if not any(
                 x["start"] <= e["start"]
@@ -2168,6 +2169,46 @@ def _half_of_day_said(
             chosen = next(r for r in readings if (r.hour >= 12) == (half == "pm"))
             mention = replace(mention, value=chosen, alternatives=())
         out.append(mention)
+    return out
+
+
+# Between two clocks offered for one day: a joiner ([option_joiners]), then maybe an article or
+# a clock's preposition ("a 7pm and a 9:30 on friday", "at 7 or at 9 on friday").
+_OPTION_JOINER_RE = re.compile(
+    rf"[ \t]*(?:{data.alternation('times', 'option_joiners')})[ \t]*"
+    rf"(?:(?:a|an|the|{lang.CLOCK_PREPOSITIONS})[ \t]+)?",
+    re.IGNORECASE,
+)
+
+
+def _day_said_once(clean: str, mentions: list[TimeMention]) -> list[TimeMention]:
+    """Clocks offered as options with the day said once, before the first or after the last
+    ("friday 7pm or 9:30?", "a 7pm and a 9:30 on friday", "9, 11 or 2 on friday"): the clocks
+    said without it are on that day too. Duckling put them on today."""
+    out = sorted(mentions, key=lambda m: m.start)
+    clocks = [m.kind == "datetime" and m.has_clock_time and m.value is not None for m in out]
+    days = [
+        m.value.date() if c and lang.states_date(m.text) else None
+        for m, c in zip(out, clocks, strict=True)
+    ]
+    joined = [
+        clocks[i]
+        and clocks[i + 1]
+        and _OPTION_JOINER_RE.fullmatch(clean, out[i].end, out[i + 1].start) is not None
+        for i in range(len(out) - 1)
+    ]
+    order = [*range(len(out) - 1), *reversed(range(len(out) - 1))]
+    for step, i in enumerate(order):
+        said, bare = (i, i + 1) if step < len(out) - 1 else (i + 1, i)
+        if joined[i] and days[said] is not None and days[bare] is None:
+            days[bare] = days[said]
+            mention = out[bare]
+            moved = days[said] - mention.value.date()  # type: ignore[union-attr]
+            out[bare] = replace(
+                mention,
+                value=mention.value + moved,  # type: ignore[operator]
+                alternatives=tuple(a + moved for a in mention.alternatives),
+            )
     return out
 
 
