@@ -1151,6 +1151,13 @@ def test_a_weekday_said_again_is_the_offer_it_answers(thread: str, expected: lis
         # ... with its minutes too, which Duckling reads itself
         ("<PERSON_1>: movie fri 9pm?\nMe: make it 9:30\n<PERSON_1>: ok",
          ["2026-11-27T21:30:00+01:00"]),
+        # ... and a clock the words read in one half, when the other is clearly nearer
+        ("<PERSON_1>: drinks fri 9pm?\nMe: make it 11:30\n<PERSON_1>: ok",
+         ["2026-11-27T23:30:00+01:00"]),
+        ("<PERSON_1>: lunch fri 12:30?\nMe: make it 1\n<PERSON_1>: ok",
+         ["2026-11-27T13:00:00+01:00"]),
+        ("<PERSON_1>: meeting fri 10am?\nMe: make it 11\n<PERSON_1>: ok",
+         ["2026-11-27T11:00:00+01:00"]),
         # ... the clock said before it in time: in a mail chain the quoted message is older,
         # and "6ish" is a clock, roughly
         ("7 it is.\n\nOn 21 Nov 2026, at 08:21, <PERSON_1> wrote:\n> Friday's good but can we say "
@@ -1166,7 +1173,13 @@ def test_a_weekday_said_again_is_the_offer_it_answers(thread: str, expected: lis
         # an activity answered with no is off, the one answered with yes stands
         ("<PERSON_1>: lunch thurs 1pm and drinks fri 6pm?\nMe: lunch yes, drinks I can't sorry",
          ["2026-11-26T13:00:00+01:00"]),
-        # must not fire: a yes, a plain clock that answers nothing, "no problem"
+        # a reply that is nothing but a "can't" turns the plan down (acts.toml [decline_alone])
+        ("<PERSON_1>: dinner fri 7pm?\nMe: can't, sorry", []),
+        ("<PERSON_1>: dinner fri 7pm?\nMe: sorry I can't 😕", []),
+        ("<PERSON_1>: cena el viernes a las 19h?\nMe: no puedo, lo siento", []),
+        ("<PERSON_1>: Abendessen Freitag 19 Uhr?\nMe: kann leider nicht", []),
+        # must not fire: a yes, a plain clock that answers nothing, "no problem", "can't wait"
+        ("<PERSON_1>: dinner fri 7pm?\nMe: can't wait!", ["2026-11-27T19:00:00+01:00"]),
         ("<PERSON_1>: quiz night tues 8pm?\nMe: yes!", ["2026-11-24T20:00:00+01:00"]),
         ("<PERSON_1>: drinks fri 6pm?\nMe: drinks no problem!", ["2026-11-27T18:00:00+01:00"]),
     ],
@@ -1870,3 +1883,19 @@ def test_the_same_time_on_another_day_or_week(thread: str, expected: list[str]) 
 )  # fmt: skip
 def test_a_later_day_with_the_same_time_keeps_the_clock(thread: str, expected: list[str]) -> None:
     assert starts(link("add the event we agreed on", thread))[:1] == expected
+
+
+@pytest.mark.parametrize(
+    ("thread", "expected"),
+    [
+        # hours said after a window's word are hours to pick in, never a start
+        ("<PERSON_1>: I work 9-5 tomorrow, dinner after at 6:30?\nMe: yes", []),
+        ("<PERSON_1>: I'm free 2-4 tomorrow\nMe: cool", []),
+        # must not fire: a plan inside the window, an event named with such a word
+        ("<PERSON_1>: I'm free 2-4 tomorrow\nMe: haircut at 3 then?\n<PERSON_1>: yes",
+         ["2026-11-22T15:00:00+01:00"]),
+        ("<PERSON_1>: open house sat 10-2\nMe: see you there", ["2026-11-21T10:00:00+01:00"]),
+    ],
+)  # fmt: skip
+def test_a_window_of_hours_is_no_start(thread: str, expected: list[str]) -> None:
+    assert starts(link("add it", thread)) == expected

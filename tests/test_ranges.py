@@ -80,6 +80,8 @@ RANGE_ROWS = [
     ("9 to 11 tomorrow", [("11-25 09:00", "11-25 11:00")]),
     ("open house 10 to 2 tomorrow", [("11-25 10:00", "11-25 14:00")]),
     ("meeting 10:00-14:00 friday", [("11-27 10:00", "11-27 14:00")]),
+    ("7 till 9 tonight", [("11-24 19:00", "11-24 21:00")]),
+    ("yoga 6:30-7:30 tomorrow morning?", [("11-25 06:30", "11-25 07:30")]),  # a morning's word
     # over midnight, with the day before the start
     ("saturday 8pm to 1am", [("11-28 20:00", "11-29 01:00")]),
     ("Fri 22:00-02:00", [("11-27 22:00", "11-28 02:00")]),
@@ -91,6 +93,10 @@ RANGE_ROWS = [
     ("tickets are 10-20 tonight", []),  # a price
     ("kids 5-8 friday at 4pm", []),  # ages
     ("pages 10-12 friday", []),
+    ("we're in room 4-2 tomorrow", []),  # a place's number
+    ("el partido terminó 3 a 2 esta noche", []),  # a score: "a" joins hours after "de" only
+    ("we won 4-2 tonight lol", []),
+    ("20 to 8 tonight", []),  # twenty to eight
     ("Thursday 3pm → Friday 9am", []),
     ("Lunch 12:00 – Dinner 19:00", []),
     ("9:00 - Registration\n9:30 - Keynote", []),

@@ -19,6 +19,27 @@ RESCHEDULE_RE = re.compile(
 # The plan is off; a reply that turns it down with no time of its own (lang/data/acts.toml).
 _DECLINE_SELF_RE = data.phrase_pattern("acts", "decline_self")
 _CANCEL_ONLY_RE = data.phrase_pattern("acts", "cancel")
+_FILLER = data.phrases_alternation(
+    [p for ps in data.table("acts")["decline_alone_fillers"].values() for p in ps]
+)
+_NO_ALONE = data.phrases_alternation(
+    [p for ps in data.table("acts")["decline_alone"].values() for p in ps]
+)
+# A reply that is nothing but a "can't", fillers aside (acts.toml [decline_alone]).
+_DECLINE_ALONE_RE = re.compile(
+    rf"\A\W*(?:(?:{_FILLER})(?!\w)\W*)*(?:{_NO_ALONE})(?!\w)(?:\W*(?<!\w)(?:{_FILLER})(?!\w))*\W*\Z",
+    re.IGNORECASE,
+)
+_DECLINE_SELF_RE = re.compile(
+    rf"{_DECLINE_SELF_RE.pattern}|{_DECLINE_ALONE_RE.pattern}", re.IGNORECASE
+)
+
+
+def declines_alone(text: str) -> bool:
+    """Whether `text` is nothing but a "can't" ("no puedo, lo siento"): a no, not a notice."""
+    return _DECLINE_ALONE_RE.search(text) is not None
+
+
 _CANCEL_WORDS_RE = re.compile(
     rf"{_CANCEL_ONLY_RE.pattern}|{_DECLINE_SELF_RE.pattern}", re.IGNORECASE
 )

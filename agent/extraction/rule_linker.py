@@ -61,6 +61,7 @@ from agent.extraction.cue import (
     WISH_RE,
     calls_off,
     cancel_notice,
+    declines_alone,
     declines_only_self,
     due_said,
     picked_place,
@@ -444,7 +445,11 @@ class RuleLinker:
                 (cancel_notice(segment.text) and not REBOOKED_RE.search(segment.text))
                 or any(lo <= segment.start < hi for lo, hi in called_off)
             )  # "This meeting has been cancelled and replaced by the one below": not what's below
-            if segment.source == "thread" and NONE_NOTICE_RE.match(segment.text):
+            if (
+                segment.source == "thread"
+                and NONE_NOTICE_RE.match(segment.text)
+                and not declines_alone(segment.text)  # "no puedo": a no to the plan
+            ):
                 continue  # "No 5:30 PM Saturday vigil on Dec. 26": a plan that will not be
             try:
                 last_day = self._read(segment, index, found, events, last_day, intent, previous)
@@ -943,6 +948,10 @@ class RuleLinker:
             RANGE_RE.search(sentence) or mention.kind == "interval"
         ):
             return False
+        if mention.kind == "interval" and lang.window_before(
+            segment.text, mention.start - segment.start
+        ):
+            return False  # "I work 9-5 tomorrow", "I'm around 2-4": hours to pick in, no start
         if (
             mention.kind == "interval"
             and not BY_RE.match(mention.text)

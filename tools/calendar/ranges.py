@@ -262,6 +262,8 @@ def _pair_hours(a: int, b: int, meridiem: str, line: str) -> tuple[int, int, boo
         return (12 if a == 12 else a), b + 12, False
     if a >= _EARLIEST_MORNING:  # "9-11", "7-12"
         return a, b, a in _UNSURE_STARTS and b < 12 and not _daytime(line)
+    if lang.MORNING_RE.search(line) and a < b:  # "6:30-7:30 tomorrow morning"
+        return a, b, False
     return a + 12, (b + 12) % 24, a in _UNSURE_STARTS  # "1-3", "6-8": the afternoon's
 
 
@@ -272,10 +274,17 @@ def _pair_hours(a: int, b: int, meridiem: str, line: str) -> tuple[int, int, boo
 _CLOCK = (
     r"(?P<{n}>[01]?\d|2[0-3])(?:[:.h](?P<{n}min>[0-5]\d))?(?:[ \t]*(?P<{n}mer>[ap])\.?m\b\.?|h\b)?"
 )
+_WORD_CONNECTORS = "|".join(
+    sorted(
+        (re.escape(w) for w in data.words("times", "range_connectors") if w[0].isalpha()),
+        key=len,
+        reverse=True,
+    )
+)
 _CLOCK_PAIR_RE = re.compile(
     r"(?<![\w/.:#$€£,\-])"
     + _CLOCK.format(n="a")
-    + rf"[ \t]*(?:{_CONNECTOR})[ \t]*"
+    + rf"[ \t]*(?:(?P<word>{_WORD_CONNECTORS})(?![\w'])|{_CONNECTOR})[ \t]*"
     + _CLOCK.format(n="b")
     + r"(?![\w/:%€$]|[.,]\d|-\d|\s*(?:years?|yrs?|y/?o|hours?|hrs?|minutes?|mins?|days?|weeks?"
     r"|months?|times|x|percent|dollars?|euros?|pounds?|bucks|k)\b)",
@@ -283,7 +292,19 @@ _CLOCK_PAIR_RE = re.compile(
 )
 
 
+_CLAUSE_END_RE = re.compile(r"[,.!?;\n|]")
 _MONTH_BEFORE_RE = re.compile(rf"\b(?:{lang.MONTHS})\.?[ \t]*$", re.IGNORECASE)
+_NUMBER_LABEL_BEFORE_RE = re.compile(
+    rf"(?<![^\W\d_])(?:{data.alternation('times', 'number_labels')})\.?[ \t]*(?:#|no\.?)?[ \t]*$",
+    re.IGNORECASE,
+)
+_RANGE_OPENER_BEFORE_RE = re.compile(
+    rf"(?<![^\W\d_])(?:{data.alternation('times', 'range_openers')})[ \t]*$", re.IGNORECASE
+)
+# English "to" between bare numbers may say minutes to an hour: "20 to 8" is 7:40, never a
+# range from 20:00 ("10 to 2" in digits is one).
+_SPOKEN_TO = frozenset({"to", "till", "til"})
+_MINUTES_TO = frozenset({15, 20, 25})
 
 
 def _clock_pairs(text: str, mentions: Sequence[TimeMention]) -> list[TimeMention]:
@@ -339,12 +360,29 @@ def _pair_reading(
     """The start and end a pair of clocks says on `host`'s day, and whether the start's half of
     the day is unsure; None when the pair is no range of clocks here."""
     line_start = text.rfind("\n", 0, pair.start()) + 1
-    clause = text[line_start : max(pair.end(), host.end)]
+    # the words before it on its line and the rest of its clause ("7-9 tonight", "6:30-7:30
+    # tomorrow morning"; not "9-5 tomorrow, dinner after")
+    clause_end = _CLAUSE_END_RE.search(text, max(pair.end(), host.end))
+    clause = text[line_start : clause_end.start() if clause_end else len(text)]
     before = text[line_start : pair.start()]
     if lang.MOVE_VERB_RE.search(before) or lang.MOVED_FROM_RE.search(before):
         return None  # "push it from 7 to 8": an old clock and a new one
-    if lang.window_before(text, pair.start()) or lang.COUNT_AFTER_RE.match(text, pair.end()):
-        return None  # "open 10-6", "2-3 people"
+    if _NUMBER_LABEL_BEFORE_RE.search(before):
+        return None  # "room 4-2", "gate 3-5": a place's number
+    word = (pair.group("word") or "").casefold()
+    if word and not any(pair.group(g) for g in ("amin", "amer", "bmin", "bmer")):
+        # two bare numbers joined by a word: "5 to 10 tonight" may be five to ten, and "3 a 2"
+        # is a score unless an opener says a range ("de 9 a 11")
+        if (
+            word in _SPOKEN_TO
+            and int(pair.group("a")) in _MINUTES_TO
+            and int(pair.group("b")) <= 12
+        ):
+            return None
+        if len(word) <= 2 and word not in _SPOKEN_TO and not _RANGE_OPENER_BEFORE_RE.search(before):
+            return None
+    if lang.COUNT_AFTER_RE.match(text, pair.end()):
+        return None  # "2-3 people"
     line_end = text.find("\n", pair.end())
     if _MONTH_BEFORE_RE.search(before) or lang.ZONE_WRITTEN_RE.search(
         text, pair.end(), len(text) if line_end < 0 else line_end
@@ -357,10 +395,15 @@ def _pair_reading(
     a_min, b_min = int(pair.group("amin") or 0), int(pair.group("bmin") or 0)
     if (a, a_min) == (b, b_min) or (b > 12 >= a and not pair.group("amin")):
         return None  # "10-20 tonight": a count or a price, no clocks
+    if _EARLIEST_MORNING > a > b and not any(
+        pair.group(g) for g in ("amin", "amer", "bmin", "bmer")
+    ):
+        return None  # "we won 4-2 tonight": a score; "10-2" and "9-1" start late enough
     if (
         host.has_clock_time
         and host.value is not None
         and host.value.hour % 12 not in (a % 12, b % 12)
+        and host.value.minute in (a_min, b_min)  # "7 till 9" is 20:53 to Duckling: no zone
     ):
         return None  # read in a zone the message gives ("Time zone: America/Los_Angeles")
     day = _pair_day(host, pair)

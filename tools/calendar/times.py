@@ -2095,7 +2095,10 @@ def _near_the_clock_before(mentions: list[TimeMention], zone: ZoneInfo) -> list[
             and any(ch.isdigit() for ch in mention.text)
             and any(w in _APPROXIMATELY for w in _WORDS_RE.findall(mention.text.casefold()))
         )  # fmt: skip
-        if plain and not mention.alternatives and mention.value:
+        if mention.answers and not mention.alternatives and mention.value and last is not None:
+            mention = _half_nearest(mention, last)  # "9pm?" - "make it 11:30": 23:30
+            last = mention
+        elif plain and not mention.alternatives and mention.value:
             last = mention
         elif mention.answers and mention.alternatives and mention.value and last is not None:
             said = last.value
@@ -2107,6 +2110,28 @@ def _near_the_clock_before(mentions: list[TimeMention], zone: ZoneInfo) -> list[
                 mention = replace(mention, value=readings[0], alternatives=())
         out.append(mention)
     return out
+
+
+_TWELVE_HOUR_CLOCK_RE = re.compile(r"(?<![\d:.])(?:[1-9]|1[0-2])(?:[:.]\d{2})?(?![\d:.])")
+
+
+def _half_nearest(mention: TimeMention, last: TimeMention) -> TimeMention:
+    """An answering clock the words gave one half of the day ("make it 11:30", read 11:30)
+    in the half clearly nearer the clock it answers ("drinks at 9pm?": 23:30), over midnight
+    too ("11pm?" - "make it 12:30": 00:30 the next day). A half written is kept."""
+    assert mention.value is not None and last.value is not None
+    if lang.AM_PM_RE.search(mention.text) or not _TWELVE_HOUR_CLOCK_RE.search(mention.text):
+        return mention
+    zone = mention.value.tzinfo
+    half = timedelta(hours=12)
+    said = _apart(mention.value, last.value, zone)  # type: ignore[arg-type]
+    twin = _apart(mention.value + half, last.value, zone)  # type: ignore[arg-type]
+    if said - twin < MOVE_CLOSER_BY:
+        return mention
+    # the twin on the side of the clock it answers: after "11pm", 00:30 is the next day's
+    later, earlier = mention.value + half, mention.value - half
+    value = min((later, earlier), key=lambda r: abs(r - last.value))  # type: ignore[operator]
+    return replace(mention, value=value)
 
 
 # A message that only says which half of the day: "pm obviously", "AM lol", "p.m."
