@@ -535,6 +535,11 @@ def titles(events: list[ProposedEvent]) -> list[tuple[str, str]]:
          ["2026-11-23T18:00:00+01:00"]),
         ("<PERSON_1>: squash wed at 7pm and thu at 7pm?\nMe: wed no problem, see you",
          ["2026-11-25T19:00:00+01:00", "2026-11-26T19:00:00+01:00"]),  # no-match row
+        # two clocks for one day with nothing but "and" between are options: none is agreed
+        # until one is picked (acts.toml [alternative_and])
+        ("<PERSON_1>: there's a 7pm and a 9:30pm on friday\nMe: let me check", []),
+        ("<PERSON_1>: there's a 7pm and a 9:30pm on friday. Which?\nMe: 7pm",
+         ["2026-11-27T19:00:00+01:00"]),
         # a time turned down ("4 is bad"), the earlier one kept ("keep 3")
         ("<PERSON_1>: thu at 3?\nMe: ok\n<PERSON_1>: can we do 4?\nMe: 4 is bad, can we keep 3?"
          "\n<PERSON_1>: sure, keep 3", ["2026-11-26T15:00:00+01:00"]),

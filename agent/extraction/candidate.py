@@ -11,6 +11,7 @@ from typing import Any, Literal
 
 from lang.text import sentence_breaks
 from lang.thread import age_order, messages, split_thread
+from tools.calendar import lang
 from tools.calendar.times import TimeMention
 
 
@@ -107,6 +108,24 @@ _JOINER_RE = re.compile(
 )
 
 
+# The words of a part that is only another time for the same plan ("a 7pm and a 9:30 on
+# friday"): articles, a clock's preposition, times and days. Such a part starts no new event.
+_TIME_ONLY_WORDS = frozenset("a an the at on @ around about maybe or".split())
+_WORD_RE = re.compile(r"[^\W\d_][\w'’]*|\d[\w:.]*")
+
+
+def _only_a_time(left: str, part: str) -> bool:
+    """Whether `part` says nothing but another clock for the plan of `left` ("a 7pm and a 9:30
+    on friday"); with a day on both sides it is another session ("wed at 7pm and thu at 7pm")."""
+    if lang.states_date(left) and lang.states_date(part):
+        return False
+    return all(
+        w.casefold() in _TIME_ONLY_WORDS or w[0].isdigit() or lang.states_date(w)
+        or lang.AM_PM_RE.fullmatch(w) is not None
+        for w in _WORD_RE.findall(part.rstrip(" ?!.,"))
+    )  # fmt: skip
+
+
 def _clauses(text: str) -> list[tuple[int, int, int, int]]:
     """(start, end, sentence start, sentence end) of each clause: sentences, split again
     between timed parts."""
@@ -117,7 +136,7 @@ def _clauses(text: str) -> list[tuple[int, int, int, int]]:
         cut = position
         for joiner in _JOINER_RE.finditer(text, position, end):
             left, right = text[cut : joiner.start()], text[joiner.end() : end]
-            if re.search(r"\d", left) and re.search(r"\d", right):
+            if re.search(r"\d", left) and re.search(r"\d", right) and not _only_a_time(left, right):
                 spans.append((cut, joiner.start(), position, end))
                 cut = joiner.end()
         spans.append((cut, end, position, end))

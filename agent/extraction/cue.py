@@ -259,6 +259,13 @@ NEGATION_RE = re.compile(
 FROM_TO_RE = re.compile(r"\bfrom\b.+\bto\b|\bvon\b.+\bauf\b|\bde\b.+\bà\b", re.IGNORECASE)
 _OR = data.alternation("acts", "alternative")
 OR_RE = re.compile(rf"^\s*(?:{_OR})\s*$", re.IGNORECASE)
+# ... or "and", with an article or a clock's preposition after either: "a 7pm or a 9:30",
+# "a 7pm and a 9:30", "at 2 and at 4".
+OPTIONS_GAP_RE = re.compile(
+    rf"\s*(?:{_OR}|{data.alternation('acts', 'alternative_and')})"
+    r"(?:\s+(?:a|an|the|at|@))?\s*",
+    re.IGNORECASE,
+)
 # A clause that opens with "or" ("or 9pm?", "Or Dec 20, if you're away"): another option.
 OR_OPENS_RE = re.compile(
     rf"\s*(?:{_OR})\b(?!\s+(?:{data.alternation('acts', 'alternative_not')})\b)", re.IGNORECASE

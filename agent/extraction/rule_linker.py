@@ -47,6 +47,7 @@ from agent.extraction.cue import (
     NONE_NOTICE_RE,
     NOT_BOOKED_RE,
     ONE_RE,
+    OPTIONS_GAP_RE,
     OR_OPENS_RE,
     OR_RE,
     OTHERS_PLAN_RE,
@@ -1072,6 +1073,16 @@ class RuleLinker:
             gap = text[first.mention.end - offset : second.mention.start - offset]
             if OR_RE.match(gap) and (first in clocks or second in clocks):
                 return clocks
+            if (
+                OPTIONS_GAP_RE.fullmatch(gap)
+                and first in clocks
+                and second in clocks
+                and not (
+                    lang.states_date(first.mention.text) and lang.states_date(second.mention.text)
+                )
+            ):
+                return clocks  # "a 7pm and a 9:30 on friday": two showings to pick from; "wed
+                # at 7pm and thu at 7pm" is two sessions
             if (
                 first in clocks
                 and second in clocks
