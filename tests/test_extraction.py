@@ -1904,3 +1904,23 @@ def test_a_later_day_with_the_same_time_keeps_the_clock(thread: str, expected: l
 )  # fmt: skip
 def test_a_window_of_hours_is_no_start(thread: str, expected: list[str]) -> None:
     assert starts(link("add it", thread)) == expected
+
+
+@pytest.mark.parametrize(
+    ("thread", "expected"),
+    [
+        # a move from one clock to another keeps the new one, the verb before or after it
+        ("<PERSON_1>: can we move the meeting tomorrow from 10 to 11?\nMe: ok",
+         ["2026-11-22T11:00:00+01:00"]),
+        ("<PERSON_1>: standup moved from 9 to 9:30 tomorrow\nMe: ok",
+         ["2026-11-22T09:30:00+01:00"]),
+        ("<PERSON_1>: Können wir das Meeting morgen von 10 auf 11 verschieben?\nMe: ja",
+         ["2026-11-22T11:00:00+01:00"]),
+        # must not fire: a range with no move ("from 10 to 11" is when it runs)
+        ("<PERSON_1>: meeting tomorrow from 10 to 11\nMe: ok", ["2026-11-22T10:00:00+01:00"]),
+    ],
+)  # fmt: skip
+def test_a_move_from_one_clock_to_another_keeps_the_new_one(
+    thread: str, expected: list[str]
+) -> None:
+    assert starts(link("add it", thread)) == expected

@@ -256,7 +256,6 @@ HEDGE_RE = data.word_pattern("acts", "hedge")
 NEGATION_RE = re.compile(
     rf"(?:\b|(?=n't))(?:{data.alternation('acts', 'negation')})\b", re.IGNORECASE
 )
-FROM_TO_RE = re.compile(r"\bfrom\b.+\bto\b|\bvon\b.+\bauf\b|\bde\b.+\bà\b", re.IGNORECASE)
 _OR = data.alternation("acts", "alternative")
 OR_RE = re.compile(rf"^\s*(?:{_OR})\s*$", re.IGNORECASE)
 # ... or "and", with an article or a clock's preposition after either: "a 7pm or a 9:30",

@@ -37,7 +37,6 @@ from agent.extraction.cue import (
     DEFINITE_RE,
     DISMISS_RE,
     ESTIMATE_RE,
-    FROM_TO_RE,
     GENERIC_EVENT_RE,
     HAVE_A_CLOCK_RE,
     HEDGE_RE,
@@ -829,7 +828,7 @@ class RuleLinker:
         if (
             moving
             and mention.kind == "interval"
-            and FROM_TO_RE.search(mention.text)
+            and lang.FROM_TO_RE.search(mention.text)
             and mention.end_value is not None
             and (lang.MOVED_FROM_RE.search(text) or _starts_at(target, mention, self.zone))
         ):  # "moved from 4pm to 11am": the new time is the end; "let's do 2 to 3" is a range

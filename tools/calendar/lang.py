@@ -552,11 +552,16 @@ JOINER_RE = re.compile(
 # so the pair is a move, not a start and its end (verbs per language in lang/data/times.toml).
 _MOVE_STEMS = "|".join(sorted(data.words("times", "move_stems")))
 MOVE_VERB_RE = re.compile(rf"\b(?:{_MOVE_STEMS})\w*", re.IGNORECASE)
+_MOVE_FROM = data.alternation("times", "move_from")
+_MOVE_TO = data.alternation("times", "move_to")
 MOVED_FROM_RE = re.compile(
-    rf"\b(?:{_MOVE_STEMS})\w*\s+(?:\S+\s+){{0,3}}?"
-    rf"(?:{data.alternation('times', 'move_from')})\b",
+    rf"\b(?:{_MOVE_STEMS})\w*\s+(?:\S+\s+){{0,3}}?(?:{_MOVE_FROM})\b"
+    # ... or the verb last, as German puts it: "von 10 auf 11 verschieben"
+    rf"|\b(?:{_MOVE_FROM})\s+\S+\s+(?:{_MOVE_TO})\s+\S+(?:\s+\S+){{0,2}}?\s+(?:{_MOVE_STEMS})\w*",
     re.IGNORECASE,
 )
+# An old time and a new one: "from 4pm to 11am", "von 10 auf 11", "das 10 para as 11".
+FROM_TO_RE = re.compile(rf"\b(?:{_MOVE_FROM})\b.+\s(?:{_MOVE_TO})\s", re.IGNORECASE)
 # "same time but Monday" keeps the clock (acts.toml); with "thursday instead?", "actually
 # Sat", or a day said as a correction that opens its message ("oops I meant Friday", "typo -
 # Sat", acts.toml [correction_opens]), a day may carry the clock said before it (the gate

@@ -293,6 +293,9 @@ _CLOCK_PAIR_RE = re.compile(
 
 
 _CLAUSE_END_RE = re.compile(r"[,.!?;\n|]")
+_FROM_BEFORE_RE = re.compile(
+    rf"(?<![^\W\d_])(?:{data.alternation('times', 'move_from')})[ \t]*$", re.IGNORECASE
+)
 _MONTH_BEFORE_RE = re.compile(rf"\b(?:{lang.MONTHS})\.?[ \t]*$", re.IGNORECASE)
 _NUMBER_LABEL_BEFORE_RE = re.compile(
     rf"(?<![^\W\d_])(?:{data.alternation('times', 'number_labels')})\.?[ \t]*(?:#|no\.?)?[ \t]*$",
@@ -325,7 +328,10 @@ def _clock_pairs(text: str, mentions: Sequence[TimeMention]) -> list[TimeMention
         if read is None or any(_read_right(m, read[0]) for m in touching):
             continue
         start, end, unsure = read
-        first = min(pair.start(), *(m.start for m in touching))
+        line_start = text.rfind("\n", 0, pair.start()) + 1
+        said_from = _FROM_BEFORE_RE.search(text, line_start, pair.start())
+        # "moved from 9 to 9:30": the range keeps its "from", where the linker reads a move
+        first = min(said_from.start() if said_from else pair.start(), *(m.start for m in touching))
         last = max(pair.end(), *(m.end for m in touching))
         joined = replace(
             host,
@@ -365,8 +371,11 @@ def _pair_reading(
     clause_end = _CLAUSE_END_RE.search(text, max(pair.end(), host.end))
     clause = text[line_start : clause_end.start() if clause_end else len(text)]
     before = text[line_start : pair.start()]
-    if lang.MOVE_VERB_RE.search(before) or lang.MOVED_FROM_RE.search(before):
-        return None  # "push it from 7 to 8": an old clock and a new one
+    if (
+        lang.MOVE_VERB_RE.search(before) or lang.MOVED_FROM_RE.search(before)
+    ) and not _FROM_BEFORE_RE.search(before):
+        return None  # "push it 7 to 8": an old clock and a new one; with "from" the range
+        # read here is the move the linker reads ("move it from 10 to 11": the end is new)
     if _NUMBER_LABEL_BEFORE_RE.search(before):
         return None  # "room 4-2", "gate 3-5": a place's number
     word = (pair.group("word") or "").casefold()
