@@ -1183,6 +1183,21 @@ def test_a_weekday_said_again_is_the_offer_it_answers(thread: str, expected: lis
         ("<PERSON_1>: dinner fri 7pm?\nMe: sorry I can't 😕", []),
         ("<PERSON_1>: cena el viernes a las 19h?\nMe: no puedo, lo siento", []),
         ("<PERSON_1>: Abendessen Freitag 19 Uhr?\nMe: kann leider nicht", []),
+        # ... only as the answer to the message that offered it, in a chat of two; a counter
+        # may follow it ("how about saturday same time?"), and a yes after it settles it
+        ("<PERSON_1>: dinner fri 7pm?\nMe: sorry can't\n<PERSON_1>: how about sunday same "
+         "time?\nMe: sunday works!", ["2026-11-22T19:00:00+01:00"]),
+        # the one who said no does not settle the start with a later yes of their own: it may
+        # answer a counter read as no time ("no can do" - "11?" - "yep" is no 10am)
+        ("<PERSON_1>: dinner fri 7pm?\nMe: can't, sorry\nMe: wait actually I can! see you then",
+         []),
+        ("<PERSON_1>: meeting sun 10am?\nMe: no can do\n<PERSON_1>: 11?\nMe: yep", []),
+        # the one who offered it takes it back after a yes: off
+        ("<PERSON_1>: can we sync sun at 2pm?\nMe: sure\n<PERSON_1>: actually can't, sorry", []),
+        ("<PERSON_1>: dinner fri at 7pm at mine?\nMe: yes I'm in\n<PERSON_1>: great. can you "
+         "bring wine?\nMe: can't, sorry", ["2026-11-27T19:00:00+01:00"]),
+        ("<PERSON_1>: tennis sun 9am?\nMe: yes!\n<PERSON_2>: can't\nMe: ok just us two then",
+         ["2026-11-22T09:00:00+01:00"]),
         # must not fire: a yes, a plain clock that answers nothing, "no problem", "can't wait"
         ("<PERSON_1>: dinner fri 7pm?\nMe: can't wait!", ["2026-11-27T19:00:00+01:00"]),
         ("<PERSON_1>: quiz night tues 8pm?\nMe: yes!", ["2026-11-24T20:00:00+01:00"]),
@@ -1916,6 +1931,11 @@ def test_a_window_of_hours_is_no_start(thread: str, expected: list[str]) -> None
          ["2026-11-22T09:30:00+01:00"]),
         ("<PERSON_1>: Können wir das Meeting morgen von 10 auf 11 verschieben?\nMe: ja",
          ["2026-11-22T11:00:00+01:00"]),
+        ("<PERSON_1>: moving tomorrow's dentist from 3 to 4:15pm", ["2026-11-22T16:15:00+01:00"]),
+        ("<PERSON_1>: rescheduled: standup from 9:30 to 10 tomorrow",
+         ["2026-11-22T10:00:00+01:00"]),
+        ("<PERSON_1>: possiamo spostare la riunione di lunedì dalle 10 alle 11?\nMe: certo",
+         ["2026-11-23T11:00:00+01:00"]),
         # must not fire: a range with no move ("from 10 to 11" is when it runs)
         ("<PERSON_1>: meeting tomorrow from 10 to 11\nMe: ok", ["2026-11-22T10:00:00+01:00"]),
     ],

@@ -82,13 +82,15 @@ RANGE_ROWS = [
     ("meeting 10:00-14:00 friday", [("11-27 10:00", "11-27 14:00")]),
     ("7 till 9 tonight", [("11-24 19:00", "11-24 21:00")]),
     ("yoga 6:30-7:30 tomorrow morning?", [("11-25 06:30", "11-25 07:30")]),  # a morning's word
-    # a move "from" one clock "to" another is read whole: the linker takes its end as new
-    ("can we push it from 7 to 8 tonight", [("11-24 19:00", "11-24 20:00")]),
+    # a zone after the pair holds for both clocks (Duckling's reading, with the zone)
+    ("webinar friday 2-3pm PT", [("11-27 17:00", "11-27 18:00")]),
+    ("call friday 9-10am Tokyo time", [("11-26 19:00", "11-26 20:00")]),
     # over midnight, with the day before the start
     ("saturday 8pm to 1am", [("11-28 20:00", "11-29 01:00")]),
     ("Fri 22:00-02:00", [("11-27 22:00", "11-28 02:00")]),
     # must not fire
     ("can we push it 7 to 8 tonight", []),  # an old clock and a new one
+    ("can we push it from 7 to 8 tonight", []),  # ... read as the new clock alone
     ("on 12-2 at 3pm", []),  # a date, and its clock
     ("Interview: Tue Dec 8 - 10am", []),  # a day's number, then its clock
     ("8pm until 1am Saturday", []),  # Friday night or Saturday night: open

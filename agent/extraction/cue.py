@@ -30,9 +30,6 @@ _DECLINE_ALONE_RE = re.compile(
     rf"\A\W*(?:(?:{_FILLER})(?!\w)\W*)*(?:{_NO_ALONE})(?!\w)(?:\W*(?<!\w)(?:{_FILLER})(?!\w))*\W*\Z",
     re.IGNORECASE,
 )
-_DECLINE_SELF_RE = re.compile(
-    rf"{_DECLINE_SELF_RE.pattern}|{_DECLINE_ALONE_RE.pattern}", re.IGNORECASE
-)
 
 
 def declines_alone(text: str) -> bool:

@@ -294,6 +294,7 @@ def _offered(
         event.pending, event.awaiting = True, who
     elif event.awaiting is not None:
         event.pending = True  # the counter's own speaker again: still no one else's yes
+        event.awaiting = who  # ... or another's counter, which waits for someone else's
     backers.add(who)
     event.setter = who
 
@@ -309,9 +310,13 @@ def _unanswered(event: ProposedEvent, said: list[Segment]) -> bool:
     return _who(asked) == "me" and "?" in (asked.sentence or asked.text)
 
 
+# What a start turned down waits on: a new offer, never a bare yes.
+_TURNED_DOWN = "\0turned down"
+
+
 def _answers(event: ProposedEvent, who: str | None, text: str) -> bool:
     """Whether a message with no time of its own says yes to the counter `event` waits on."""
-    if event.awaiting is None or who is None or who == event.awaiting:
+    if event.awaiting in (None, _TURNED_DOWN) or who is None or who == event.awaiting:
         return False
     if calls_off(text) or any(p.search(text) for p in (DECLINE_RE, DEFER_RE, RESCHEDULE_RE)):
         return False  # "ok, what about friday?": a yes that counters again is none
@@ -681,6 +686,21 @@ class RuleLinker:
             declined = target or _current(events)
             if declined is not None:
                 declined.cancelled = True
+            return last_day
+        if declines_alone(segment.context.rpartition("\n")[2]) and not (clocks or dates or vague):
+            # "dinner fri 7pm?" - "can't, sorry": that time is not agreed, the plan may go on
+            # ("how about saturday same time?"); only as the answer to the message that offered
+            # it, between two people ("can you bring wine?" - "can't" answers another question)
+            offered = target or _current(events)
+            who = _who(segment)
+            if offered is None or offered.start is None or len(self.talkers) > 2:
+                return last_day
+            if self._answers_offer(offered, index):
+                # that start waits for another offer: no bare yes settles it again ("ok next
+                # time!" acknowledges the no; "no can do" - "11?" - "yep" is no 10am)
+                offered.pending, offered.awaiting = True, _TURNED_DOWN
+            elif who in offered.offers.get(offered.start, set()) and not self._asked_before(index):
+                offered.cancelled = True  # "sync at 2pm?" - "sure" - "actually can't, sorry"
             return last_day
         pick = picked_place(text)
         # a time of its own outside the pick's words ("the second" is a date, "second one" a
@@ -1061,6 +1081,36 @@ class RuleLinker:
             untimed = [e for e in live if e.start is None and not e.all_day]
             return untimed[-1] if untimed else None
         return _current(events)
+
+    def _answers_offer(self, offered: ProposedEvent, index: int) -> bool:
+        """Whether the message before segment `index`, another person's, said `offered` last
+        and asked nothing after it, in a chat of two."""
+        if len(self.talkers) > 2 or index == 0:
+            return False
+        said_by = self.segments[index - 1].speaker
+        if said_by == self.segments[index].speaker:
+            return False
+        message = []
+        for back in range(index - 1, -1, -1):
+            if self.segments[back].speaker != said_by or self.segments[back].source != "thread":
+                break
+            message.append(back)
+        if offered.said not in message:
+            return False
+        return not any("?" in self.segments[i].text for i in message if i > offered.said)
+
+    def _asked_before(self, index: int) -> bool:
+        """Whether the message before segment `index` asks something ("can you bring wine?"):
+        a "can't" after it answers that question."""
+        if index == 0:
+            return False
+        said_by = self.segments[index - 1].speaker
+        for back in range(index - 1, -1, -1):
+            if self.segments[back].speaker != said_by:
+                break
+            if "?" in self.segments[back].text:
+                return True
+        return False
 
     def _options(
         self, text: str, own: list[Candidate], clocks: list[Candidate], offset: int

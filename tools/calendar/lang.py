@@ -392,9 +392,16 @@ def hour_pair(text: str, at: int) -> re.Match[str] | None:
         or pair.group("a") == pair.group("b")
         or window_before(text, pair.start("pair"))
         or COUNT_AFTER_RE.match(text, pair.end())
+        or zone_after(text, pair.end())  # "friday 2-3pm PT": Duckling's, with its zone
     ):
         return None
     return pair
+
+
+def zone_after(text: str, at: int) -> bool:
+    """Whether a zone is written right after `at` ("2-3pm PT", "9-11 UTC", "9-10am Tokyo
+    time", "my time")."""
+    return ZONE_AFTER_RE.match(text, at) is not None
 
 
 def _blank_day_hours(text: str) -> str:

@@ -328,10 +328,7 @@ def _clock_pairs(text: str, mentions: Sequence[TimeMention]) -> list[TimeMention
         if read is None or any(_read_right(m, read[0]) for m in touching):
             continue
         start, end, unsure = read
-        line_start = text.rfind("\n", 0, pair.start()) + 1
-        said_from = _FROM_BEFORE_RE.search(text, line_start, pair.start())
-        # "moved from 9 to 9:30": the range keeps its "from", where the linker reads a move
-        first = min(said_from.start() if said_from else pair.start(), *(m.start for m in touching))
+        first = min(pair.start(), *(m.start for m in touching))
         last = max(pair.end(), *(m.end for m in touching))
         joined = replace(
             host,
@@ -346,6 +343,17 @@ def _clock_pairs(text: str, mentions: Sequence[TimeMention]) -> list[TimeMention
             grain="minute" if start.minute or end.minute else "hour",
             alternatives=(start + timedelta(hours=12),) if unsure else (),
         )
+        line_start = text.rfind("\n", 0, pair.start()) + 1
+        if lang.MOVE_VERB_RE.search(text, line_start, pair.start()):
+            # "moving the dentist from 3 to 4:15pm", "spostare ... dalle 10 alle 11": a move
+            # from one clock to another; the new one is what the words fix
+            joined = replace(
+                joined,
+                kind="datetime",
+                value=end,
+                end_value=None,
+                alternatives=(end + timedelta(hours=12),) if unsure else (),
+            )
         out = [m for m in out if m not in touching] + [joined]
     return out
 
@@ -393,8 +401,10 @@ def _pair_reading(
     if lang.COUNT_AFTER_RE.match(text, pair.end()):
         return None  # "2-3 people"
     line_end = text.find("\n", pair.end())
-    if _MONTH_BEFORE_RE.search(before) or lang.ZONE_WRITTEN_RE.search(
-        text, pair.end(), len(text) if line_end < 0 else line_end
+    if (
+        _MONTH_BEFORE_RE.search(before)
+        or lang.zone_after(text, pair.end())
+        or lang.ZONE_WRITTEN_RE.search(text, pair.end(), len(text) if line_end < 0 else line_end)
     ):
         return None  # "Tue Dec 8 - 10am": a day, then its clock; "02:00-04:00 UTC": Duckling's
     outside = text[host.start : max(host.start, pair.start())] + text[pair.end() : host.end]
