@@ -312,8 +312,9 @@ _MINUTES_TO = frozenset({15, 20, 25})
 
 def _clock_pairs(text: str, mentions: Sequence[TimeMention]) -> list[TimeMention]:
     """`mentions` with each pair of clocks joined by a connector read as one range that starts
-    at the first clock, on the day the mentions around it say; a pair Duckling read right, one
-    after a move ("moved from 7 to 9"), or one no time mention touches is left as it is."""
+    at the first clock, on the day the mentions around it say; after a move verb and "from"
+    ("moving the dentist from 3 to 4:15pm") as the new clock alone. A pair Duckling read right,
+    a move with no "from" ("push it 7 to 8"), or one no time mention touches is left as it is."""
     out = list(mentions)
     for pair in _CLOCK_PAIR_RE.finditer(text):
         touching = [m for m in out if m.start < pair.end() and pair.start() < m.end]
@@ -382,12 +383,11 @@ def _pair_reading(
     if (
         lang.MOVE_VERB_RE.search(before) or lang.MOVED_FROM_RE.search(before)
     ) and not _FROM_BEFORE_RE.search(before):
-        return None  # "push it 7 to 8": an old clock and a new one; with "from" the range
-        # read here is the move the linker reads ("move it from 10 to 11": the end is new)
+        return None  # "push it 7 to 8": an old clock and a new one, which the linker reads
     if _NUMBER_LABEL_BEFORE_RE.search(before):
         return None  # "room 4-2", "gate 3-5": a place's number
     word = (pair.group("word") or "").casefold()
-    if word and not any(pair.group(g) for g in ("amin", "amer", "bmin", "bmer")):
+    if word and _bare(pair):
         # two bare numbers joined by a word: "5 to 10 tonight" may be five to ten, and "3 a 2"
         # is a score unless an opener says a range ("de 9 a 11")
         if (
@@ -414,9 +414,7 @@ def _pair_reading(
     a_min, b_min = int(pair.group("amin") or 0), int(pair.group("bmin") or 0)
     if (a, a_min) == (b, b_min) or (b > 12 >= a and not pair.group("amin")):
         return None  # "10-20 tonight": a count or a price, no clocks
-    if _EARLIEST_MORNING > a > b and not any(
-        pair.group(g) for g in ("amin", "amer", "bmin", "bmer")
-    ):
+    if _EARLIEST_MORNING > a > b and _bare(pair):
         return None  # "we won 4-2 tonight": a score; "10-2" and "9-1" start late enough
     if (
         host.has_clock_time
@@ -438,6 +436,11 @@ def _pair_reading(
     if end - start > timedelta(hours=12):
         return None  # "5 to 11" is no range of one sitting here
     return start, end, unsure
+
+
+def _bare(pair: re.Match[str]) -> bool:
+    """Whether both clocks of a pair are bare hours: no minutes, no half of the day."""
+    return not any(pair.group(g) for g in ("amin", "amer", "bmin", "bmer"))
 
 
 def _pair_day(host: TimeMention, pair: re.Match[str]) -> date | None:
