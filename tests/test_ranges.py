@@ -82,6 +82,9 @@ RANGE_ROWS = [
     ("meeting 10:00-14:00 friday", [("11-27 10:00", "11-27 14:00")]),
     ("7 till 9 tonight", [("11-24 19:00", "11-24 21:00")]),
     ("yoga 6:30-7:30 tomorrow morning?", [("11-25 06:30", "11-25 07:30")]),  # a morning's word
+    # two bare hours, then a weekday: a date that meets the weekday only years away is hours
+    ("drinks 5-7 friday", [("11-27 17:00", "11-27 19:00")]),
+    ("review call 3-4 thursday?", [("11-26 15:00", "11-26 16:00")]),
     # a zone after the pair holds for both clocks (Duckling's reading, with the zone)
     ("webinar friday 2-3pm PT", [("11-27 17:00", "11-27 18:00")]),
     ("call friday 9-10am Tokyo time", [("11-26 19:00", "11-26 20:00")]),
@@ -97,6 +100,9 @@ RANGE_ROWS = [
     ("tickets are 10-20 tonight", []),  # a price
     ("kids 5-8 friday at 4pm", []),  # ages
     ("pages 10-12 friday", []),
+    ("12-4 friday", []),  # 4 December is a Friday: a date
+    ("the vote was 7-2 friday", []),  # a vote
+    ("store hours are 10-6 on saturday", []),  # a shop's hours
     ("we're in room 4-2 tomorrow", []),  # a place's number
     ("el partido terminó 3 a 2 esta noche", []),  # a score: "a" joins hours after "de" only
     ("we won 4-2 tonight lol", []),

@@ -198,6 +198,7 @@ def _day_range(text: str, mention: TimeMention) -> TimeMention | None:
 # for Duckling): one range on that day.
 _EARLIEST_MORNING = 7  # a bare start from 7 to 11 is the morning's, 1 to 6 the afternoon's
 _UNSURE_STARTS = range(6, 9)  # ... but "7-10" may be an evening's: the gate asks
+_SCORE_BELOW = 9  # a bare pair whose start is later than its end starts at 9 or later
 
 
 def _hours_after_days(text: str, mentions: Sequence[TimeMention]) -> list[TimeMention]:
@@ -214,7 +215,7 @@ def _hours_after_days(text: str, mentions: Sequence[TimeMention]) -> list[TimeMe
         if pair is None or not lang.states_date(mention.text):
             continue
         line = text[text.rfind("\n", 0, mention.start) + 1 : pair.end()]
-        start_hour, end_hour, unsure = _pair_hours(
+        start_hour, end_hour, unsure = pair_hours(
             int(pair.group("a")), int(pair.group("b")), pair.group("mer") or "", line
         )
         other_half = timedelta(hours=12 if start_hour < 12 else -12)
@@ -247,7 +248,7 @@ def _daytime(line: str) -> bool:
     return bool(lang.MORNING_RE.search(line) or lang.DAYTIME_RE.search(line))
 
 
-def _pair_hours(a: int, b: int, meridiem: str, line: str) -> tuple[int, int, bool]:
+def pair_hours(a: int, b: int, meridiem: str, line: str) -> tuple[int, int, bool]:
     """The start and end hours of a pair of bare hours `a` and `b` (1 to 12; the end may be past
     midnight), and whether the start's half of the day is unsure. `meridiem` is the end's "a" or
     "p", if written; `line`, the words around them, may put them in the evening or in the day."""
@@ -384,8 +385,8 @@ def _pair_reading(
         lang.MOVE_VERB_RE.search(before) or lang.MOVED_FROM_RE.search(before)
     ) and not _FROM_BEFORE_RE.search(before):
         return None  # "push it 7 to 8": an old clock and a new one, which the linker reads
-    if _NUMBER_LABEL_BEFORE_RE.search(before):
-        return None  # "room 4-2", "gate 3-5": a place's number
+    if numbered_or_counted(text, pair.start(), pair.end()):
+        return None
     word = (pair.group("word") or "").casefold()
     if word and _bare(pair):
         # two bare numbers joined by a word: "5 to 10 tonight" may be five to ten, and "3 a 2"
@@ -398,8 +399,6 @@ def _pair_reading(
             return None
         if len(word) <= 2 and word not in _SPOKEN_TO and not _RANGE_OPENER_BEFORE_RE.search(before):
             return None
-    if lang.COUNT_AFTER_RE.match(text, pair.end()):
-        return None  # "2-3 people"
     line_end = text.find("\n", pair.end())
     if (
         _MONTH_BEFORE_RE.search(before)
@@ -414,8 +413,8 @@ def _pair_reading(
     a_min, b_min = int(pair.group("amin") or 0), int(pair.group("bmin") or 0)
     if (a, a_min) == (b, b_min) or (b > 12 >= a and not pair.group("amin")):
         return None  # "10-20 tonight": a count or a price, no clocks
-    if _EARLIEST_MORNING > a > b and _bare(pair):
-        return None  # "we won 4-2 tonight": a score; "10-2" and "9-1" start late enough
+    if _bare(pair) and score_like(a, b):
+        return None
     if (
         host.has_clock_time
         and host.value is not None
@@ -438,6 +437,22 @@ def _pair_reading(
     return start, end, unsure
 
 
+def numbered_or_counted(text: str, start: int, end: int) -> bool:
+    """Whether the numbers at text[start:end] number a place or a page ("room 4-2", "pages
+    10-12", times.toml [number_labels]) or count people ("2-3 people"): no hours."""
+    line_start = text.rfind("\n", 0, start) + 1
+    return bool(
+        _NUMBER_LABEL_BEFORE_RE.search(text, line_start, start)
+        or lang.COUNT_AFTER_RE.match(text, end)
+    )
+
+
+def score_like(a: int, b: int) -> bool:
+    """Whether two bare numbers read as hours would start before 9 and end earlier still: a
+    score or a vote ("we won 4-2", "the vote was 7-2"); "10-2" and "9-1" are hours."""
+    return _SCORE_BELOW > a > b
+
+
 def _bare(pair: re.Match[str]) -> bool:
     """Whether both clocks of a pair are bare hours: no minutes, no half of the day."""
     return not any(pair.group(g) for g in ("amin", "amer", "bmin", "bmer"))
@@ -457,7 +472,7 @@ def _pair_day(host: TimeMention, pair: re.Match[str]) -> date | None:
 
 def _pair_clock_hours(pair: re.Match[str], clause: str) -> tuple[int, int, bool]:
     """The start and end hours of a pair of clocks, 0 to 23: a half of the day written wins;
-    a 24-hour clock is its own; bare hours are read as `_pair_hours` reads them."""
+    a 24-hour clock is its own; bare hours are read as `pair_hours` reads them."""
     a, b = int(pair.group("a")), int(pair.group("b"))
     a_mer, b_mer = (pair.group("amer") or "").casefold(), (pair.group("bmer") or "").casefold()
     if a > 12 or pair.group("amin") and (b > 12 or pair.group("a").startswith("0")):
@@ -474,4 +489,4 @@ def _pair_clock_hours(pair: re.Match[str], clause: str) -> tuple[int, int, bool]
         if start >= end:  # "11-1pm" is 11am, "12-2pm" noon, "11-1am" the night before's 11pm
             start = (start - 12) % 24
         return start, end, False
-    return _pair_hours(a, b, "", clause)
+    return pair_hours(a, b, "", clause)

@@ -39,7 +39,7 @@ from lang.activities import ACTIVITY_RE
 from lang.once import once
 from lang.thread import ZERO_LED_CLOCK_RE, age_order, is_self, messages, speaker_note
 from tools.calendar import lang
-from tools.calendar.ranges import join_ranges
+from tools.calendar.ranges import join_ranges, numbered_or_counted, pair_hours, score_like
 from tools.calendar.side_times import drop_deadlines, drop_side_times
 from tools.errors import TimeParseError
 
@@ -1370,6 +1370,7 @@ class TimeParser:
         mentions = [_repeating(clean, m) for m in mentions]
         mentions = [_shorthand_half(m, self.zone) for m in mentions]
         mentions = [_week_shift(clean, m, ref.astimezone(self.zone)) for m in mentions]
+        mentions = _hours_before_weekday(clean, mentions, ref)
         return _day_said_once(clean, _open_days(clean, _unnested(mentions)))
 
     def _weekday_before(
@@ -2204,6 +2205,56 @@ _OPTION_JOINER_RE = re.compile(
     rf"(?:(?:a|an|the|{lang.CLOCK_PREPOSITIONS})[ \t]+)?",
     re.IGNORECASE,
 )
+
+
+# Two bare hours, then a weekday: "drinks 5-7 friday", "review call 3-4 thursday".
+_HOURS_THEN_WEEKDAY_RE = re.compile(
+    rf"(?P<a>1[0-2]|0?[1-9])[ \t]*[-–—][ \t]*(?P<b>1[0-2]|0?[1-9])[ \t]+(?:on[ \t]+)?"
+    rf"(?P<day>{lang.DAY_NAMES})\b\.?",
+    re.IGNORECASE,
+)
+_NEAR_DATE = timedelta(days=62)
+
+
+def _hours_before_weekday(
+    clean: str, mentions: list[TimeMention], ref: datetime
+) -> list[TimeMention]:
+    """ "drinks 5-7 friday": Duckling reads the pair as a month and day that falls on that
+    weekday, years ahead (7 May 2027). A date that only meets its weekday that far off is two
+    hours on the coming weekday; "12-4 friday" said in November is the Friday 4 December."""
+    out = []
+    for mention in mentions:
+        said = _HOURS_THEN_WEEKDAY_RE.fullmatch(mention.text.strip())
+        value = mention.value
+        if (
+            said is None
+            or value is None
+            or mention.has_clock_time
+            or (value.month, value.day) != (int(said.group("a")), int(said.group("b")))
+            or value - ref < _NEAR_DATE
+            or score_like(int(said.group("a")), int(said.group("b")))
+            or numbered_or_counted(clean, mention.start, mention.start + said.end("b"))
+            or lang.window_before(clean, mention.start)  # "store hours are 10-6 on saturday"
+        ):
+            out.append(mention)
+            continue
+        local = ref.astimezone(value.tzinfo)
+        ahead = (lang.WEEKDAY_INDEX[said.group("day").casefold()] - local.weekday()) % 7
+        line_start = clean.rfind("\n", 0, mention.start) + 1
+        start_hour, end_hour, unsure = pair_hours(
+            int(said.group("a")), int(said.group("b")), "", clean[line_start : mention.end]
+        )
+        day = datetime.combine(local.date() + timedelta(days=ahead), time(), value.tzinfo)
+        start = day.replace(hour=start_hour)
+        end = day.replace(hour=end_hour) + timedelta(days=1 if end_hour <= start_hour else 0)
+        out.append(
+            replace(
+                mention, kind="interval", value=start, end_value=end, has_clock_time=True,
+                all_day=False, grain="hour",
+                alternatives=(start + timedelta(hours=12),) if unsure else (),
+            )
+        )  # fmt: skip
+    return out
 
 
 def _day_said_once(clean: str, mentions: list[TimeMention]) -> list[TimeMention]:
