@@ -78,8 +78,12 @@ def phrase_pattern(file: str, section: str, *, nouns: bool = False) -> re.Patter
     """The phrase lists of `section` (all languages) as one case-insensitive, word-bounded
     pattern; a space in a phrase matches any run of spaces, a "*" one word. `nouns`: a phrase
     may end in a plural or possessive "s" ("doctors appointment", "the dentist's")."""
-    entries = [p for phrases in table(file)[section].values() for p in phrases]
-    return phrases_regex(entries, nouns=nouns)
+    return phrases_regex(phrases(file, section), nouns=nouns)
+
+
+def phrases(file: str, section: str) -> list[str]:
+    """The phrase lists of `section` (all languages), in file order."""
+    return [p for entries in table(file)[section].values() for p in entries]
 
 
 def phrases_alternation(entries: list[str]) -> str:

@@ -19,12 +19,8 @@ RESCHEDULE_RE = re.compile(
 # The plan is off; a reply that turns it down with no time of its own (lang/data/acts.toml).
 _DECLINE_SELF_RE = data.phrase_pattern("acts", "decline_self")
 _CANCEL_ONLY_RE = data.phrase_pattern("acts", "cancel")
-_FILLER = data.phrases_alternation(
-    [p for ps in data.table("acts")["decline_alone_fillers"].values() for p in ps]
-)
-_NO_ALONE = data.phrases_alternation(
-    [p for ps in data.table("acts")["decline_alone"].values() for p in ps]
-)
+_FILLER = data.phrases_alternation(data.phrases("acts", "decline_alone_fillers"))
+_NO_ALONE = data.phrases_alternation(data.phrases("acts", "decline_alone"))
 # A reply that is nothing but a "can't", fillers aside (acts.toml [decline_alone]).
 _DECLINE_ALONE_RE = re.compile(
     rf"\A\W*(?:(?:{_FILLER})(?!\w)\W*)*(?:{_NO_ALONE})(?!\w)(?:\W*(?<!\w)(?:{_FILLER})(?!\w))*\W*\Z",

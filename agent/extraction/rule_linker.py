@@ -1082,19 +1082,27 @@ class RuleLinker:
             return untimed[-1] if untimed else None
         return _current(events)
 
-    def _answers_offer(self, offered: ProposedEvent, index: int) -> bool:
-        """Whether the message before segment `index`, another person's, said `offered` last
-        and asked nothing after it, in a chat of two."""
-        if len(self.talkers) > 2 or index == 0:
-            return False
+    def _message_before(self, index: int) -> list[int]:
+        """The clauses of the message before segment `index`, last first: the run of clauses
+        one other speaker said right before it."""
+        if index == 0:
+            return []
         said_by = self.segments[index - 1].speaker
-        if said_by == self.segments[index].speaker:
-            return False
-        message = []
+        run = []
         for back in range(index - 1, -1, -1):
             if self.segments[back].speaker != said_by or self.segments[back].source != "thread":
                 break
-            message.append(back)
+            run.append(back)
+        return run
+
+    def _answers_offer(self, offered: ProposedEvent, index: int) -> bool:
+        """Whether the message before segment `index`, another person's, said `offered` last
+        and asked nothing after it, in a chat of two."""
+        message = self._message_before(index)
+        if len(self.talkers) > 2 or not message:
+            return False
+        if self.segments[message[0]].speaker == self.segments[index].speaker:
+            return False
         if offered.said not in message:
             return False
         return not any("?" in self.segments[i].text for i in message if i > offered.said)
@@ -1102,15 +1110,7 @@ class RuleLinker:
     def _asked_before(self, index: int) -> bool:
         """Whether the message before segment `index` asks something ("can you bring wine?"):
         a "can't" after it answers that question."""
-        if index == 0:
-            return False
-        said_by = self.segments[index - 1].speaker
-        for back in range(index - 1, -1, -1):
-            if self.segments[back].speaker != said_by:
-                break
-            if "?" in self.segments[back].text:
-                return True
-        return False
+        return any("?" in self.segments[i].text for i in self._message_before(index))
 
     def _options(
         self, text: str, own: list[Candidate], clocks: list[Candidate], offset: int

@@ -272,14 +272,7 @@ CHANGED_HOUR_RE = re.compile(
 )
 
 # The words between a day or a count and its clock ("at", "@", "um", "a las"), as regex source.
-CLOCK_PREPOSITIONS = "|".join(
-    r"\s+".join(map(re.escape, phrase.split()))
-    for phrase in sorted(
-        (p for ps in data.table("times")["clock_prepositions"].values() for p in ps),
-        key=len,
-        reverse=True,
-    )
-)
+CLOCK_PREPOSITIONS = data.phrases_alternation(data.phrases("times", "clock_prepositions"))
 # A party's size before its time: "booked for 4 at 7:15", "table for 2 @ 8pm". Duckling reads
 # "4 at 7:15" as four o'clock.
 COUNT_BEFORE_TIME_RE = re.compile(
@@ -751,6 +744,10 @@ _DATE_WORD_RE = re.compile(
     rf"|{data.phrase_pattern('times', 'holidays').pattern}",  # "the 10pm Christmas Eve mass"
     re.IGNORECASE,
 )
+
+
+# A month's name ending the text before a number: "Dec 8 - 10am" is a day, then its clock.
+MONTH_BEFORE_RE = re.compile(rf"\b(?:{MONTHS})\.?[ \t]*$", re.IGNORECASE)
 
 
 def states_date(span: str) -> bool:

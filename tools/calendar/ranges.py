@@ -297,7 +297,6 @@ _CLAUSE_END_RE = re.compile(r"[,.!?;\n|]")
 _FROM_BEFORE_RE = re.compile(
     rf"(?<![^\W\d_])(?:{data.alternation('times', 'move_from')})[ \t]*$", re.IGNORECASE
 )
-_MONTH_BEFORE_RE = re.compile(rf"\b(?:{lang.MONTHS})\.?[ \t]*$", re.IGNORECASE)
 _NUMBER_LABEL_BEFORE_RE = re.compile(
     rf"(?<![^\W\d_])(?:{data.alternation('times', 'number_labels')})\.?[ \t]*(?:#|no\.?)?[ \t]*$",
     re.IGNORECASE,
@@ -401,7 +400,7 @@ def _pair_reading(
             return None
     line_end = text.find("\n", pair.end())
     if (
-        _MONTH_BEFORE_RE.search(before)
+        lang.MONTH_BEFORE_RE.search(before)
         or lang.zone_after(text, pair.end())
         or lang.ZONE_WRITTEN_RE.search(text, pair.end(), len(text) if line_end < 0 else line_end)
     ):

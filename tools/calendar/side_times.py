@@ -22,9 +22,8 @@ if TYPE_CHECKING:  # times.py calls this module; the mention type is only named 
 
 # ... and the old time a new one replaces: "4pm instead of 3pm" ([replaced_openers])
 _LABEL = data.phrases_regex(
-    [p for table in ("side_labels", "replaced_openers")
-     for phrases in data.table("times")[table].values() for p in phrases]
-).pattern  # fmt: skip
+    data.phrases("times", "side_labels") + data.phrases("times", "replaced_openers")
+).pattern
 # The label, then up to three words with no number between it and the time: "Please arrive no
 # earlier than 14:10", "Pick-up is at 12:30"; not "Boarding 16:35, departs 17:05". A lead time
 # may stand between ("Please arrive 15 minutes early, at 8:45"): a number with its unit

@@ -251,9 +251,6 @@ _DASH_START_RE = re.compile(
 )
 
 
-_MONTH_BEFORE_RE = re.compile(rf"\b(?:{lang.MONTHS})\.?[ \t]*$", re.IGNORECASE)
-
-
 def _written_start(body: str) -> tuple[int, int] | None:
     """The hour and minute an interval's words write first: after "at", "from", "between"
     ([range_openers]), else right before its dash."""
@@ -261,7 +258,7 @@ def _written_start(body: str) -> tuple[int, int] | None:
     if written:
         return int(written.group(1)), 0
     dashed = _DASH_START_RE.search(body)
-    if dashed is None or _MONTH_BEFORE_RE.search(body, 0, dashed.start()):
+    if dashed is None or lang.MONTH_BEFORE_RE.search(body, 0, dashed.start()):
         return None  # "Dec 8 - 10am": a day, then the clock
     return int(dashed.group(1)), int(dashed.group(2) or 0)
 
