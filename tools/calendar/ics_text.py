@@ -22,7 +22,10 @@ MAX_COMPONENTS = 100_000  # BEGIN lines in one file
 MAX_ITEM_CHARS = 512 * 1024  # one VEVENT; more is an embedded attachment or an attack
 MAX_ZONE_CHARS = 1024 * 1024  # all VTIMEZONEs of a calendar: each piece may repeat them
 MAX_DATE_VALUES = 10_000  # RDATE and EXDATE values in one VEVENT
-PIECE_CHARS = 128 * 1024  # the parser gets at most about this much text at a time
+# The parser gets at most about this much text at a time. The budget is looked at between
+# pieces, so a piece's parse is how far a hostile file can run past it: 128 KB took 0.3 s
+# here and 0.5 s on CI (2.02 s in all); 32 KB takes 0.08 s and imports as fast.
+PIECE_CHARS = 32 * 1024
 CHECK_EVERY = 2_000  # items read between two looks at the clock
 ITEM_NAMES = ("VEVENT", "VTODO", "VJOURNAL")
 # Calendar-level properties the import reads; other calendar-level lines are checked for syntax
