@@ -540,6 +540,12 @@ def titles(events: list[ProposedEvent]) -> list[tuple[str, str]]:
         ("<PERSON_1>: there's a 7pm and a 9:30pm on friday\nMe: let me check", []),
         ("<PERSON_1>: there's a 7pm and a 9:30pm on friday. Which?\nMe: 7pm",
          ["2026-11-27T19:00:00+01:00"]),
+        # ... whatever follows the second clock after a comma
+        ("<PERSON_1>: free at 10 and 2 tomorrow, which suits?", []),
+        ("<PERSON_1>: can do 2pm and 4pm friday, let me know\nMe: 4pm",
+         ["2026-11-27T16:00:00+01:00"]),
+        ("<PERSON_1>: lunch friday 12:30 and drinks at 6, ok?\nMe: ok",
+         ["2026-11-27T12:30:00+01:00", "2026-11-27T18:00:00+01:00"]),  # no-match row
         # a time turned down ("4 is bad"), the earlier one kept ("keep 3")
         ("<PERSON_1>: thu at 3?\nMe: ok\n<PERSON_1>: can we do 4?\nMe: 4 is bad, can we keep 3?"
          "\n<PERSON_1>: sure, keep 3", ["2026-11-26T15:00:00+01:00"]),

@@ -85,6 +85,7 @@ RANGE_ROWS = [
     # two bare hours, then a weekday: a date that meets the weekday only years away is hours
     ("drinks 5-7 friday", [("11-27 17:00", "11-27 19:00")]),
     ("review call 3-4 thursday?", [("11-26 15:00", "11-26 16:00")]),
+    ("brunch 11-1 sunday", [("11-29 11:00", "11-29 13:00")]),  # 1 November is past
     # a zone after the pair holds for both clocks (Duckling's reading, with the zone)
     ("webinar friday 2-3pm PT", [("11-27 17:00", "11-27 18:00")]),
     ("call friday 9-10am Tokyo time", [("11-26 19:00", "11-26 20:00")]),
@@ -182,3 +183,44 @@ def test_a_range_of_days_names_its_month_once(
 )
 def test_what_is_no_range_of_days(parser: TimeParser, text: str) -> None:
     assert not any(m.kind == "interval" and m.all_day for m in parser.parse(text))
+
+
+# Numbers a label, a count or a score holds: no clock Duckling read in them stands. The rows
+# after "must not fire" keep their clock.
+NO_CLOCK_ROWS = [
+    ("we're in room 4-2 tomorrow", False),
+    ("el partido terminó 3 a 2 esta noche", False),
+    ("we won 4-2 tomorrow", False),
+    ("soccer for ages 9-11 friday", False),
+    ("the vote was 7-2 friday", False),
+    # must not fire
+    ("drinks 8-10 tonight", True),
+    ("reunión mañana de 9 a 11", True),
+    ("open house saturday 9-1", True),
+    ("kids 5-8 friday at 4pm", True),  # the ages go; the clock after them stays
+]
+
+
+@pytest.mark.parametrize(("text", "clock"), NO_CLOCK_ROWS)
+def test_numbers_that_hold_no_clock(parser: TimeParser, text: str, clock: bool) -> None:
+    assert any(m.has_clock_time for m in parser.parse_input(text)) is clock
+
+
+# A dashed pair Duckling took for a month and day months away (or past), with the words after
+# it saying their own day and clock: the pair names a shop or counts. A near date stands.
+FAR_PAIR_ROWS = [
+    ("meet at the 7-11 tonight at 8", ["11-24 20:00"]),
+    ("team of 5-6 tonight at 7", ["11-24 19:00"]),
+    ("party of 4-6 tomorrow at 8pm", ["11-25 20:00"]),
+    # must not fire
+    ("12-4 friday at 3", ["12-04 15:00"]),  # 4 December is a Friday
+    ("on 12-2 at 3pm", ["12-02 15:00"]),  # no day of its own after the pair
+]
+
+
+@pytest.mark.parametrize(("text", "starts"), FAR_PAIR_ROWS)
+def test_a_far_date_yields_to_the_day_said_after_it(
+    parser: TimeParser, text: str, starts: list[str]
+) -> None:
+    found = [f"{m.value:%m-%d %H:%M}" for m in parser.parse_input(text) if m.has_clock_time]
+    assert found == starts

@@ -112,11 +112,14 @@ _JOINER_RE = re.compile(
 # friday"): articles, a clock's preposition, times and days. Such a part starts no new event.
 _TIME_ONLY_WORDS = frozenset("a an the at on @ around about maybe or".split())
 _WORD_RE = re.compile(r"[^\W\d_][\w'’]*|\d[\w:.]*")
+_CLAUSE_MARK_RE = re.compile(r"[,;]\s")
 
 
 def _only_a_time(left: str, part: str) -> bool:
-    """Whether `part` says nothing but another clock for the plan of `left` ("a 7pm and a 9:30
-    on friday"); with a day on both sides it is another session ("wed at 7pm and thu at 7pm")."""
+    """Whether `part`, up to its first comma, says nothing but another clock for the plan of
+    `left` ("a 7pm and a 9:30 on friday", "at 10 and 2 tomorrow, which suits?"); with a day on
+    both sides it is another session ("wed at 7pm and thu at 7pm")."""
+    part = _CLAUSE_MARK_RE.split(part, maxsplit=1)[0]
     if lang.states_date(left) and lang.states_date(part):
         return False
     return all(

@@ -317,6 +317,11 @@ def _clock_pairs(text: str, mentions: Sequence[TimeMention]) -> list[TimeMention
     a move with no "from" ("push it 7 to 8"), or one no time mention touches is left as it is."""
     out = list(mentions)
     for pair in _CLOCK_PAIR_RE.finditer(text):
+        if _no_clocks(text, pair):
+            # "we're in room 4-2 tomorrow", "terminó 3 a 2 esta noche": Duckling's "2 tomorrow"
+            # and "a 2" start inside the numbers, which hold no clock
+            out = [m for m in out if not pair.start() <= m.start < pair.end()]
+            continue
         touching = [m for m in out if m.start < pair.end() and pair.start() < m.end]
         host = max(
             (m for m in touching if m.value is not None and (m.has_clock_time or m.vague)),
@@ -325,6 +330,8 @@ def _clock_pairs(text: str, mentions: Sequence[TimeMention]) -> list[TimeMention
         )
         if host is None or host.value is None:
             continue
+        if any(m.has_clock_time and pair.end() <= m.start < host.end for m in out):
+            continue  # "party of 4-6 tomorrow at 8pm": the day after the pair has its own clock
         read = _pair_reading(text, pair, host)
         if read is None or any(_read_right(m, read[0]) for m in touching):
             continue
@@ -434,6 +441,14 @@ def _pair_reading(
     if end - start > timedelta(hours=12):
         return None  # "5 to 11" is no range of one sitting here
     return start, end, unsure
+
+
+def _no_clocks(text: str, pair: re.Match[str]) -> bool:
+    """Whether a pair's numbers are a label's, a count or a score ("room 4-2", "2-3 people",
+    "we won 4-2", "3 a 2"), so no clock Duckling read in them stands."""
+    return numbered_or_counted(text, pair.start(), pair.end()) or (
+        _bare(pair) and score_like(int(pair.group("a")), int(pair.group("b")))
+    )
 
 
 def numbered_or_counted(text: str, start: int, end: int) -> bool:

@@ -379,6 +379,34 @@ def _misread_words(
     return clean
 
 
+_CLAUSE_END_RE = re.compile(r"[,.;!?\n]")
+_PAIR_FIRST_RE = re.compile(r"(?P<a>\d{1,2})[ \t]*[-–—][ \t]*(?P<b>\d{1,2})(?=[ \t])")
+
+
+def _far_pairs_blanked(clean: str, entities: list[dict[str, Any]], ref: datetime) -> str:
+    """`clean` with blanks over a dashed pair that Duckling took for a month and day months
+    away, or past, while the rest of its clause says its own day and clock: "meet at the 7-11
+    tonight at 8" (11 July next year), "team of 5-6 tonight at 7". The pair names a place or
+    counts; the words after it are the time. A near date stands ("12-4 friday at 3")."""
+    for entity in entities:
+        said = _PAIR_FIRST_RE.match(clean, entity["start"])
+        value = entity["value"].get("value") if entity["dim"] == "time" else None
+        if said is None or said.end() > entity["end"] or not isinstance(value, str):
+            continue
+        clause = _CLAUSE_END_RE.search(clean, said.end())
+        rest = clean[said.end() : clause.start() if clause else len(clean)]
+        when = datetime.fromisoformat(value)
+        pair = {(int(said.group("a")), int(said.group("b")))}
+        if (
+            pair & {(when.month, when.day), (when.day, when.month)}
+            and not timedelta(0) <= when - ref < _NEAR_DATE
+            and lang.states_date(rest)
+            and lang.states_clock_time(rest)
+        ):
+            clean = clean[: said.start()] + " " * len(said.group()) + clean[said.end() :]
+    return clean
+
+
 def _as_written(entity: dict[str, Any], clean: str) -> dict[str, Any]:
     """`entity` with the first of Duckling's readings whose start is the hour written first
     ("tuesday between 10 and 2" reads 00:00 to 03:00 first, 10:00 to 15:00 second); as it is
@@ -1311,6 +1339,7 @@ class TimeParser:
             ),
             code,
         )
+        misread = _far_pairs_blanked(misread, entities, ref)
         if misread != clean:  # "my boss Friday at 1p.m.", "tonight at 8:00 pm": read again
             again = self._engine.parse(misread, tz=self.tz, ref=ref, language=code, locale=locale)
             again = [e for e in again if not _starts_inside_a_number(misread, e["start"])]
@@ -2213,25 +2242,33 @@ _HOURS_THEN_WEEKDAY_RE = re.compile(
 _NEAR_DATE = timedelta(days=62)
 
 
+def _vague_word_first(mention: TimeMention) -> bool:
+    """Whether a mention begins with the vague word it carries ("brunch 11-1 sunday")."""
+    return bool(mention.vague) and mention.text.casefold().startswith(mention.vague.casefold())
+
+
 def _hours_before_weekday(
     clean: str, mentions: list[TimeMention], ref: datetime
 ) -> list[TimeMention]:
     """ "drinks 5-7 friday": Duckling reads the pair as a month and day that falls on that
     weekday, years ahead (7 May 2027). A date that only meets its weekday that far off is two
-    hours on the coming weekday; "12-4 friday" said in November is the Friday 4 December."""
+    hours on the coming weekday, and so is one already past ("brunch 11-1 sunday" is no plan
+    for 1 November); "12-4 friday" said in November is the Friday 4 December."""
     out = []
     for mention in mentions:
-        said = _HOURS_THEN_WEEKDAY_RE.fullmatch(mention.text.strip())
+        skip = len(mention.vague or "") if _vague_word_first(mention) else 0
+        said = _HOURS_THEN_WEEKDAY_RE.fullmatch(mention.text[skip:].strip())
+        skip = mention.text.find(said.group(), skip) if said else 0
         value = mention.value
         if (
             said is None
             or value is None
             or mention.has_clock_time
             or (value.month, value.day) != (int(said.group("a")), int(said.group("b")))
-            or value - ref < _NEAR_DATE
+            or timedelta(0) <= value - ref < _NEAR_DATE  # near and ahead: the date stands
             or score_like(int(said.group("a")), int(said.group("b")))
-            or numbered_or_counted(clean, mention.start, mention.start + said.end("b"))
-            or lang.window_before(clean, mention.start)  # "store hours are 10-6 on saturday"
+            or numbered_or_counted(clean, at := mention.start + skip, at + said.end("b"))
+            or lang.window_before(clean, at)  # "store hours are 10-6 on saturday"
         ):
             out.append(mention)
             continue
