@@ -542,6 +542,18 @@ def titles(events: list[ProposedEvent]) -> list[tuple[str, str]]:
          ["2026-11-27T19:00:00+01:00"]),
         # ... whatever follows the second clock after a comma
         ("<PERSON_1>: free at 10 and 2 tomorrow, which suits?", []),
+        ("<PERSON_1>: free at 10 and 2 tomorrow, whichever suits you", []),
+        # a bare hour before another clock is an option too ("10 or 2 tomorrow?")
+        ("<PERSON_1>: 10 or 2 tomorrow?\nMe: sure", []),
+        ("<PERSON_1>: 10 or 2 tomorrow?\nMe: 2 works", ["2026-11-22T14:00:00+01:00"]),
+        ("<PERSON_1>: 3 or 4 on friday?\nMe: 4 is better", ["2026-11-27T16:00:00+01:00"]),
+        # a number alone picks the one option at that hour
+        ("<PERSON_1>: I can do 3 or 4 tomorrow\nMe: 4", ["2026-11-22T16:00:00+01:00"]),
+        ("<PERSON_1>: free at 10 and 2 tomorrow, which suits?\nMe: 2!",
+         ["2026-11-22T14:00:00+01:00"]),
+        ("<PERSON_1>: 10 or 2 tomorrow?\nMe: 5", []),  # no option at 5
+        ("<PERSON_1>: dentist at 10 and 3 tomorrow, one for each kid\nMe: ok",
+         ["2026-11-22T10:00:00+01:00", "2026-11-22T15:00:00+01:00"]),  # no-match row
         ("<PERSON_1>: can do 2pm and 4pm friday, let me know\nMe: 4pm",
          ["2026-11-27T16:00:00+01:00"]),
         ("<PERSON_1>: lunch friday 12:30 and drinks at 6, ok?\nMe: ok",

@@ -12,6 +12,7 @@ from zoneinfo import ZoneInfo
 
 import pytest
 
+from tools.calendar import lang
 from tools.calendar.times import TimeParser
 
 TZ = "America/New_York"
@@ -75,7 +76,6 @@ RANGE_ROWS = [
     # written at the end holds for a start before it, an evening's word for both
     ("game is 7-9 tonight", [("11-24 19:00", "11-24 21:00")]),
     ("call 4-4:30 friday", [("11-27 16:00", "11-27 16:30")]),
-    ("lunch 12-2 friday", [("11-27 12:00", "11-27 14:00")]),
     ("brunch 11 to 1pm tomorrow", [("11-25 11:00", "11-25 13:00")]),
     ("9 to 11 tomorrow", [("11-25 09:00", "11-25 11:00")]),
     ("open house 10 to 2 tomorrow", [("11-25 10:00", "11-25 14:00")]),
@@ -85,7 +85,11 @@ RANGE_ROWS = [
     # two bare hours, then a weekday: a date that meets the weekday only years away is hours
     ("drinks 5-7 friday", [("11-27 17:00", "11-27 19:00")]),
     ("review call 3-4 thursday?", [("11-26 15:00", "11-26 16:00")]),
-    ("brunch 11-1 sunday", [("11-29 11:00", "11-29 13:00")]),  # 1 November is past
+    ("brunch 11-1 sunday", [("11-29 11:00", "11-29 13:00")]),  # a meal's hours, not 1 Nov
+    ("can you cover the shift 11-7 saturday?", [("11-28 11:00", "11-28 19:00")]),
+    # a meal's hours, the day after them
+    ("lunch 12-2 friday", [("11-27 12:00", "11-27 14:00")]),
+    ("dinner 7-9 saturday", [("11-28 19:00", "11-28 21:00")]),
     # a zone after the pair holds for both clocks (Duckling's reading, with the zone)
     ("webinar friday 2-3pm PT", [("11-27 17:00", "11-27 18:00")]),
     ("call friday 9-10am Tokyo time", [("11-26 19:00", "11-26 20:00")]),
@@ -102,6 +106,7 @@ RANGE_ROWS = [
     ("kids 5-8 friday at 4pm", []),  # ages
     ("pages 10-12 friday", []),
     ("12-4 friday", []),  # 4 December is a Friday: a date
+    ("the 11-2 monday outage report is attached", []),  # a past date, told of: a recap
     ("the vote was 7-2 friday", []),  # a vote
     ("store hours are 10-6 on saturday", []),  # a shop's hours
     ("we're in room 4-2 tomorrow", []),  # a place's number
@@ -198,6 +203,7 @@ NO_CLOCK_ROWS = [
     ("reunión mañana de 9 a 11", True),
     ("open house saturday 9-1", True),
     ("kids 5-8 friday at 4pm", True),  # the ages go; the clock after them stays
+    ("I'm on 7 to 3 friday", True),  # a shift: no score is said with "to"
 ]
 
 
@@ -215,11 +221,47 @@ FAR_PAIR_ROWS = [
     # must not fire
     ("12-4 friday at 3", ["12-04 15:00"]),  # 4 December is a Friday
     ("on 12-2 at 3pm", ["12-02 15:00"]),  # no day of its own after the pair
+    ("the tournament is 4-10 saturday at 8am", ["04-10 08:00"]),  # a Saturday: a real date
 ]
 
 
 @pytest.mark.parametrize(("text", "starts"), FAR_PAIR_ROWS)
 def test_a_far_date_yields_to_the_day_said_after_it(
+    parser: TimeParser, text: str, starts: list[str]
+) -> None:
+    found = [f"{m.value:%m-%d %H:%M}" for m in parser.parse_input(text) if m.has_clock_time]
+    assert found == starts
+
+
+# A weekday is a whole name or a short one of the table (times.toml [weekdays] and
+# [weekday_abbreviations]); a word that only begins like one is none ("lunch 12-8 at noon" was
+# read as hours after a Monday, "lun").
+@pytest.mark.parametrize(
+    ("word", "day"),
+    [
+        ("Monday", True), ("Thurs", True), ("Mo", True), ("lun.", True), ("sábado", True),
+        ("terça-feira", True), ("qua", True),
+        # must not fire
+        ("lunch", False), ("venue", False), ("doing", False), ("some", False), ("sunny", False),
+        ("market", False), ("friend", False), ("quarter", False),
+    ],
+)  # fmt: skip
+def test_what_is_a_weekday(word: str, day: bool) -> None:
+    assert bool(lang.STAMP_WEEKDAY_RE.search(word)) is day
+
+
+# A bare hour right before an option's joiner and another clock is a clock on that day too.
+@pytest.mark.parametrize(
+    ("text", "starts"),
+    [
+        ("10 or 2 tomorrow?", ["11-25 10:00", "11-25 14:00"]),
+        ("10 ou 14h demain ?", ["11-25 10:00", "11-25 14:00"]),
+        # must not fire
+        ("2 or 3 people tomorrow at 7", ["11-25 07:00"]),  # a count
+        ("$10 or 2 tomorrow", ["11-25 14:00"]),  # a price
+    ],
+)
+def test_a_bare_hour_offered_before_another_clock(
     parser: TimeParser, text: str, starts: list[str]
 ) -> None:
     found = [f"{m.value:%m-%d %H:%M}" for m in parser.parse_input(text) if m.has_clock_time]

@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 from datetime import date, datetime
 from typing import Any, Literal
 
+from lang import data
 from lang.text import sentence_breaks
 from lang.thread import age_order, messages, split_thread
 from tools.calendar import lang
@@ -113,13 +114,17 @@ _JOINER_RE = re.compile(
 _TIME_ONLY_WORDS = frozenset("a an the at on @ around about maybe or".split())
 _WORD_RE = re.compile(r"[^\W\d_][\w'’]*|\d[\w:.]*")
 _CLAUSE_MARK_RE = re.compile(r"[,;]\s")
+_CHOICE_RE = data.phrase_pattern("acts", "choice")
 
 
 def _only_a_time(left: str, part: str) -> bool:
-    """Whether `part`, up to its first comma, says nothing but another clock for the plan of
-    `left` ("a 7pm and a 9:30 on friday", "at 10 and 2 tomorrow, which suits?"); with a day on
-    both sides it is another session ("wed at 7pm and thu at 7pm")."""
-    part = _CLAUSE_MARK_RE.split(part, maxsplit=1)[0]
+    """Whether `part` says nothing but another clock for the plan of `left` ("a 7pm and a 9:30
+    on friday"), or does so up to a comma after which a pick is asked ("at 10 and 2 tomorrow,
+    which suits?", acts.toml [choice]); with a day on both sides it is another session ("wed
+    at 7pm and thu at 7pm")."""
+    head, *tail = _CLAUSE_MARK_RE.split(part, maxsplit=1)
+    if tail and ("?" in tail[0] or _CHOICE_RE.search(tail[0])):
+        part = head
     if lang.states_date(left) and lang.states_date(part):
         return False
     return all(

@@ -387,6 +387,10 @@ _CLAUSE_GOES_ON_RE = re.compile(
 )
 
 
+# A reply that is a number alone ("4", "10:30!"): an hour, when options wait for a pick.
+_BARE_NUMBER_RE = re.compile(r"[^\w]*(?P<h>1[0-2]|0?[1-9])(?::(?P<m>[0-5]\d))?[^\w]*")
+
+
 def _possessed(text: str) -> bool:
     """Whether `text` names an activity as someone's own ("cancel my lunch", "our call"): a
     plan already on a calendar, not one the thread is making."""
@@ -729,6 +733,15 @@ class RuleLinker:
         ):
             # "mon 6pm or tue 6pm?" - "Tuesday suits me better": the one offered on that day
             picked = self._on_day(offered, found, dates[-1])
+        elif (
+            offered is not None
+            and (number := _BARE_NUMBER_RE.fullmatch(text.strip())) is not None
+            and _who(segment) in ("me", None)
+            and self._two_sides
+        ):
+            # "3 or 4 tomorrow?" - "4": Duckling reads no clock in a number alone; the one
+            # option at that hour is the pick
+            picked = self._at_hour(offered, found, int(number.group("h")), number.group("m"))
         if offered is not None and picked is not None:
             offered.start, offered.grounds, offered.dated = self._resolve(picked, None, None, [])
             offered.end = self._end(picked.mention, offered.start, offered.activity)
@@ -1141,6 +1154,19 @@ class RuleLinker:
             ):
                 return clocks  # "Thursday Dec. 24: 4 PM (Children's Mass), 6 PM, 10 PM"
         return []
+
+    def _at_hour(
+        self, offered: ProposedEvent, found: list[Candidate], hour: int, minute: str | None
+    ) -> Candidate | None:
+        """The one option of `offered` at `hour` (1 to 12, either half) and `minute`, if
+        exactly one is."""
+        options = [c for c in found if c.id in offered.undecided and c.mention.value is not None]
+        on = [
+            c for c in options
+            if (local := c.mention.value.astimezone(self.zone)).hour % 12 == hour % 12
+            and local.minute == int(minute or 0)
+        ]  # fmt: skip
+        return on[0] if len(on) == 1 else None
 
     def _on_day(
         self, offered: ProposedEvent, found: list[Candidate], day: Candidate

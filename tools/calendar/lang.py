@@ -401,7 +401,11 @@ def _blank_day_hours(text: str) -> str:
     def one(match: re.Match[str]) -> str:
         before = text[max(0, match.start() - 20) : match.start()]
         if not (
-            (_date_before(text, match.start()) or _NUMERIC_DATE_END_RE.search(before))
+            (
+                _date_before(text, match.start())
+                or _NUMERIC_DATE_END_RE.search(before)
+                or _MEAL_END_RE.search(before)  # "lunch 12-2 friday": a meal's hours
+            )
             and hour_pair(text, match.start())
         ):
             return match.group(0)
@@ -539,6 +543,10 @@ VAGUE_WORDS: tuple[tuple[str, str, str], ...] = (
     (r"soon|asap|later|shortly|bald|demnächst|später|bientôt|plus\s+tard|pronto"
      r"|más\s+tarde|em\s+breve|mais\s+tarde", "soon", "hedge"),
 )  # fmt: skip
+_MEAL_END_RE = re.compile(
+    rf"\b(?:{'|'.join(pattern for pattern, _, kind in VAGUE_WORDS if kind == 'meal')})\W{{0,2}}$",
+    re.IGNORECASE,
+)
 VAGUE_RE = re.compile(
     "|".join(rf"(?P<v{i}>\b(?:{pattern})\b)" for i, (pattern, _, _) in enumerate(VAGUE_WORDS)),
     re.IGNORECASE,
@@ -699,10 +707,21 @@ def unwrap_zones(text: str) -> str:
 
 # Stamp words that say which way to look for the stamp's date (always the past).
 STAMP_WEEKDAY_RE = re.compile(
-    r"\b(?:mon|tue|wed|thu|fri|sat|sun|mo|di|mi|do|fr|sa|so|lun|mar|mer|jeu|ven|sam|dim|mié"
-    r"|jue|vie|sáb|dom|seg|ter|qua|qui|sex)[a-zé]*\.?(?![\w])",
+    r"\b(?:"
+    + "|".join(
+        sorted(
+            {
+                *(w for days in data.table("times")["weekdays"].values() for d in days
+                  for w in d.split()),
+                *data.words("times", "weekday_abbreviations"),
+            },
+            key=len,
+            reverse=True,
+        )
+    )
+    + r")\.?(?![\w])",
     re.IGNORECASE,
-)
+)  # fmt: skip
 # Month names and abbreviations of the five languages, as regex source.
 MONTHS = (
     r"(?:jan|feb|m[aä]r|apr|ma[iy]|jun|jul|aug|sep|o[ck]t|nov|de[cz]|janv|févr|fev|avr|mai|juin"

@@ -330,7 +330,10 @@ def _clock_pairs(text: str, mentions: Sequence[TimeMention]) -> list[TimeMention
         )
         if host is None or host.value is None:
             continue
-        if any(m.has_clock_time and pair.end() <= m.start < host.end for m in out):
+        if any(
+            m.has_clock_time and lang.states_date(m.text) and pair.end() <= m.start < host.end
+            for m in out
+        ):
             continue  # "party of 4-6 tomorrow at 8pm": the day after the pair has its own clock
         read = _pair_reading(text, pair, host)
         if read is None or any(_read_right(m, read[0]) for m in touching):
@@ -446,8 +449,12 @@ def _pair_reading(
 def _no_clocks(text: str, pair: re.Match[str]) -> bool:
     """Whether a pair's numbers are a label's, a count or a score ("room 4-2", "2-3 people",
     "we won 4-2", "3 a 2"), so no clock Duckling read in them stands."""
+    word = (pair.group("word") or "").casefold()
     return numbered_or_counted(text, pair.start(), pair.end()) or (
-        _bare(pair) and score_like(int(pair.group("a")), int(pair.group("b")))
+        _bare(pair)
+        # a dash or a short word ("3 a 2"); "I'm on 7 to 3 friday" says a shift's hours
+        and (not word or (len(word) <= 2 and word not in _SPOKEN_TO))
+        and score_like(int(pair.group("a")), int(pair.group("b")))
     )
 
 

@@ -383,11 +383,13 @@ _CLAUSE_END_RE = re.compile(r"[,.;!?\n]")
 _PAIR_FIRST_RE = re.compile(r"(?P<a>\d{1,2})[ \t]*[-–—][ \t]*(?P<b>\d{1,2})(?=[ \t])")
 
 
-def _far_pairs_blanked(clean: str, entities: list[dict[str, Any]], ref: datetime) -> str:
-    """`clean` with blanks over a dashed pair that Duckling took for a month and day months
-    away, or past, while the rest of its clause says its own day and clock: "meet at the 7-11
-    tonight at 8" (11 July next year), "team of 5-6 tonight at 7". The pair names a place or
-    counts; the words after it are the time. A near date stands ("12-4 friday at 3")."""
+def _far_pairs(clean: str, entities: list[dict[str, Any]], ref: datetime) -> list[tuple[int, int]]:
+    """The spans of dashed pairs that Duckling took for a month and day months away, or past,
+    while the rest of the clause says its own day and clock: "meet at the 7-11 tonight at 8"
+    (11 July next year), "team of 5-6 tonight at 7". The pair names a place or counts; the
+    words after it are the time. A near date stands ("12-4 friday at 3"), and so does a far
+    one on the weekday said after it ("the tournament is 4-10 saturday at 8am")."""
+    spans: list[tuple[int, int]] = []
     for entity in entities:
         said = _PAIR_FIRST_RE.match(clean, entity["start"])
         value = entity["value"].get("value") if entity["dim"] == "time" else None
@@ -397,14 +399,19 @@ def _far_pairs_blanked(clean: str, entities: list[dict[str, Any]], ref: datetime
         rest = clean[said.end() : clause.start() if clause else len(clean)]
         when = datetime.fromisoformat(value)
         pair = {(int(said.group("a")), int(said.group("b")))}
+        named = lang.WEEKDAY_RE.search(rest)
         if (
             pair & {(when.month, when.day), (when.day, when.month)}
             and not timedelta(0) <= when - ref < _NEAR_DATE
             and lang.states_date(rest)
             and lang.states_clock_time(rest)
+            and not (
+                named
+                and lang.WEEKDAY_INDEX.get(named.group(0).casefold().rstrip(".")) == when.weekday()
+            )
         ):
-            clean = clean[: said.start()] + " " * len(said.group()) + clean[said.end() :]
-    return clean
+            spans.append(said.span())
+    return spans
 
 
 def _as_written(entity: dict[str, Any], clean: str) -> dict[str, Any]:
@@ -1339,13 +1346,18 @@ class TimeParser:
             ),
             code,
         )
-        misread = _far_pairs_blanked(misread, entities, ref)
+        far = _far_pairs(misread, entities, ref)
+        for lo, hi in far:
+            misread = misread[:lo] + " " * (hi - lo) + misread[hi:]
         if misread != clean:  # "my boss Friday at 1p.m.", "tonight at 8:00 pm": read again
             again = self._engine.parse(misread, tz=self.tz, ref=ref, language=code, locale=locale)
             again = [e for e in again if not _starts_inside_a_number(misread, e["start"])]
             # a reading the second pass finds no time in stays, with its words ("by 1h" after
             # "push it back" is read as a length below)
-            kept = _unread(entities, again)
+            kept = [  # none of a far pair's readings ("el 7" of "el 7-11 esta noche")
+                e for e in _unread(entities, again)
+                if not any(lo < e["end"] and e["start"] < hi for lo, hi in far)
+            ]  # fmt: skip
             for entity in kept:
                 lo, hi = entity["start"], entity["end"]
                 misread = misread[:lo] + clean[lo:hi] + misread[hi:]
@@ -1397,7 +1409,48 @@ class TimeParser:
         mentions = [_shorthand_half(m, self.zone) for m in mentions]
         mentions = [_week_shift(clean, m, ref.astimezone(self.zone)) for m in mentions]
         mentions = _hours_before_weekday(clean, mentions, ref)
-        return _day_said_once(clean, _open_days(clean, _unnested(mentions)))
+        mentions = self._bare_hours_offered(clean, _unnested(mentions))
+        return _day_said_once(clean, _open_days(clean, mentions))
+
+    def _bare_hours_offered(self, clean: str, mentions: list[TimeMention]) -> list[TimeMention]:
+        """A bare hour offered before another clock ("10 or 2 tomorrow?", "3 or 4 on
+        friday"): Duckling reads only the second, which then stood alone as the plan. The first
+        is a clock on the same day, its half of the day read as any bare hour's."""
+        out = list(mentions)
+        for mention in mentions:
+            if (
+                mention.kind != "datetime"
+                or not mention.has_clock_time
+                or mention.value is None
+                or not mention.text[:1].isdigit()
+            ):
+                continue
+            line_start = clean.rfind("\n", 0, mention.start) + 1
+            said = _BARE_OPTION_RE.search(clean, line_start, mention.start)
+            if said is None or any(m.start < said.end() and said.start() < m.end for m in out):
+                continue
+            hour, minute = int(said.group("h")) % 12, int(said.group("m") or 0)
+            local = mention.value.astimezone(self.zone)
+            starts = [
+                local.replace(hour=hour, minute=minute),
+                local.replace(hour=hour + 12, minute=minute),
+            ]
+            context = clean[line_start : mention.end]
+            span = f"at {said.group('clock')}"
+            chosen = self._business_hour(starts, span, context)
+            out.append(
+                replace(
+                    mention,
+                    text=said.group("clock"),
+                    start=said.start(),
+                    end=said.start() + len(said.group("clock")),
+                    value=chosen,
+                    end_value=None,
+                    alternatives=self._open_readings(starts, chosen, span, context),
+                    grain="minute" if minute else "hour",
+                )
+            )
+        return sorted(out, key=lambda m: m.start)
 
     def _weekday_before(
         self, text: str, clean: str, mention: TimeMention, mentions: list[TimeMention]
@@ -2226,6 +2279,13 @@ def _half_of_day_said(
 
 # Between two clocks offered for one day: a joiner ([option_joiners]), then maybe an article or
 # a clock's preposition ("a 7pm and a 9:30 on friday", "at 7 or at 9 on friday").
+# A bare hour right before an option's joiner ("10 or ", "3 oder "), not a count's, a price's
+# or a date's number.
+_BARE_OPTION_RE = re.compile(
+    r"(?<![\w:/.,\-$€£#])(?P<clock>(?P<h>1[0-2]|0?[1-9])(?::(?P<m>[0-5]\d))?)"
+    rf"[ \t]*(?:{data.alternation('times', 'option_joiners')})[ \t]*$",
+    re.IGNORECASE,
+)
 _OPTION_JOINER_RE = re.compile(
     rf"[ \t]*(?:{data.alternation('times', 'option_joiners')})[ \t]*"
     rf"(?:(?:a|an|the|{lang.CLOCK_PREPOSITIONS})[ \t]+)?",
@@ -2242,6 +2302,15 @@ _HOURS_THEN_WEEKDAY_RE = re.compile(
 _NEAR_DATE = timedelta(days=62)
 
 
+def _asked(clean: str, at: int) -> bool:
+    """Whether the sentence going on at `at` ends with a question mark."""
+    end = _SENTENCE_END_RE.search(clean, at)
+    return end is not None and end.group() == "?"
+
+
+_SENTENCE_END_RE = re.compile(r"[.!?\n]")
+
+
 def _vague_word_first(mention: TimeMention) -> bool:
     """Whether a mention begins with the vague word it carries ("brunch 11-1 sunday")."""
     return bool(mention.vague) and mention.text.casefold().startswith(mention.vague.casefold())
@@ -2252,8 +2321,9 @@ def _hours_before_weekday(
 ) -> list[TimeMention]:
     """ "drinks 5-7 friday": Duckling reads the pair as a month and day that falls on that
     weekday, years ahead (7 May 2027). A date that only meets its weekday that far off is two
-    hours on the coming weekday, and so is one already past ("brunch 11-1 sunday" is no plan
-    for 1 November); "12-4 friday" said in November is the Friday 4 December."""
+    hours on the coming weekday, and so is one already past in a question ("brunch 11-1
+    sunday?" is no plan for 1 November); "12-4 friday" said in November is the Friday 4
+    December."""
     out = []
     for mention in mentions:
         skip = len(mention.vague or "") if _vague_word_first(mention) else 0
@@ -2266,6 +2336,10 @@ def _hours_before_weekday(
             or mention.has_clock_time
             or (value.month, value.day) != (int(said.group("a")), int(said.group("b")))
             or timedelta(0) <= value - ref < _NEAR_DATE  # near and ahead: the date stands
+            # past: a plan in a question ("brunch 11-1 sunday?", "cover the shift 11-7
+            # saturday?"); "loved brunch 11-1 sunday" and "the 12-1 tuesday session was
+            # recorded" tell of the past
+            or (value < ref and not _asked(clean, mention.end))
             or score_like(int(said.group("a")), int(said.group("b")))
             or numbered_or_counted(clean, at := mention.start + skip, at + said.end("b"))
             or lang.window_before(clean, at)  # "store hours are 10-6 on saturday"
