@@ -100,6 +100,7 @@ RANGE_ROWS = [
     ("can we push it 7 to 8 tonight", []),  # an old clock and a new one
     ("can we push it from 7 to 8 tonight", []),  # ... read as the new clock alone
     ("on 12-2 at 3pm", []),  # a date, and its clock
+    ("lunch 12-8 at noon", []),  # ... after a meal too
     ("Interview: Tue Dec 8 - 10am", []),  # a day's number, then its clock
     ("8pm until 1am Saturday", []),  # Friday night or Saturday night: open
     ("tickets are 10-20 tonight", []),  # a price
@@ -190,15 +191,20 @@ def test_what_is_no_range_of_days(parser: TimeParser, text: str) -> None:
     assert not any(m.kind == "interval" and m.all_day for m in parser.parse(text))
 
 
-# Numbers a label, a count or a score holds: no clock Duckling read in them stands. The rows
-# after "must not fire" keep their clock.
+# Numbers a label, a count, a score or a version holds: no clock Duckling read in them stands.
+# The rows after "must not fire" keep their clock.
 NO_CLOCK_ROWS = [
     ("we're in room 4-2 tomorrow", False),
     ("el partido terminó 3 a 2 esta noche", False),
     ("we won 4-2 tomorrow", False),
     ("soccer for ages 9-11 friday", False),
     ("the vote was 7-2 friday", False),
+    # a version or a section: a dot, minutes off the five-minute steps, no clock word before
+    ("python 3.11 to 3.12 migration friday", False),
+    ("section 4.17 friday", False),
     # must not fire
+    ("train at 10.51 tomorrow", True),
+    ("meet 7.30 tonight", True),
     ("drinks 8-10 tonight", True),
     ("reunión mañana de 9 a 11", True),
     ("open house saturday 9-1", True),

@@ -397,6 +397,12 @@ def zone_after(text: str, at: int) -> bool:
     return ZONE_AFTER_RE.match(text, at) is not None
 
 
+def clock_after(text: str, at: int) -> bool:
+    """Whether the clause going on at `at` states a clock time after it."""
+    end = SHIFT_CLAUSE_END_RE.search(text, at)
+    return states_clock_time(text[at : end.start() if end else len(text)])
+
+
 def _blank_day_hours(text: str) -> str:
     def one(match: re.Match[str]) -> str:
         before = text[max(0, match.start() - 20) : match.start()]
@@ -404,7 +410,8 @@ def _blank_day_hours(text: str) -> str:
             (
                 _date_before(text, match.start())
                 or _NUMERIC_DATE_END_RE.search(before)
-                or _MEAL_END_RE.search(before)  # "lunch 12-2 friday": a meal's hours
+                # "lunch 12-2 friday": a meal's hours; "lunch 12-8 at noon" a date and its clock
+                or (_MEAL_END_RE.search(before) and not clock_after(text, match.end()))
             )
             and hour_pair(text, match.start())
         ):

@@ -416,8 +416,8 @@ def _pair_reading(
     ):
         return None  # "Tue Dec 8 - 10am": a day, then its clock; "02:00-04:00 UTC": Duckling's
     outside = text[host.start : max(host.start, pair.start())] + text[pair.end() : host.end]
-    if re.search(r"\d", outside):
-        return None  # "on 12-2 at 3pm": the pair is a date, the clock is elsewhere
+    if re.search(r"\d", outside) or lang.clock_after(text, pair.end()):
+        return None  # "on 12-2 at 3pm", "lunch 12-8 at noon": a date, its clock elsewhere
     a, b = int(pair.group("a")), int(pair.group("b"))
     a_min, b_min = int(pair.group("amin") or 0), int(pair.group("bmin") or 0)
     if (a, a_min) == (b, b_min) or (b > 12 >= a and not pair.group("amin")):

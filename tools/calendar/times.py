@@ -1818,8 +1818,8 @@ class TimeParser:
 
     def _is_not_a_time(self, clean: str, start: int, end: int) -> bool:
         """Counts ("at 5 people"), house numbers ("at 1 East 161 Street"), "in 1" (a minute
-        from now, Duckling says), citations ("John 3:16") and a message's own stamp ("Sent 25/11
-        at 19:00") that Duckling reads as times."""
+        from now, Duckling says), citations ("John 3:16"), versions ("python 3.11") and a
+        message's own stamp ("Sent 25/11 at 19:00") that Duckling reads as times."""
         span = clean[start:end].strip()
         if lang.BARE_HOUR_RE.fullmatch(span) and (
             lang.COUNT_AFTER_RE.match(clean, end) or lang.STREET_AFTER_RE.match(clean, end)
@@ -1834,6 +1834,16 @@ class TimeParser:
             return True  # "Sent 25/11 at 19:00": when the message was sent
         if lang.OFFSET_BEFORE_RE.search(before[-12:]):
             return True  # "(UTC+01:00)": a zone's offset
+        dotted = _DOTTED_CLOCKS_RE.match(span)
+        if (
+            dotted is not None
+            and any(int(m) % 5 for m in dotted.group("m", "m2") if m)
+            and not lang.TIME_WORD_RE.search(before[-20:])
+            and not lang.CLOCK_PREPOSITION_BEFORE_RE.search(before[-20:])
+            and not _DAYPART_AFTER_RE.match(clean, end)
+            and not lang.JOURNEY_AFTER_RE.match(clean, end)
+        ):
+            return True  # "python 3.11 to 3.12 migration": versions ("at 10.51" is a clock)
         return bool(
             lang.CITED_HM_RE.fullmatch(span)
             and lang.CITATION_BEFORE_RE.search(before)
@@ -2284,6 +2294,12 @@ def _half_of_day_said(
 _BARE_OPTION_RE = re.compile(
     r"(?<![\w:/.,\-$€£#])(?P<clock>(?P<h>1[0-2]|0?[1-9])(?::(?P<m>[0-5]\d))?)"
     rf"[ \t]*(?:{data.alternation('times', 'option_joiners')})[ \t]*$",
+    re.IGNORECASE,
+)
+# Clocks written with a dot, alone or as a pair: with minutes off the five-minute steps and
+# no clock word before them they number versions or sections ("3.11 to 3.12", "4.17").
+_DOTTED_CLOCKS_RE = re.compile(
+    r"(?:[01]?\d|2[0-3])\.(?P<m>[0-5]\d)(?:\s*(?:-|–|to|till|until)\s*(?:[01]?\d|2[0-3])\.(?P<m2>[0-5]\d))?",
     re.IGNORECASE,
 )
 _OPTION_JOINER_RE = re.compile(
