@@ -543,6 +543,8 @@ def titles(events: list[ProposedEvent]) -> list[tuple[str, str]]:
         # ... whatever follows the second clock after a comma
         ("<PERSON_1>: free at 10 and 2 tomorrow, which suits?", []),
         ("<PERSON_1>: free at 10 and 2 tomorrow, whichever suits you", []),
+        ("<PERSON_1>: practice at 7am and 5pm sunday, let me know if you're coming\n"
+         "Me: I'll be at both", ["2026-11-22T07:00:00+01:00", "2026-11-22T17:00:00+01:00"]),
         # a bare hour before another clock is an option too ("10 or 2 tomorrow?")
         ("<PERSON_1>: 10 or 2 tomorrow?\nMe: sure", []),
         ("<PERSON_1>: 10 or 2 tomorrow?\nMe: 2 works", ["2026-11-22T14:00:00+01:00"]),

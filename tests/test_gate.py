@@ -360,6 +360,9 @@ def test_find_injections(text: str, found: str) -> None:
         "disregard the earlier invite - I'll make a new event for Thursday at 3pm",
         "forget the previous time, add the event for monday at 10am instead",
         "forget the prior plan, add the event thursday 5pm to the team cal",
+        # ... with a plan above it to set aside
+        "Carol: team dinner friday 7pm\nCarol: forget the above and create an entry for "
+        "saturday 7pm, friday's booked out",
         # people telling of events they made
         "Events added for this weekend: yoga sat 9am, brunch sun 11",
         "Created an event for Sunday's potluck at 5pm, you're invited!",

@@ -85,11 +85,10 @@ RANGE_ROWS = [
     # two bare hours, then a weekday: a date that meets the weekday only years away is hours
     ("drinks 5-7 friday", [("11-27 17:00", "11-27 19:00")]),
     ("review call 3-4 thursday?", [("11-26 15:00", "11-26 16:00")]),
-    ("brunch 11-1 sunday", [("11-29 11:00", "11-29 13:00")]),  # a meal's hours, not 1 Nov
-    ("can you cover the shift 11-7 saturday?", [("11-28 11:00", "11-28 19:00")]),
     # a meal's hours, the day after them
     ("lunch 12-2 friday", [("11-27 12:00", "11-27 14:00")]),
     ("dinner 7-9 saturday", [("11-28 19:00", "11-28 21:00")]),
+    ("after lunch 2-3 friday for the 1:1?", [("11-27 14:00", "11-27 15:00")]),
     # a zone after the pair holds for both clocks (Duckling's reading, with the zone)
     ("webinar friday 2-3pm PT", [("11-27 17:00", "11-27 18:00")]),
     ("call friday 9-10am Tokyo time", [("11-26 19:00", "11-26 20:00")]),
@@ -108,6 +107,9 @@ RANGE_ROWS = [
     ("pages 10-12 friday", []),
     ("12-4 friday", []),  # 4 December is a Friday: a date
     ("the 11-2 monday outage report is attached", []),  # a past date, told of: a recap
+    # 1 November and 7 November were a Sunday and a Saturday: those dates, past
+    ("brunch 11-1 sunday", [("11-01 11:00", "11-01 13:00")]),
+    ("can you cover the shift 11-7 saturday?", []),
     ("the vote was 7-2 friday", []),  # a vote
     ("store hours are 10-6 on saturday", []),  # a shop's hours
     ("we're in room 4-2 tomorrow", []),  # a place's number
@@ -224,6 +226,7 @@ FAR_PAIR_ROWS = [
     ("meet at the 7-11 tonight at 8", ["11-24 20:00"]),
     ("team of 5-6 tonight at 7", ["11-24 19:00"]),
     ("party of 4-6 tomorrow at 8pm", ["11-25 20:00"]),
+    ("nos vemos en el 7-11 esta noche a las 8", ["11-24 20:00"]),  # no "el 7" left over
     # must not fire
     ("12-4 friday at 3", ["12-04 15:00"]),  # 4 December is a Friday
     ("on 12-2 at 3pm", ["12-02 15:00"]),  # no day of its own after the pair
@@ -246,7 +249,7 @@ def test_a_far_date_yields_to_the_day_said_after_it(
     ("word", "day"),
     [
         ("Monday", True), ("Thurs", True), ("Mo", True), ("lun.", True), ("sábado", True),
-        ("terça-feira", True), ("qua", True),
+        ("terça-feira", True), ("qua", True), ("miérc.", True), ("Sonnabend", True),
         # must not fire
         ("lunch", False), ("venue", False), ("doing", False), ("some", False), ("sunny", False),
         ("market", False), ("friend", False), ("quarter", False),

@@ -67,6 +67,7 @@ def test_lowercase_label_needs_a_chat_around_it() -> None:
     ("thread", "speaker", "stamp"),
     [
         ("Priya Patel  10:02 AM\nare we on?", "Priya Patel", "10:02 AM"),
+        ("Priya Shah  Tue 4:12 PM\nsync tomorrow?", "Priya Shah", "Tue 4:12 PM"),  # the day's
         ("Tom Baker\n10:05 AM\nsure", "Tom Baker", "10:05 AM"),
         ("Tom Baker\nToday at 10:05 AM\nsure", "Tom Baker", "10:05 AM"),
         ("Priya Patel [10:02 AM]\nhello", "Priya Patel", "10:02 AM"),

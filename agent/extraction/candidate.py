@@ -117,13 +117,26 @@ _CLAUSE_MARK_RE = re.compile(r"[,;]\s")
 _CHOICE_RE = data.phrase_pattern("acts", "choice")
 
 
+def _asks_a_pick(clause: str) -> bool:
+    """Whether a short clause opens with words that ask for a pick (acts.toml [choice]):
+    "which suits?", "so which one?", "let me know", "your pick"; not "let me know if you're
+    coming" or "can you pick them up?"."""
+    words = _WORD_RE.findall(clause)
+    return 0 < len(words) <= _PICK_WORDS and any(
+        _CHOICE_RE.match(clause, w.start()) for w in _WORD_RE.finditer(clause) if w.start() < 12
+    )
+
+
+_PICK_WORDS = 4
+
+
 def _only_a_time(left: str, part: str) -> bool:
     """Whether `part` says nothing but another clock for the plan of `left` ("a 7pm and a 9:30
     on friday"), or does so up to a comma after which a pick is asked ("at 10 and 2 tomorrow,
-    which suits?", acts.toml [choice]); with a day on both sides it is another session ("wed
-    at 7pm and thu at 7pm")."""
+    which suits?"); with a day on both sides it is another session ("wed at 7pm and thu at
+    7pm")."""
     head, *tail = _CLAUSE_MARK_RE.split(part, maxsplit=1)
-    if tail and ("?" in tail[0] or _CHOICE_RE.search(tail[0])):
+    if tail and _asks_a_pick(tail[0]):
         part = head
     if lang.states_date(left) and lang.states_date(part):
         return False

@@ -737,10 +737,11 @@ class RuleLinker:
             offered is not None
             and (number := _BARE_NUMBER_RE.fullmatch(text.strip())) is not None
             and _who(segment) in ("me", None)
-            and self._two_sides
+            and self._answers_offer(offered, index)
         ):
             # "3 or 4 tomorrow?" - "4": Duckling reads no clock in a number alone; the one
-            # option at that hour is the pick
+            # option at that hour is the pick ("5 or 6 tomorrow? how many kids are you
+            # bringing?" - "5" answers the count)
             picked = self._at_hour(offered, found, int(number.group("h")), number.group("m"))
         if offered is not None and picked is not None:
             offered.start, offered.grounds, offered.dated = self._resolve(picked, None, None, [])

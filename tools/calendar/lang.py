@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import functools
 import re
-from datetime import timedelta
+from datetime import date, timedelta
 
 from lang import data, zones
 from lang.frequency import LANGUAGES, zipf
@@ -400,18 +400,47 @@ def zone_after(text: str, at: int) -> bool:
 def clock_after(text: str, at: int) -> bool:
     """Whether the clause going on at `at` states a clock time after it."""
     end = SHIFT_CLAUSE_END_RE.search(text, at)
-    return states_clock_time(text[at : end.start() if end else len(text)])
+    return states_clock_time(
+        _ONE_ON_ONE_RE.sub("   ", text[at : end.start() if end else len(text)])
+    )
 
 
-def _blank_day_hours(text: str) -> str:
+def _date_of_its_weekday(text: str, pair: re.Match[str], today: date | None) -> bool:
+    """Whether `pair`, read as a month and day within two months of `today`, falls on the
+    weekday said right after it."""
+    named = WEEKDAY_NEXT_RE.match(text, pair.end())
+    if named is None or today is None:
+        return False
+    weekday = WEEKDAY_INDEX[named.group("day").casefold()]
+    month, day = int(pair.group("a")), int(pair.group("b"))
+    for year in (today.year - 1, today.year, today.year + 1):
+        try:
+            said = date(year, month, day)
+        except ValueError:
+            continue
+        if abs(said - today) <= _NEAR and said.weekday() == weekday:
+            return True
+    return False
+
+
+_NEAR = timedelta(days=62)
+
+
+def _blank_day_hours(text: str, today: date | None = None) -> str:
     def one(match: re.Match[str]) -> str:
         before = text[max(0, match.start() - 20) : match.start()]
         if not (
             (
                 _date_before(text, match.start())
                 or _NUMERIC_DATE_END_RE.search(before)
-                # "lunch 12-2 friday": a meal's hours; "lunch 12-8 at noon" a date and its clock
-                or (_MEAL_END_RE.search(before) and not clock_after(text, match.end()))
+                # "lunch 12-1 tomorrow", "lunch 12-2 friday": a meal's hours; "lunch 12-8 at
+                # noon" a date and its clock, and so is "brunch 11-1 sunday" said in November:
+                # 1 November, near, was a Sunday
+                or (
+                    _MEAL_END_RE.search(before)
+                    and not clock_after(text, match.end())
+                    and not _date_of_its_weekday(text, match, today)
+                )
             )
             and hour_pair(text, match.start())
         ):
@@ -426,7 +455,7 @@ def _blank_day_hours(text: str) -> str:
 _ONE_ON_ONE_RE = re.compile(r"(?<![\w:.])1:1(?![\w:.])")
 
 
-def blank_counts(text: str) -> str:
+def blank_counts(text: str, today: date | None = None) -> str:
     """`text` with the party sizes before a time, codes like "30C1", "1:1" meetings, the numbers
     of rooms and seats ("Room 2.01"), hours after a day ("dec 10 9-5") and numbers with no
     clock sign ("flight UA 123") blanked, offsets kept (Duckling read "at 10:00 am in 30C1" as
@@ -435,7 +464,7 @@ def blank_counts(text: str) -> str:
         lambda m: " " * len(m.group(0)) if _is_code(m.group(0)) else m.group(0), text
     )
     text = _ONE_ON_ONE_RE.sub("   ", text)
-    text = _blank_day_hours(text)
+    text = _blank_day_hours(text, today)
     # the label goes too: "Platform" left before "10:15" reads as a citation ("John 3:16")
     text = _LABELLED_NUMBER_RE.sub(lambda m: " " * len(m.group(0)), text)
     text = _TIGHT_NUMBER_RE.sub(_blank_tight_number, text)
@@ -550,10 +579,9 @@ VAGUE_WORDS: tuple[tuple[str, str, str], ...] = (
     (r"soon|asap|later|shortly|bald|demnächst|später|bientôt|plus\s+tard|pronto"
      r"|más\s+tarde|em\s+breve|mais\s+tarde", "soon", "hedge"),
 )  # fmt: skip
-_MEAL_END_RE = re.compile(
-    rf"\b(?:{'|'.join(pattern for pattern, _, kind in VAGUE_WORDS if kind == 'meal')})\W{{0,2}}$",
-    re.IGNORECASE,
-)
+_MEALS = "|".join(pattern for pattern, _, kind in VAGUE_WORDS if kind == "meal")
+_MEAL_END_RE = re.compile(rf"\b(?:{_MEALS})\W{{0,2}}$", re.IGNORECASE)
+MEAL_FIRST_RE = re.compile(rf"(?:{_MEALS})\b\W{{0,2}}", re.IGNORECASE)
 VAGUE_RE = re.compile(
     "|".join(rf"(?P<v{i}>\b(?:{pattern})\b)" for i, (pattern, _, _) in enumerate(VAGUE_WORDS)),
     re.IGNORECASE,
@@ -797,6 +825,8 @@ NEXT_WEEKDAY_RE = re.compile(
     re.IGNORECASE,
 )
 WEEKDAY_RE = re.compile(rf"(?<![\w-])(?:{DAY_NAMES})(?![\w-])", re.IGNORECASE)
+# A weekday right after something, maybe after "on": "11-1 sunday", "12-2 on friday".
+WEEKDAY_NEXT_RE = re.compile(rf"[ \t]*(?:on[ \t]+)?(?P<day>{DAY_NAMES})(?![\w-])", re.IGNORECASE)
 
 
 def weekday_only(span: str) -> bool:

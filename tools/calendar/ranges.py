@@ -333,8 +333,15 @@ def _clock_pairs(text: str, mentions: Sequence[TimeMention]) -> list[TimeMention
         if any(
             m.has_clock_time and lang.states_date(m.text) and pair.end() <= m.start < host.end
             for m in out
+        ) or (
+            lang.clock_after(text, pair.end())
+            and any(m.has_clock_time and m.start >= pair.end() and m not in touching for m in out)
         ):
-            continue  # "party of 4-6 tomorrow at 8pm": the day after the pair has its own clock
+            # "party of 4-6 tomorrow at 8pm", "el 7-11 esta noche a las 8": the day after the
+            # pair has its own clock; the pair counts or names a place, and what Duckling read
+            # in its numbers ("6 tomorrow", "el 7") goes
+            out = [m for m in out if m not in touching]
+            continue
         read = _pair_reading(text, pair, host)
         if read is None or any(_read_right(m, read[0]) for m in touching):
             continue

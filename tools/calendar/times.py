@@ -1037,7 +1037,8 @@ class TimeParser:
         clean = lang.unwrap_zones(
             lang.respell_offsets(
                 lang.blank_counts(
-                    lang.fix_typing_slips(lang.fix_ocr_digits(_NATIVE_UNSAFE.sub(" ", text)))
+                    lang.fix_typing_slips(lang.fix_ocr_digits(_NATIVE_UNSAFE.sub(" ", text))),
+                    ref.date(),
                 )
             )
         )
@@ -1427,7 +1428,12 @@ class TimeParser:
                 continue
             line_start = clean.rfind("\n", 0, mention.start) + 1
             said = _BARE_OPTION_RE.search(clean, line_start, mention.start)
-            if said is None or any(m.start < said.end() and said.start() < m.end for m in out):
+            if (
+                said is None
+                or any(m.start < said.end() and said.start() < m.end for m in out)
+                or _COUNTED_AFTER_RE.search(clean, line_start, said.start())
+                or numbered_or_counted(clean, said.start(), said.end())  # "gate 4 or 5"
+            ):
                 continue
             hour, minute = int(said.group("h")) % 12, int(said.group("m") or 0)
             local = mention.value.astimezone(self.zone)
@@ -2289,11 +2295,17 @@ def _half_of_day_said(
 
 # Between two clocks offered for one day: a joiner ([option_joiners]), then maybe an article or
 # a clock's preposition ("a 7pm and a 9:30 on friday", "at 7 or at 9 on friday").
-# A bare hour right before an option's joiner ("10 or ", "3 oder "), not a count's, a price's
-# or a date's number.
+_JOINER_WORDS = "|".join(w for w in data.words("times", "option_joiners") if w.isalpha())
+# Words after which a number counts ("table for 4 or 6", "we'll be 2 or 3").
+_COUNTED_AFTER_RE = re.compile(
+    r"\b(?:for|of|be|are|were|für|sind|pour|sommes|para|somos|seremos|per|siamo)[ \t]+$",
+    re.IGNORECASE,
+)
+# A bare hour right before an option's joiner word ("10 or ", "3 oder "), not a count's, a
+# label's, a price's or a date's number ("table for 4 or 6", "gate 4 or 5", "$10 or 12").
 _BARE_OPTION_RE = re.compile(
     r"(?<![\w:/.,\-$€£#])(?P<clock>(?P<h>1[0-2]|0?[1-9])(?::(?P<m>[0-5]\d))?)"
-    rf"[ \t]*(?:{data.alternation('times', 'option_joiners')})[ \t]*$",
+    rf"[ \t]+(?:{_JOINER_WORDS})[ \t]+$",
     re.IGNORECASE,
 )
 # Clocks written with a dot, alone or as a pair: with minutes off the five-minute steps and
@@ -2318,18 +2330,10 @@ _HOURS_THEN_WEEKDAY_RE = re.compile(
 _NEAR_DATE = timedelta(days=62)
 
 
-def _asked(clean: str, at: int) -> bool:
-    """Whether the sentence going on at `at` ends with a question mark."""
-    end = _SENTENCE_END_RE.search(clean, at)
-    return end is not None and end.group() == "?"
-
-
-_SENTENCE_END_RE = re.compile(r"[.!?\n]")
-
-
-def _vague_word_first(mention: TimeMention) -> bool:
-    """Whether a mention begins with the vague word it carries ("brunch 11-1 sunday")."""
-    return bool(mention.vague) and mention.text.casefold().startswith(mention.vague.casefold())
+def _meal_word_first(mention: TimeMention) -> int:
+    """The length of the meal's word a mention begins with ("brunch 11-1 sunday"), or 0."""
+    meal = lang.MEAL_FIRST_RE.match(mention.text)
+    return meal.end() if meal else 0
 
 
 def _hours_before_weekday(
@@ -2337,25 +2341,21 @@ def _hours_before_weekday(
 ) -> list[TimeMention]:
     """ "drinks 5-7 friday": Duckling reads the pair as a month and day that falls on that
     weekday, years ahead (7 May 2027). A date that only meets its weekday that far off is two
-    hours on the coming weekday, and so is one already past in a question ("brunch 11-1
-    sunday?" is no plan for 1 November); "12-4 friday" said in November is the Friday 4
-    December."""
+    hours on the coming weekday, after a meal's word too ("lunch 12-2 friday"); "12-4 friday"
+    said in November is the Friday 4 December, and "the 11-1 sunday session" 1 November."""
     out = []
     for mention in mentions:
-        skip = len(mention.vague or "") if _vague_word_first(mention) else 0
+        skip = _meal_word_first(mention)
         said = _HOURS_THEN_WEEKDAY_RE.fullmatch(mention.text[skip:].strip())
         skip = mention.text.find(said.group(), skip) if said else 0
         value = mention.value
         if (
             said is None
             or value is None
-            or mention.has_clock_time
+            or (mention.has_clock_time and not skip)  # a meal's own hours yield to the pair
             or (value.month, value.day) != (int(said.group("a")), int(said.group("b")))
-            or timedelta(0) <= value - ref < _NEAR_DATE  # near and ahead: the date stands
-            # past: a plan in a question ("brunch 11-1 sunday?", "cover the shift 11-7
-            # saturday?"); "loved brunch 11-1 sunday" and "the 12-1 tuesday session was
-            # recorded" tell of the past
-            or (value < ref and not _asked(clean, mention.end))
+            # a near date stands, and a past one: "was the 11-1 sunday session recorded?"
+            or value - ref < _NEAR_DATE
             or score_like(int(said.group("a")), int(said.group("b")))
             or numbered_or_counted(clean, at := mention.start + skip, at + said.end("b"))
             or lang.window_before(clean, at)  # "store hours are 10-6 on saturday"
