@@ -89,6 +89,8 @@ RANGE_ROWS = [
     ("lunch 12-2 friday", [("11-27 12:00", "11-27 14:00")]),
     ("dinner 7-9 saturday", [("11-28 19:00", "11-28 21:00")]),
     ("after lunch 2-3 friday for the 1:1?", [("11-27 14:00", "11-27 15:00")]),
+    # a side time later in the sentence leaves the range a range
+    ("the talk is from 2 to 3 tomorrow but doors open at 1:30", [("11-25 14:00", "11-25 15:00")]),
     # a zone after the pair holds for both clocks (Duckling's reading, with the zone)
     ("webinar friday 2-3pm PT", [("11-27 17:00", "11-27 18:00")]),
     ("call friday 9-10am Tokyo time", [("11-26 19:00", "11-26 20:00")]),
@@ -204,7 +206,12 @@ NO_CLOCK_ROWS = [
     # a version or a section: a dot, minutes off the five-minute steps, no clock word before
     ("python 3.11 to 3.12 migration friday", False),
     ("section 4.17 friday", False),
+    # "one" as a pronoun ("the morning one"), never one o'clock
+    ("I prefer the morning one", False),
+    ("that one works for me", False),
     # must not fire
+    ("the one o'clock meeting friday", True),
+    ("lunch at one tomorrow", True),
     ("train at 10.51 tomorrow", True),
     ("meet 7.30 tonight", True),
     ("drinks 8-10 tonight", True),

@@ -451,6 +451,13 @@ def _blank_day_hours(text: str, today: date | None = None) -> str:
     return _DAY_HOUR_PAIR_RE.sub(one, text)
 
 
+# "the morning one", "that one": a pronoun, never one o'clock (Duckling read "the morning one"
+# as 01:00); "the one o'clock" and "one pm" stay clocks.
+_PRONOUN_ONE_RE = re.compile(
+    r"\b(?:the|that|this|which|either|each|every|another|other)\s+(?:[^\W\d_]+\s+)?"
+    r"(?P<one>one)\b(?!\s*(?:o'?clock|[ap]\.?m\b|thirty|fifteen|forty|twenty|ten|five|:\d))",
+    re.IGNORECASE,
+)
 # "our 1:1": a one-on-one meeting, never the clock 1:01 ("1 from thursday" was read as 1am).
 _ONE_ON_ONE_RE = re.compile(r"(?<![\w:.])1:1(?![\w:.])")
 
@@ -464,6 +471,7 @@ def blank_counts(text: str, today: date | None = None) -> str:
         lambda m: " " * len(m.group(0)) if _is_code(m.group(0)) else m.group(0), text
     )
     text = _ONE_ON_ONE_RE.sub("   ", text)
+    text = _PRONOUN_ONE_RE.sub(lambda m: m.group(0)[: -len(m.group("one"))] + "   ", text)
     text = _blank_day_hours(text, today)
     # the label goes too: "Platform" left before "10:15" reads as a citation ("John 3:16")
     text = _LABELLED_NUMBER_RE.sub(lambda m: " " * len(m.group(0)), text)

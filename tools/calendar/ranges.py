@@ -334,7 +334,7 @@ def _clock_pairs(text: str, mentions: Sequence[TimeMention]) -> list[TimeMention
             m.has_clock_time and lang.states_date(m.text) and pair.end() <= m.start < host.end
             for m in out
         ) or (
-            lang.clock_after(text, pair.end())
+            _date_then_clock(text, pair)
             and any(m.has_clock_time and m.start >= pair.end() and m not in touching for m in out)
         ):
             # "party of 4-6 tomorrow at 8pm", "el 7-11 esta noche a las 8": the day after the
@@ -423,7 +423,7 @@ def _pair_reading(
     ):
         return None  # "Tue Dec 8 - 10am": a day, then its clock; "02:00-04:00 UTC": Duckling's
     outside = text[host.start : max(host.start, pair.start())] + text[pair.end() : host.end]
-    if re.search(r"\d", outside) or lang.clock_after(text, pair.end()):
+    if re.search(r"\d", outside) or _date_then_clock(text, pair):
         return None  # "on 12-2 at 3pm", "lunch 12-8 at noon": a date, its clock elsewhere
     a, b = int(pair.group("a")), int(pair.group("b"))
     a_min, b_min = int(pair.group("amin") or 0), int(pair.group("bmin") or 0)
@@ -463,6 +463,20 @@ def _no_clocks(text: str, pair: re.Match[str]) -> bool:
         and (not word or (len(word) <= 2 and word not in _SPOKEN_TO))
         and score_like(int(pair.group("a")), int(pair.group("b")))
     )
+
+
+def _date_then_clock(text: str, pair: re.Match[str]) -> bool:
+    """Whether a dashed pair of bare numbers has a clock of its own right after it ("lunch 12-8
+    at noon", "el 7-11 esta noche a las 8"): the pair is a date or a name. "from 2 to 3
+    tomorrow but doors open at 1:30" is a range, its clock a side time."""
+    return (
+        not pair.group("word")
+        and _bare(pair)
+        and lang.clock_after(text[: pair.end() + _NEAR_CLOCK], pair.end())
+    )
+
+
+_NEAR_CLOCK = 24  # characters after a pair that its own clock is said within
 
 
 def numbered_or_counted(text: str, start: int, end: int) -> bool:
