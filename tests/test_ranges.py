@@ -89,6 +89,11 @@ RANGE_ROWS = [
     ("lunch 12-2 friday", [("11-27 12:00", "11-27 14:00")]),
     ("dinner 7-9 saturday", [("11-28 19:00", "11-28 21:00")]),
     ("after lunch 2-3 friday for the 1:1?", [("11-27 14:00", "11-27 15:00")]),
+    # ... and another item's clock after it
+    (
+        "split it: Monday 4-5 and Wednesday 4-5",
+        [("11-30 16:00", "11-30 17:00"), ("11-25 16:00", "11-25 17:00")],
+    ),
     # a side time later in the sentence leaves the range a range
     ("the talk is from 2 to 3 tomorrow but doors open at 1:30", [("11-25 14:00", "11-25 15:00")]),
     # a zone after the pair holds for both clocks (Duckling's reading, with the zone)

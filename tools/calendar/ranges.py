@@ -469,14 +469,18 @@ def _date_then_clock(text: str, pair: re.Match[str]) -> bool:
     """Whether a dashed pair of bare numbers has a clock of its own right after it ("lunch 12-8
     at noon", "el 7-11 esta noche a las 8"): the pair is a date or a name. "from 2 to 3
     tomorrow but doors open at 1:30" is a range, its clock a side time."""
-    return (
-        not pair.group("word")
-        and _bare(pair)
-        and lang.clock_after(text[: pair.end() + _NEAR_CLOCK], pair.end())
-    )
+    if pair.group("word") or not _bare(pair):
+        return False
+    after = text[pair.end() : pair.end() + _NEAR_CLOCK]
+    cut = _NEXT_ITEM_RE.search(after)  # "Monday 4-5 and Wednesday 4-5": another item's clock
+    return lang.clock_after(after[: cut.start()] if cut else after, 0)
 
 
 _NEAR_CLOCK = 24  # characters after a pair that its own clock is said within
+_NEXT_ITEM_RE = re.compile(
+    rf"\b(?:{data.alternation('times', 'option_joiners')})\b|{lang.WEEKDAY_RE.pattern}",
+    re.IGNORECASE,
+)
 
 
 def numbered_or_counted(text: str, start: int, end: int) -> bool:
