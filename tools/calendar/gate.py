@@ -568,11 +568,10 @@ _CLAIMED_TURN_RE = re.compile(rf"\b(?:{_TURN})[ \t]*:", re.IGNORECASE)
 
 
 def _plan_above(text: str, at: int) -> bool:
-    """Whether a line above `at` other than a mail header holds a number (a time, a date)."""
+    """Whether the body of a line above `at`, not a mail header's, holds a number (a time, a
+    date); a speaker's label ("<PERSON_1>:") and a stamp hold none."""
     return any(
-        line.start < at
-        and line.kind != "header"
-        and re.search(r"\d", text[line.start : min(line.end, at)])
+        line.kind != "header" and re.search(r"\d", text[line.body_start : min(line.body_end, at)])
         for line in split_thread(text[:at])
     )
 
