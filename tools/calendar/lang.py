@@ -273,11 +273,12 @@ CHANGED_HOUR_RE = re.compile(
 
 # The words between a day or a count and its clock ("at", "@", "um", "a las"), as regex source.
 CLOCK_PREPOSITIONS = data.phrases_alternation(data.phrases("times", "clock_prepositions"))
+# Words after which a number counts (times.toml [count_before]), as regex source.
+COUNT_WORDS = data.alternation("times", "count_before")
 # A party's size before its time: "booked for 4 at 7:15", "table for 2 @ 8pm". Duckling reads
 # "4 at 7:15" as four o'clock.
 COUNT_BEFORE_TIME_RE = re.compile(
-    r"(?<![\w])(?:for|of|für|pour|para)\s+(?P<count>\d{1,2})"
-    rf"(?=\s+(?:{CLOCK_PREPOSITIONS})\s*\d)",
+    rf"(?<![\w])(?:{COUNT_WORDS})\s+(?P<count>\d{{1,2}})(?=\s+(?:{CLOCK_PREPOSITIONS})\s*\d)",
     re.IGNORECASE,
 )
 

@@ -2295,12 +2295,14 @@ def _half_of_day_said(
 
 # Between two clocks offered for one day: a joiner ([option_joiners]), then maybe an article or
 # a clock's preposition ("a 7pm and a 9:30 on friday", "at 7 or at 9 on friday").
-_JOINER_WORDS = "|".join(w for w in data.words("times", "option_joiners") if w.isalpha())
-# Words after which a number counts ("table for 4 or 6", "we'll be 2 or 3").
-_COUNTED_AFTER_RE = re.compile(
-    r"\b(?:for|of|be|are|were|für|sind|pour|sommes|para|somos|seremos|per|siamo)[ \t]+$",
+_OPTION_JOINER_RE = re.compile(
+    rf"[ \t]*(?:{data.alternation('times', 'option_joiners')})[ \t]*"
+    rf"(?:(?:a|an|the|{lang.CLOCK_PREPOSITIONS})[ \t]+)?",
     re.IGNORECASE,
 )
+_JOINER_WORDS = "|".join(w for w in data.words("times", "option_joiners") if w.isalpha())
+# A number after a count's word ("table for 4 or 6", "we'll be 2 or 3", [count_before]).
+_COUNTED_AFTER_RE = re.compile(rf"\b(?:{lang.COUNT_WORDS})[ \t]+$", re.IGNORECASE)
 # A bare hour right before an option's joiner word ("10 or ", "3 oder "), not a count's, a
 # label's, a price's or a date's number ("table for 4 or 6", "gate 4 or 5", "$10 or 12").
 _BARE_OPTION_RE = re.compile(
@@ -2311,12 +2313,8 @@ _BARE_OPTION_RE = re.compile(
 # Clocks written with a dot, alone or as a pair: with minutes off the five-minute steps and
 # no clock word before them they number versions or sections ("3.11 to 3.12", "4.17").
 _DOTTED_CLOCKS_RE = re.compile(
-    r"(?:[01]?\d|2[0-3])\.(?P<m>[0-5]\d)(?:\s*(?:-|–|to|till|until)\s*(?:[01]?\d|2[0-3])\.(?P<m2>[0-5]\d))?",
-    re.IGNORECASE,
-)
-_OPTION_JOINER_RE = re.compile(
-    rf"[ \t]*(?:{data.alternation('times', 'option_joiners')})[ \t]*"
-    rf"(?:(?:a|an|the|{lang.CLOCK_PREPOSITIONS})[ \t]+)?",
+    r"(?:[01]?\d|2[0-3])\.(?P<m>[0-5]\d)"
+    r"(?:\s*(?:-|–|to|till|until)\s*(?:[01]?\d|2[0-3])\.(?P<m2>[0-5]\d))?",
     re.IGNORECASE,
 )
 
