@@ -31,14 +31,31 @@ def expand(pattern: str, parts: dict[str, str]) -> str:
 
 
 @functools.cache
+def format_parts() -> dict[str, str]:
+    """The parts of formats.toml, with the weekdays of times.toml as two more: WEEKDAY_NAME
+    (whole names and English short ones, [weekdays]) and WEEKDAY_SHORT (the other languages'
+    short ones, [weekday_abbreviations]), so a stamp's day words live in one place."""
+
+    def alternation(names: set[str]) -> str:
+        return "|".join(re.escape(n) for n in sorted(names, key=len, reverse=True))
+
+    days = table("times")["weekdays"].values()
+    return {
+        **table("formats")["parts"],
+        "WEEKDAY_NAME": alternation({w for d in days for day in d for w in day.split()}),
+        "WEEKDAY_SHORT": alternation(set(words("times", "weekday_abbreviations"))),
+    }
+
+
+@functools.cache
 def format_pattern(pattern: str) -> re.Pattern[str]:
     """A pattern of formats.toml, its parts expanded, compiled case-insensitively."""
-    return re.compile(expand(pattern, table("formats")["parts"]), re.IGNORECASE)
+    return re.compile(expand(pattern, format_parts()), re.IGNORECASE)
 
 
 def part(name: str) -> str:
     """One expanded part of formats.toml ("STAMP", "TIME", ...) as regex source."""
-    return expand(table("formats")["parts"][name], table("formats")["parts"])
+    return expand(format_parts()[name], format_parts())
 
 
 def words(file: str, section: str, *languages: str) -> frozenset[str]:

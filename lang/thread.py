@@ -32,7 +32,7 @@ _CHAT_ROWS = tuple(
     (row["name"], data.format_pattern(row["pattern"]), row["then"]) for row in _FORMATS["chat"]
 )
 _STAMPED_LABEL_RE = data.format_pattern(_FORMATS["label"]["stamped"])
-_PLAIN_LABEL_RE = re.compile(data.expand(_FORMATS["label"]["plain"], _FORMATS["parts"]))
+_PLAIN_LABEL_RE = re.compile(data.expand(_FORMATS["label"]["plain"], data.format_parts()))
 
 _HEADER_FIELDS = {
     alias: name for name, aliases in _FORMATS["header_fields"].items() for alias in aliases

@@ -71,6 +71,7 @@ def test_lowercase_label_needs_a_chat_around_it() -> None:
         ("Tom Baker\n10:05 AM\nsure", "Tom Baker", "10:05 AM"),
         ("Tom Baker\nToday at 10:05 AM\nsure", "Tom Baker", "10:05 AM"),
         ("Priya Patel [10:02 AM]\nhello", "Priya Patel", "10:02 AM"),
+        ("Sam Rivera  Mon 4:02 PM\nok", "Sam Rivera", "Mon 4:02 PM"),
         ("Priya Patel, [12.03.2026 10:02]\nhello", "Priya Patel", "12.03.2026 10:02"),
         ("John 3:16\nfor God so loved", None, None),
         ("Lunch 12:30\nat Blue Bottle", None, None),
@@ -95,6 +96,22 @@ def test_slack_and_imessage_copies(thread: str, speaker: str | None, stamp: str 
         # the body lines after the label are continuation text, never another label
         assert lines[0].body_start == lines[0].body_end
         assert lines[-1].kind == "text"
+
+
+@pytest.mark.parametrize(
+    ("line", "speaker", "stamp"),
+    [
+        # another language's short day, with its full stop (times.toml's day words)
+        ("[lun. 10:02] Marie: demain 18h ?", "Marie", "lun. 10:02"),
+        ("[Di., 01.12.26 10:02] Anna: morgen um 15 Uhr?", "Anna", "Di., 01.12.26 10:02"),
+        ("[sáb., 10:02] Ana: ¿mañana?", "Ana", "sáb., 10:02"),
+        # must not fire: a word that only begins like a day, a name like one
+        ("[10:02] lunch: at 1?", None, "10:02"),
+    ],
+)
+def test_a_stamp_with_another_languages_day(line: str, speaker: str | None, stamp: str) -> None:
+    first = split_thread(line)[0]
+    assert (first.kind, first.speaker, first.stamp) == ("message", speaker, stamp)
 
 
 EMAIL = """From: Tom Baker <tom@x.com>
