@@ -397,7 +397,10 @@ def _far_pairs(clean: str, entities: list[dict[str, Any]], ref: datetime) -> lis
             continue
         clause = _CLAUSE_END_RE.search(clean, said.end())
         rest = clean[said.end() : clause.start() if clause else len(clean)]
-        when = datetime.fromisoformat(value)
+        try:
+            when = datetime.fromisoformat(value)
+        except ValueError:  # "in 2014 BC": no year Python has; read on as it is
+            continue
         pair = {(int(said.group("a")), int(said.group("b")))}
         named = lang.WEEKDAY_RE.search(rest)
         if (
