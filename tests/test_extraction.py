@@ -1964,3 +1964,24 @@ def test_a_move_from_one_clock_to_another_keeps_the_new_one(
     thread: str, expected: list[str]
 ) -> None:
     assert starts(link("add it", thread)) == expected
+
+
+# A plan told of as past (acts.toml [recap_after], [recap_before]) is no start; the rows after
+# "must not fire" are plans.
+@pytest.mark.parametrize(
+    ("thread", "expected"),
+    [
+        ("<PERSON_1>: lunch 12-1 tuesday was fun\nMe: same", []),
+        ("<PERSON_1>: dinner 7-9 thursday was so much fun\nMe: yes!", []),
+        ("<PERSON_1>: thanks for lunch on monday at 1!\nMe: anytime", []),
+        ("<PERSON_1>: loved brunch sunday at 11, pics attached\nMe: same", []),
+        ("<PERSON_1>: la cena del jueves a las 8 fue genial\nMe: sí", []),
+        # must not fire
+        ("<PERSON_1>: Thanks for reaching out, Tuesday at 3pm works for me\nMe: great",
+         ["2026-11-24T15:00:00+01:00"]),
+        ("<PERSON_1>: the meeting friday at 3pm was moved to 4pm\nMe: ok",
+         ["2026-11-27T16:00:00+01:00"]),
+    ],
+)  # fmt: skip
+def test_a_plan_told_of_as_past_is_no_start(thread: str, expected: list[str]) -> None:
+    assert starts(link("add all of this", thread)) == expected

@@ -150,6 +150,25 @@ BOOKING_ENDS_RE = re.compile(
 ALSO_RE = data.phrase_pattern("acts", "also")
 # "so I'm out all weekend": the speaker's times in that sentence are another plan (acts.toml).
 AWAY_RE = data.phrase_pattern("acts", "away")
+# A plan told of as past: "lunch 12-1 tuesday was fun", "thanks for lunch 11-6 friday"
+# (acts.toml [recap_after], [recap_before]; the latter with one activity word before the time).
+_RECAP_AFTER_RE = re.compile(
+    rf"[ \t]*(?:{data.phrases_alternation(data.phrases('acts', 'recap_after'))})\b",
+    re.IGNORECASE,
+)
+_RECAP_BEFORE_RE = re.compile(
+    rf"\b(?:{data.phrases_alternation(data.phrases('acts', 'recap_before'))})"
+    rf"[ \t]+(?:(?:the|our|your|that)[ \t]+)?(?:[^\W\d_]+[ \t]+)?$",
+    re.IGNORECASE,
+)
+
+
+def told_as_past(text: str, start: int, end: int) -> bool:
+    """Whether the time at text[start:end] is told of as past: a recap right after it, or a
+    thanks or a "loved" right before the plan it times."""
+    return bool(_RECAP_AFTER_RE.match(text, end) or _RECAP_BEFORE_RE.search(text, 0, start))
+
+
 # "yes!", "sure, see you then": a reply that takes up the plan, said at its start (acts.toml).
 ACCEPT_RE = data.phrase_pattern("acts", "accept")
 # "can't thursday", "can't do 10": the day or time said right after is turned down.

@@ -66,6 +66,7 @@ from agent.extraction.cue import (
     due_said,
     picked_place,
     puts_off,
+    told_as_past,
 )
 from agent.extraction.title import (
     ACTIVITY_RE,
@@ -965,6 +966,13 @@ class RuleLinker:
             return False
         if _turned_down(segment.text, mention, segment.start):
             return False  # a time answered with no is turned down, never a start
+        if mention.value > self.now and told_as_past(
+            segment.text, mention.start - segment.start, mention.end - segment.start
+        ):
+            # "dinner 7-9 saturday was so much fun", "thanks for lunch 11-6 friday": the words
+            # read as a day ahead were the last one (a day read as past is the gate's, and
+            # stays for "same time this sunday?" to take its clock)
+            return False
         before = segment.text[: mention.start - segment.start]
         if _FINISH_BEFORE_RE.search(before):
             return False  # "ends around 10", "should finish at 5": when it ends
