@@ -412,7 +412,7 @@ def _date_of_its_weekday(text: str, pair: re.Match[str], today: date | None) -> 
     named = WEEKDAY_NEXT_RE.match(text, pair.end())
     if named is None or today is None:
         return False
-    weekday = WEEKDAY_INDEX[named.group("day").casefold()]
+    weekday = weekday_of(named.group("day"))
     month, day = int(pair.group("a")), int(pair.group("b"))
     for year in (today.year - 1, today.year, today.year + 1):
         try:
@@ -834,6 +834,13 @@ NEXT_WEEKDAY_RE = re.compile(
     re.IGNORECASE,
 )
 WEEKDAY_RE = re.compile(rf"(?<![\w-])(?:{DAY_NAMES})(?![\w-])", re.IGNORECASE)
+
+
+def weekday_of(name: str) -> int | None:
+    """0 for Monday to 6 for Sunday, for a weekday's name as written ("Fri.", "Sonnabend")."""
+    return WEEKDAY_INDEX.get(name.casefold().rstrip("."))
+
+
 # A weekday right after something, maybe after "on": "11-1 sunday", "12-2 on friday".
 WEEKDAY_NEXT_RE = re.compile(rf"[ \t]*(?:on[ \t]+)?(?P<day>{DAY_NAMES})(?![\w-])", re.IGNORECASE)
 

@@ -408,10 +408,7 @@ def _far_pairs(clean: str, entities: list[dict[str, Any]], ref: datetime) -> lis
             and not timedelta(0) <= when - ref < _NEAR_DATE
             and lang.states_date(rest)
             and lang.states_clock_time(rest)
-            and not (
-                named
-                and lang.WEEKDAY_INDEX.get(named.group(0).casefold().rstrip(".")) == when.weekday()
-            )
+            and not (named and lang.weekday_of(named.group(0)) == when.weekday())
         ):
             spans.append(said.span())
     return spans
@@ -1082,7 +1079,7 @@ class TimeParser:
         month_first = _WEEKDAY_MONTH_NUMBER_RE.search(mention.text)  # "Saturday Dec 13"
         if said is None and month_first is None:
             return mention
-        weekday = lang.WEEKDAY_INDEX.get((said or month_first).group("day").casefold())
+        weekday = lang.weekday_of((said or month_first).group("day"))
         value = mention.value.astimezone(self.zone)
         if weekday is None:
             return mention
@@ -1128,11 +1125,7 @@ class TimeParser:
         stand and the gate asks. Said on a Saturday, the coming Friday is next week's: one
         reading. "next week Friday" and "next Friday the 4th" say which."""
         match = lang.NEXT_WEEKDAY_RE.search(mention.text)
-        weekday = (
-            lang.WEEKDAY_INDEX.get((match.group("day") or match.group("before")).casefold())
-            if match
-            else None
-        )
+        weekday = lang.weekday_of(match.group("day") or match.group("before")) if match else None
         if (
             weekday is None
             or mention.value is None
@@ -1182,9 +1175,7 @@ class TimeParser:
         out = []
         for mention in mentions:
             named = lang.WEEKDAY_RE.search(mention.text)
-            weekday = (
-                lang.WEEKDAY_INDEX.get(named.group(0).casefold().rstrip(".")) if named else None
-            )
+            weekday = lang.weekday_of(named.group(0)) if named else None
             day = next((d for d in dated if d.weekday() == weekday), None)
             if mention.value is not None and lang.weekday_only(mention.text) and day is not None:
                 local = mention.value.astimezone(self.zone)
@@ -1471,7 +1462,7 @@ class TimeParser:
         before = _WEEKDAY_BEFORE_RE.search(clean, max(0, mention.start - 16), mention.start)
         if before is None or any(m.start <= before.start() < m.end for m in mentions):
             return mention
-        weekday = lang.WEEKDAY_INDEX.get(before.group("day").casefold())
+        weekday = lang.weekday_of(before.group("day"))
         if weekday is None:
             return mention
         local = mention.value.astimezone(self.zone)
@@ -1508,7 +1499,7 @@ class TimeParser:
             or mention.text.rstrip()[-1:] in tuple(".,;!?")  # "fri. nxt wk": another sentence
         ):
             return mention
-        weekday = lang.WEEKDAY_INDEX.get(named.group(0).casefold().rstrip("."))
+        weekday = lang.weekday_of(named.group(0))
         if weekday is None:
             return mention
         today = self.now.astimezone(self.zone).date()
@@ -1605,9 +1596,7 @@ class TimeParser:
                 out.append(mention)
                 continue
             named = lang.WEEKDAY_RE.search(mention.text)
-            weekday = (
-                lang.WEEKDAY_INDEX.get(named.group(0).casefold().rstrip(".")) if named else None
-            )
+            weekday = lang.weekday_of(named.group(0)) if named else None
             day = int(number.group("day"))
             today = self.now.astimezone(self.zone).date()
             found = next(
