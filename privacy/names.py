@@ -72,7 +72,9 @@ _LIST_RE = re.compile(
     re.IGNORECASE,
 )
 # "my cfo", "the dentist": a possessive (labels.toml [possessives]) or "the" before a role.
-_POSSESSIVE = rf"the|{alternation('labels', 'possessives')}"
+_POSSESSIVE = (
+    rf"the|{alternation('labels', 'possessives')}|{alternation('labels', 'possessives_others')}"
+)
 _ROLE_WORDS = "|".join(sorted(map(re.escape, ROLES), key=len, reverse=True))
 _ROLE_AFTER_RE = re.compile(
     rf"(?<![\w<])(?P<name>{TOKEN})[ \t]*,?[ \t]+(?:who[ \t]+is[ \t]+|who's[ \t]+|is[ \t]+)?"

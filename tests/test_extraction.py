@@ -1514,6 +1514,14 @@ def test_a_plan_the_user_stepped_out_of_is_asked_about(thread: str, expected: li
         ("put my 2pm meeting on tuesday", "", ["2026-11-24T14:00:00+01:00"]),
         ("schedule our 3pm call for Tuesday", "", ["2026-11-24T15:00:00+01:00"]),
         ("aggiungi il mio incontro delle 14:00 martedì", "", ["2026-11-24T14:00:00+01:00"]),
+        # a request that opens with the plan, alone or after a wish with no verb of its own
+        # (labels.toml [possessive_wants]), asks for nothing else
+        ("my 3pm dentist on tuesday", "", ["2026-11-24T15:00:00+01:00"]),
+        ("I need my 2pm meeting on tuesday in the calendar", "", ["2026-11-24T14:00:00+01:00"]),
+        ("I want you to my 2:00 pm meeting on Tuesday.", "", ["2026-11-24T14:00:00+01:00"]),
+        ("necesito mi reunión de las 3 el martes", "", ["2026-11-24T15:00:00+01:00"]),
+        ("hi! my 2pm meeting on tuesday with <PERSON_1>, in the calendar please", "",
+         ["2026-11-24T14:00:00+01:00"]),
         # a plan of the calendar's, called off in the same request, leaves the new one alone
         ("Make a doctors appointment for Tuesday at 2 PM and cancel my lunch that same Tuesday "
          "at 1 PM", "", ["2026-11-24T14:00:00+01:00"]),
@@ -1523,8 +1531,20 @@ def test_a_plan_the_user_stepped_out_of_is_asked_about(thread: str, expected: li
          ["2026-11-21T16:00:00+01:00"]),
         ("move my 2pm meeting to Thursday", "", []),
         ("add lunch with Jo on Tuesday after my 2pm meeting", "", []),
-        ("I want you to my 2:00 pm meeting on Tuesday.", "", []),
         ("put lunch after my 2pm meeting on tuesday", "", []),
+        ("I need to prep for my 2pm meeting on tuesday", "", []),
+        ("I don't want my 2pm meeting on tuesday", "", []),
+        ("when is my 2pm meeting on tuesday?", "", []),
+        ("my 2pm meeting on tuesday, then drinks with Jo", "", []),
+        # ... nor when the rest of the request asks anything else, or the plan is another's
+        ("my 2pm meeting on tuesday?", "", []),
+        ("my 2pm meeting on tuesday what room", "", []),
+        ("My 2pm meeting on tuesday. What should I prepare", "", []),
+        ("I need my 2pm meeting on tuesday to be shorter", "", []),
+        ("my 2pm meeting on tuesday was great", "", []),
+        ("my 2pm meeting on tuesday, don't add it", "", []),
+        ("her 3pm recital on tuesday", "", []),
+        ("mi reunión de las 3 el martes se canceló", "", []),
         ("block 30 minutes to prepare for my 2pm interview on Tuesday", "", []),
         ("cancel my meeting", "<PERSON_1>: let's hop on a call tomorrow at 3\nMe: ok", []),
         ("add it", "<PERSON_1>: lunch tuesday at 1?\nMe: sure\n<PERSON_1>: sorry, need to "

@@ -250,14 +250,34 @@ def due_said(text: str) -> re.Match[str] | None:
 # A possessive ending a text ("my", "il mio": labels.toml [possessives]), and one right after a
 # verb that asks for the event (labels.toml [request_verbs]): "put my 2:00 pm meeting on tuesday"
 # is the one to add ("after my 2pm meeting", "for my 10am call" name another plan).
-_POSSESSIVE = (
-    rf"(?:(?:{data.alternation('labels', 'possessive_articles')})\s+)?"
-    rf"(?:{data.alternation('labels', 'possessives')})\s*$"
-)
+_ARTICLE = rf"(?:(?:{data.alternation('labels', 'possessive_articles')})\s+)?"
+_OWN = data.alternation("labels", "possessives")
+_POSSESSIVE = rf"{_ARTICLE}(?:{_OWN}|{data.alternation('labels', 'possessives_others')})\s*$"
 POSSESSIVE_RE = re.compile(rf"\b{_POSSESSIVE}", re.IGNORECASE)
 ADD_MINE_RE = re.compile(
     rf"\b(?:{data.alternation('labels', 'request_verbs')})\s+{_POSSESSIVE}", re.IGNORECASE
 )
+# ... or one a request opens with, alone or after a wish with no verb (labels.toml
+# [possessive_wants]) and at most a few words of its subject: "my 2pm meeting on tuesday",
+# "I need my 2pm meeting on tuesday in the calendar".
+_WANTS = data.phrases_alternation(data.phrases("labels", "possessive_wants"))
+WANT_MINE_RE = re.compile(
+    rf"\W*(?:(?:\w+\W+){{0,3}}?(?:{_WANTS})\W+)?{_ARTICLE}(?:{_OWN})\s*", re.IGNORECASE
+)
+# What a request may say after such a plan and still ask for nothing else: a wish for the
+# entry (requests.toml [schedule_ask]) and words that carry no content of their own
+# ([object_filler], labels.toml [function_words]); "what room", "was great", "to be shorter"
+# ask something else.
+_ENTRY_ASK_RE = data.phrase_pattern("requests", "schedule_ask")
+_EMPTY_WORDS = data.words("requests", "object_filler") | data.words("labels", "function_words")
+
+
+def asks_nothing_more(tail: str) -> bool:
+    """Whether `tail`, the rest of a request with its times blanked, holds only such words."""
+    words = re.findall(r"[^\W\d_]+(?:'\w+)?", _ENTRY_ASK_RE.sub(" ", tail))
+    return all(word.casefold() in _EMPTY_WORDS for word in words)
+
+
 # A line that corrects the one above it ("correction – Thu 2:30pm"), acts.toml [correct].
 CORRECT_RE = data.phrase_pattern("acts", "correct")
 # A clause that asks for a plan another way, and a day's yes beside it (acts.toml).

@@ -58,7 +58,9 @@ from agent.extraction.cue import (
     RESTATED_DAY_RE,
     RETURN_LEG_RE,
     SCHEDULE_QUESTION_RE,
+    WANT_MINE_RE,
     WISH_RE,
+    asks_nothing_more,
     calls_off,
     cancel_notice,
     declines_alone,
@@ -373,14 +375,16 @@ def _asked_for(event: ProposedEvent, found: list[Candidate]) -> bool:
     return bool(event.grounds) and all(said.get(g) == "request" for g in event.grounds)
 
 
-def _ends_a_name(after: str) -> bool:
-    """Whether `after` opens with an activity that ends its phrase: "meeting on Tuesday", not
-    "meeting notes doc" or "meeting link"."""
+def _ends_a_name(after: str) -> int | None:
+    """Where the activity `after` opens with ends, when it ends its phrase: "meeting on
+    Tuesday", not "meeting notes doc" or "meeting link"."""
     found = ACTIVITY_RE.match(after)
     if found is None:
-        return False
+        return None
     rest = after[found.end() :].lstrip()
-    return not rest or not rest[0].isalpha() or bool(_CLAUSE_GOES_ON_RE.match(rest))
+    if not rest or not rest[0].isalpha() or _CLAUSE_GOES_ON_RE.match(rest):
+        return found.end()
+    return None
 
 
 _CLAUSE_GOES_ON_RE = re.compile(
@@ -420,6 +424,8 @@ class RuleLinker:
         self.called_off: list[ProposedEvent] = []
         self.talkers: set[str] = set()  # who speaks in the thread being linked
         self.segments: list[Segment] = []
+        self.request = ""  # the request being linked, and the times found in it
+        self.request_mentions: list[TimeMention] = []
         self._two_sides = True  # the thread has the user and at most one other speaker
         self.ends_asked = False  # the request asks for a journey's way back
         self.asks_side = False  # the request asks for a deadline or another side time
@@ -442,6 +448,8 @@ class RuleLinker:
         self.asks_side = asks_for_side(request)
         self.talkers = {w for w in map(_who, segments) if w is not None}
         self.segments = segments
+        self.request = request
+        self.request_mentions = [c.mention for c in found if c.mention.source == "request"]
         run: list[ProposedEvent] = []
         run_waits = run_off = False
         for index, segment in enumerate(segments):
@@ -1005,14 +1013,35 @@ class RuleLinker:
         if not POSSESSIVE_RE.search(before):
             return True
         # "add my 2:00 pm meeting on Tuesday": a plan of the user's own, asked for, is the event
-        # ("move my 2pm meeting" names the one to move; "lunch after my 2pm meeting" another)
+        # ("move my 2pm meeting" names the one to move; "lunch after my 2pm meeting" another);
+        # so is one a request opens with, when nothing else is asked ("I need my 2pm meeting on
+        # tuesday in the calendar", not "my 2pm meeting on tuesday, can we do lunch after?")
         after = segment.text[mention.end - segment.start :]
+        name = _ends_a_name(after.lstrip(" ,"))
+        if (
+            segment.source != "request"
+            or name is None
+            or RESCHEDULE_RE.search(segment.text)
+            or calls_off(segment.text)
+        ):
+            return False
+        if ADD_MINE_RE.search(before) is not None:
+            return True
+        # "my 3pm dentist on tuesday": the whole request after the plan's name says no more
+        # than its day and a wish for the entry ("my 2pm meeting on tuesday what room" asks)
+        tail_start = mention.end + (len(after) - len(after.lstrip(" ,"))) + name
+        tail = list(self.request[tail_start:])
+        for other in self.request_mentions:
+            if other.end > tail_start:
+                if other.has_clock_time:
+                    return False  # "my 9am standup tomorrow is at 10 now": a second clock
+                for i in range(max(other.start, tail_start), other.end):
+                    tail[i - tail_start] = " "
         return (
-            segment.source == "request"
-            and ADD_MINE_RE.search(before) is not None
-            and _ends_a_name(after.lstrip(" ,"))
-            and not RESCHEDULE_RE.search(segment.text)
-            and not calls_off(segment.text)
+            WANT_MINE_RE.fullmatch(before) is not None
+            and not NEGATION_RE.search(before)
+            and "?" not in tail
+            and asks_nothing_more(PLACEHOLDER_RE.sub(" ", "".join(tail)))
         )
 
     def _echo(
