@@ -72,6 +72,17 @@ ROWS = [
         "The wedding is on Saturday 12 Dec, ceremony at 3pm. Shuttle leaves the hotel at 2:15 pm.",
         ["11-25 15:00"],
     ),  # the clock alone; the linker gives it the day
+    # a clock listed right after a labelled one shares its label: every time is the shuttle's,
+    # so none is a start and the linker asks which
+    (
+        "Shuttle at 9am and 11am tomorrow, the talk is at 10:30am.",
+        ["11-25 10:30"],  # the clock alone; the linker gives it the day
+    ),
+    ("Doors 6:30, 7 or 7:30, the play starts at 8pm Friday", ["11-27 20:00"]),
+    # must not fire: a listed clock that names its own activity, one after a clause of its own
+    ("Doors 6:30 and 7pm show on Friday", ["11-25 19:00"]),
+    ("Shuttle at 9am, and lunch at 12:30 tomorrow", ["11-26 12:30"]),
+    ("Boarding 9:10 and the talk at 11 on Friday", ["11-27 11:00"]),
     # must not fire: the clock a lead time counts back from is the start
     (
         "Doors open 30 min before the 8pm show on Saturday 12 Dec. Bar closes at 11pm.",

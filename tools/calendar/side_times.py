@@ -15,6 +15,7 @@ from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from lang import data
+from lang.activities import ACTIVITY_RE
 from tools.calendar import lang
 
 if TYPE_CHECKING:  # times.py calls this module; the mention type is only named here
@@ -112,16 +113,41 @@ def _date_only(mention: TimeMention) -> TimeMention:
     )  # fmt: skip
 
 
+# A clock listed right after another, a joiner of times.toml [option_joiners] and maybe a
+# clock's preposition between: "shuttle at 9am and 11am", "doors 6, 6:30 or 7".
+_LISTED_AFTER_RE = re.compile(
+    r"(?P<clock>\d{1,2}(?:[:.]\d{2})?(?:[ \t]*[ap]\.?m\.?)?)[ \t]*"
+    rf"(?:{data.alternation('times', 'option_joiners')})[ \t]*"
+    rf"(?:(?:{data.phrases_alternation(data.phrases('times', 'clock_prepositions'))})[ \t]+)?$",
+    re.IGNORECASE,
+)
+
+
 def is_side_time(text: str, mention: TimeMention) -> bool:
-    """Whether a side-time label sits right before `mention` in its sentence, or heads the
-    field block it is written under ("Arrive: Amsterdam (AMS)" / "Fri 18 Dec" / "08:50"), or
-    `mention` is a deadline to answer by."""
+    """Whether a side-time label sits right before `mention` in its sentence, or before the
+    clock it is listed after ("shuttle at 9am and 11am"), or heads the field block it is
+    written under ("Arrive: Amsterdam (AMS)" / "Fri 18 Dec" / "08:50"), or `mention` is a
+    deadline to answer by."""
     if is_deadline(text, mention):
         return True
-    found = _SIDE_RE.search(_clause_before(text, mention))
+    # a listed clock that names its own activity is that one's ("doors 6:30 and 7pm show")
+    listed = not ACTIVITY_RE.match(text[mention.end :].lstrip())
+    return _labelled(text, mention.start, listed=listed) or bool(
+        _SIDE_LABEL_RE.match(_field_of(text, mention))
+    )
+
+
+def _labelled(text: str, start: int, *, listed: bool) -> bool:
+    """Whether a side label sits right before offset `start`, or (`listed`) before the clock
+    listed just before it."""
+    clause = lang.CLAUSE_END_RE.split(text[max(0, start - _LOOK_BACK) : start])[-1]
+    found = _SIDE_RE.search(clause)
     if found and not _RELATION_RE.search(found.string, found.end("label"), found.end()):
         return True
-    return bool(_SIDE_LABEL_RE.match(_field_of(text, mention)))
+    before = _LISTED_AFTER_RE.search(clause) if listed else None
+    return before is not None and _labelled(
+        text, start - len(clause) + before.start("clock"), listed=True
+    )
 
 
 def is_opening_hours(text: str, mention: TimeMention) -> bool:
