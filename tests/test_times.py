@@ -716,3 +716,48 @@ def test_a_day_said_once_holds_for_the_clocks_offered_with_it(
 ) -> None:
     clocks = [m for m in parser.parse(text) if m.has_clock_time]
     assert [f"{m.value:%m-%d}" for m in clocks] == days
+
+
+@pytest.mark.parametrize(
+    ("text", "clocks"),
+    [
+        # an evening word of another clause with its own time leaves a clock as it is: the
+        # landing is in the morning, and the meal takes its own hours
+        ("flight lands 10:45, dinner 8-10 tonight?", ["10:45", "20:00"]),
+        ("dinner at 8 tonight, flight lands 10:45", ["20:00", "10:45"]),
+        ("flight arrives at 10:45. dinner at 8 tonight?", ["10:45", "20:00"]),
+        # must not fire: the evening word in the clock's own clause, or past a break with no
+        # time of its own beyond it
+        ("drinks at 10:45 tonight", ["22:45"]),
+        ("dinner at 8, tonight?", ["20:00"]),
+        ("tonight, at 9:30", ["21:30"]),
+    ],
+)
+def test_a_clocks_half_of_day_comes_from_its_own_clause(
+    parser: TimeParser, text: str, clocks: list[str]
+) -> None:
+    said = sorted((m for m in parser.parse(text) if m.has_clock_time), key=lambda m: m.start)
+    assert [f"{m.value:%H:%M}" for m in said] == clocks
+
+
+@pytest.mark.parametrize(
+    ("text", "clock"),
+    [
+        # minutes before an hour, in digits: a quarter, twenty or twenty-five alone; five or
+        # ten after a clock's preposition or an "about"
+        ("meet 20 to 8 tonight at the bar", "19:40"),
+        ("25 to 12 tomorrow", "11:35"),
+        ("15 to 9 tomorrow morning", "08:45"),
+        ("20 to 8pm tomorrow", "19:40"),
+        ("at 10 to 8 tonight", "19:50"),
+        ("around 5 to 3 tomorrow", "14:55"),
+        # must not fire: a range, a range's opener, a count, a unit
+        ("5 to 10 tonight", "17:00"),
+        ("from 20 to 8 tomorrow", "20:00"),
+        ("drinks 20 to 8 people tonight", None),
+        ("the drive is 20 to 25 minutes tomorrow", None),
+    ],
+)
+def test_minutes_before_an_hour_in_digits(parser: TimeParser, text: str, clock: str | None) -> None:
+    said = [m for m in parser.parse(text) if m.has_clock_time]
+    assert [f"{m.value:%H:%M}" for m in said] == ([clock] if clock else [])

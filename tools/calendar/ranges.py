@@ -305,9 +305,52 @@ _RANGE_OPENER_BEFORE_RE = re.compile(
     rf"(?<![^\W\d_])(?:{data.alternation('times', 'range_openers')})[ \t]*$", re.IGNORECASE
 )
 # English "to" between bare numbers may say minutes to an hour: "20 to 8" is 7:40, never a
-# range from 20:00 ("10 to 2" in digits is one).
+# range from 20:00 ("10 to 2" in digits is one). Duckling reads "twenty to eight" and "20 vor
+# 8", but took "20 to 8 tonight" for 20:00. A quarter, twenty or twenty-five to an hour is
+# always minutes; five or ten only after a clock's preposition or an "about" ("at 10 to 8",
+# [clock_prepositions], [approximately]), since "5 to 10 tonight" is also a range. A range's
+# opener ("from 20 to 8"), a score's word ("won 20 to 8", [score_before]) or a count or unit
+# after the numbers keeps them as they are.
 _SPOKEN_TO = frozenset({"to", "till", "til"})
 _MINUTES_TO = frozenset({15, 20, 25})
+_MINUTES_TO_AFTER_AT = frozenset({5, 10})
+_MINUTES_TO_RE = re.compile(
+    r"(?:(?<![^\W\d_])(?:(?P<lead>"
+    rf"{data.phrases_alternation(data.phrases('times', 'clock_prepositions'))}"
+    rf"|{data.alternation('times', 'approximately')})"
+    rf"|(?P<other>{data.alternation('times', 'range_openers')}"
+    rf"|{data.alternation('times', 'score_before')}))[ \t]+)?"
+    rf"(?<![\w:.])(?P<said>(?P<n>\d{{1,2}})[ \t]+(?:{'|'.join(_SPOKEN_TO)})[ \t]+"
+    r"(?P<h>1[0-2]|[1-9]))"
+    r"(?!\d|[:.]\d|(?:st|nd|rd|th)\b|[ \t]*(?:hours?|hrs?|h\b|mins?\b|minutes?))",
+    re.IGNORECASE,
+)
+
+
+def _minutes_to(text: str) -> list[tuple[int, int, str]]:
+    """Each "N to H" of `text` that says minutes before an hour: its span and the clock it
+    says ("7:40" for "20 to 8")."""
+    said = []
+    for match in _MINUTES_TO_RE.finditer(text):
+        minutes, hour = int(match.group("n")), int(match.group("h"))
+        if (
+            match.group("other")
+            or not (
+                minutes in _MINUTES_TO or (minutes in _MINUTES_TO_AFTER_AT and match.group("lead"))
+            )
+            or numbered_or_counted(text, match.start("said"), match.end())
+        ):
+            continue
+        said.append((*match.span("said"), f"{hour - 1 or 12}:{60 - minutes:02d}"))
+    return said
+
+
+def respell_minutes_to(text: str) -> str:
+    """`text` with minutes before an hour written as the clock they say, padded to the same
+    length so every offset holds: Duckling reads "7:40   tonight"."""
+    for start, end, clock in _minutes_to(text):
+        text = text[:start] + clock.ljust(end - start) + text[end:]
+    return text
 
 
 def _clock_pairs(text: str, mentions: Sequence[TimeMention]) -> list[TimeMention]:
@@ -403,6 +446,8 @@ def _pair_reading(
         return None  # "push it 7 to 8": an old clock and a new one, which the linker reads
     if numbered_or_counted(text, pair.start(), pair.end()):
         return None
+    if any(start == pair.start() for start, _, _ in _minutes_to(text[: pair.end() + 12])):
+        return None  # "20 to 8", "at 10 to 8pm": minutes before an hour, which Duckling reads
     word = (pair.group("word") or "").casefold()
     if word and _bare(pair):
         # two bare numbers joined by a word: "5 to 10 tonight" may be five to ten, and "3 a 2"

@@ -39,7 +39,13 @@ from lang.activities import ACTIVITY_RE
 from lang.once import once
 from lang.thread import ZERO_LED_CLOCK_RE, age_order, is_self, messages, speaker_note
 from tools.calendar import lang
-from tools.calendar.ranges import join_ranges, numbered_or_counted, pair_hours, score_like
+from tools.calendar.ranges import (
+    join_ranges,
+    numbered_or_counted,
+    pair_hours,
+    respell_minutes_to,
+    score_like,
+)
 from tools.calendar.side_times import drop_deadlines, drop_side_times
 from tools.errors import TimeParseError
 
@@ -175,6 +181,32 @@ _SHORT_NUMBER_RE = re.compile(
     re.IGNORECASE,
 )
 _ALTERNATIVE_RE = re.compile(r"\b(?:or|oder|ou|o)\b", re.IGNORECASE)
+_CLAUSE_BREAK_RE = re.compile(r"[,;.!?]\s")
+# A clock as written: "10:45", "7pm", "at 8", "@ 9".
+_WRITTEN_CLOCK_RE = re.compile(
+    rf"\d{{1,2}}[:.h]\d{{2}}\b|\d\s*[ap]\.?m\b|(?:^|\W)(?:{lang.CLOCK_PREPOSITIONS})\s*\d",
+    re.IGNORECASE,
+)
+_LOOK_AROUND = 30, 20  # characters before and after a time whose words may set its half
+
+
+def _own_clause(text: str, start: int, end: int) -> tuple[int, int]:
+    """The span around the time at text[start:end] whose words may set its half of the day:
+    up to 30 characters before and 20 after, short of a clause that states a clock of its own
+    (or, after it, two hours joined by a dash: "lands 10:45, dinner 8-10 tonight"). The text as
+    written: a pair blanked for ranges.py is still another time. A date past a break ("Movie
+    night on Dec 12. See you at 8!") is no clock, and its words stay."""
+    lo, hi = max(0, start - _LOOK_AROUND[0]), end + _LOOK_AROUND[1]
+    for found in _CLAUSE_BREAK_RE.finditer(text, lo, start):
+        if _WRITTEN_CLOCK_RE.search(text, lo, found.start()):
+            lo = found.end()
+    for found in _CLAUSE_BREAK_RE.finditer(text, end, hi):
+        rest = text[found.end() : hi]
+        if _WRITTEN_CLOCK_RE.search(rest) or lang.DASHED_PAIR_RE.search(rest):
+            return lo, found.start()
+    return lo, hi
+
+
 # A part of day or am/pm right after "H:MM" says it is a clock time ("Its 5:30 in the evening").
 _DAYPART_AFTER_RE = re.compile(
     r"\s*(?:[ap]\.?m\b|o'?clock\b|tonight\b|(?:in\s+the\s+|this\s+|at\s+)?"
@@ -1036,9 +1068,11 @@ class TimeParser:
         # Same length, so offsets still point into `text`; lingua and Duckling are native code.
         clean = lang.unwrap_zones(
             lang.respell_offsets(
-                lang.blank_counts(
-                    lang.fix_typing_slips(lang.fix_ocr_digits(_NATIVE_UNSAFE.sub(" ", text))),
-                    ref.date(),
+                respell_minutes_to(
+                    lang.blank_counts(
+                        lang.fix_typing_slips(lang.fix_ocr_digits(_NATIVE_UNSAFE.sub(" ", text))),
+                        ref.date(),
+                    )
                 )
             )
         )
@@ -1719,9 +1753,12 @@ class TimeParser:
             return None
         clock = lang.states_clock_time(span)
         local = functools.partial(self._local, wall=grain not in _SUBDAY or clock)
-        # am/pm words of an alternative are not this time's: "Friday at 4 or Saturday morning"
-        before = _ALTERNATIVE_RE.split(clean[max(0, start - 30) : start])[-1]
-        context = before + span + _ALTERNATIVE_RE.split(clean[end : end + 20])[0]
+        # am/pm words of an alternative are not this time's: "Friday at 4 or Saturday morning",
+        # nor those of a clause with a time of its own: "lands 10:45, dinner 8-10 tonight"
+        lo, hi = _own_clause(text, start, end)
+        before = _ALTERNATIVE_RE.split(clean[lo:start])[-1]
+        after = _ALTERNATIVE_RE.split(clean[end:hi])[0]
+        context = before + span + after
         make = functools.partial(
             TimeMention, text[start:end], start, end, language=code, source=source, grain=grain
         )
@@ -2091,15 +2128,18 @@ class TimeParser:
 
     @staticmethod
     def _host(clean: str, mentions: Sequence[TimeMention], start: int, end: int) -> int | None:
-        """The mention a vague word overlaps or qualifies ("dinner on friday", "friday dinner")."""
+        """The mention a vague word overlaps or qualifies ("dinner on friday", "friday dinner");
+        of two, the one in its own clause, then the nearer: "lands at 10:45, dinner      tonight"
+        is dinner tonight, and 10:45 is no dinner's clock."""
         for index, mention in enumerate(mentions):
             if start < mention.end and mention.start < end:
                 return index
+        near: list[tuple[bool, int, int]] = []
         for index, mention in enumerate(mentions):
             gap = clean[end : mention.start] if end <= mention.start else clean[mention.end : start]
             if len(gap) <= 20 and lang.JOINER_RE.fullmatch(gap):
-                return index
-        return None
+                near.append(("," in gap, len(gap.strip()), index))
+        return min(near)[2] if near else None
 
 
 _NUMERIC_DATE_RE = re.compile(r"\b(\d{1,2})[/.-](\d{1,2})[/.-](\d{2}|\d{4})\b")
