@@ -1951,7 +1951,10 @@ def test_a_later_day_with_the_same_time_keeps_the_clock(thread: str, expected: l
         # hours said after a window's word are hours to pick in, never a start
         ("<PERSON_1>: I work 9-5 tomorrow, dinner after at 6:30?\nMe: yes", []),
         ("<PERSON_1>: I'm free 2-4 tomorrow\nMe: cool", []),
-        # must not fire: a plan inside the window, an event named with such a word
+        ("<PERSON_1>: I'm around 2-4 tomorrow\nMe: ok", []),  # Duckling keeps "around"
+        # must not fire: a plan inside the window, an event named with such a word, a meal's
+        # rough hours
+        ("<PERSON_1>: dinner around 7-9 tonight?\nMe: yes", ["2026-11-21T19:00:00+01:00"]),
         ("<PERSON_1>: I'm free 2-4 tomorrow\nMe: haircut at 3 then?\n<PERSON_1>: yes",
          ["2026-11-22T15:00:00+01:00"]),
         ("<PERSON_1>: open house sat 10-2\nMe: see you there", ["2026-11-21T10:00:00+01:00"]),
@@ -2005,3 +2008,28 @@ def test_a_move_from_one_clock_to_another_keeps_the_new_one(
 )  # fmt: skip
 def test_a_plan_told_of_as_past_is_no_start(thread: str, expected: list[str]) -> None:
     assert starts(link("add all of this", thread)) == expected
+
+
+@pytest.mark.parametrize(
+    ("thread", "expected"),
+    [
+        # a landing's clock is no option beside the plan's, and the plan's own clause names it
+        ("<PERSON_1>: flight lands 10:45, dinner 8-10 tonight?\nMe: yes",
+         [("Dinner", "2026-11-21T20:00:00+01:00")]),
+        ("<PERSON_1>: my flight arrives at 10:45. dinner at 8 tonight?\nMe: yes",
+         [("Dinner", "2026-11-21T20:00:00+01:00")]),
+        ("<PERSON_1>: after the game, drinks at 9 tonight?\nMe: yes",
+         [("Drinks", "2026-11-21T21:00:00+01:00")]),
+        # must not fire: a lone landing is the plan; two clocks listed with no end's label are
+        # options; one activity titles its clause whatever comes after
+        ("<PERSON_1>: my flight lands at 6:40pm tomorrow, can you pick me up?\nMe: sure",
+         [("Flight", "2026-11-22T18:40:00+01:00")]),
+        ("<PERSON_1>: dinner at 7pm, 8pm or 9pm tonight?", []),
+        ("<PERSON_1>: movie at 7pm tonight, dinner after?\nMe: yes",
+         [("Movie", "2026-11-21T19:00:00+01:00")]),
+    ],
+)  # fmt: skip
+def test_a_start_beside_an_arrival_is_named_by_its_own_clause(
+    thread: str, expected: list[tuple[str, str]]
+) -> None:
+    assert [(t.split(" with ")[0], s) for t, s in titles(link("add it", thread))] == expected

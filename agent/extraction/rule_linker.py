@@ -148,6 +148,10 @@ def _label_before(section: str) -> re.Pattern[str]:
     )
 
 
+# The words a mention opens with before its first number ("around " of "around 2-4").
+_BEFORE_NUMBER_RE = re.compile(r"\D*")
+# Where a clause ends inside a message: "lands 10:45, dinner 8-10 tonight?".
+_CLAUSE_BREAK_RE = re.compile(r"[.!?,;](?:\s|$)")
 # An end's label ([end_labels], arrivals too), and one that never opens a plan ([finish_labels]).
 _END_BEFORE_RE = _label_before("end_labels")
 _FINISH_BEFORE_RE = _label_before("finish_labels")
@@ -812,6 +816,11 @@ class RuleLinker:
             else clocks[0]
         )
         mention = chosen.mention
+        if not name and len(ACTIVITY_RE.findall(text)) > 1:
+            # "flight lands 10:45, dinner 8-10 tonight?": the start's own clause names it
+            at = mention.start - segment.start
+            opens = max((m.end() for m in _CLAUSE_BREAK_RE.finditer(text, 0, at)), default=0)
+            activity = activity_title(text[opens : mention.end - segment.start]) or activity
         own_day = lang.states_date(mention.text)
         # A bare time said again is an echo; with a day of the clause's own it may move the day.
         echo = self._echo(events, mention) if not (own_day or dates or moving) else None
@@ -998,8 +1007,15 @@ class RuleLinker:
             RANGE_RE.search(sentence) or mention.kind == "interval"
         ):
             return False
-        if mention.kind == "interval" and lang.window_before(
-            segment.text, mention.start - segment.start
+        number = mention.start - segment.start + len(_BEFORE_NUMBER_RE.match(mention.text).group())
+        if mention.kind == "interval" and (
+            lang.window_before(segment.text, mention.start - segment.start)
+            # Duckling keeps "around" in "I'm around 2-4 tomorrow", and "dinner around 7-9"
+            # is a meal's rough time
+            or (
+                lang.window_before(segment.text, number)
+                and not ACTIVITY_RE.search(segment.text, 0, number)
+            )
         ):
             return False  # "I work 9-5 tomorrow", "I'm around 2-4": hours to pick in, no start
         if (
@@ -1167,7 +1183,12 @@ class RuleLinker:
         self, text: str, own: list[Candidate], clocks: list[Candidate], offset: int
     ) -> list[Candidate]:
         """Times offered as alternatives ("1 or 2?", "Friday at 4 or Saturday morning?"):
-        none of them is decided yet."""
+        none of them is decided yet. An end's clock is none ("lands 10:45, dinner 8-10"), nor
+        is a listed one that names its own meal."""
+        ends = [c for c in clocks if _END_BEFORE_RE.search(text[: c.mention.start - offset])]
+        if ends and len(ends) < len(clocks):
+            own = [c for c in own if c not in ends]
+            clocks = [c for c in clocks if c not in ends]
         said = sorted(own, key=lambda c: c.mention.start)
         for first, second in zip(said, said[1:], strict=False):
             gap = text[first.mention.end - offset : second.mention.start - offset]
@@ -1187,6 +1208,7 @@ class RuleLinker:
                 first in clocks
                 and second in clocks
                 and _LISTED_RE.fullmatch(gap)
+                and not ACTIVITY_RE.match(second.mention.text)  # "call 2-3, dinner 7-9"
                 and not RESCHEDULE_RE.search(text)
                 and not _REFUSED_RE.search(text[: first.mention.start - offset])
             ):
