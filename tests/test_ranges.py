@@ -287,3 +287,26 @@ def test_a_bare_hour_offered_before_another_clock(
 ) -> None:
     found = [f"{m.value:%m-%d %H:%M}" for m in parser.parse_input(text) if m.has_clock_time]
     assert found == starts
+
+
+@pytest.mark.parametrize(
+    ("text", "other"),
+    [
+        # five or ten "to" an hour, as a range, may also be minutes before its end's hour
+        ("10 till 4 friday for the dentist?", "15:50"),
+        ("drinks 5 to 10 tonight", "21:55"),
+        ("10 to 1 tomorrow", "12:50"),
+        # must not fire: a range's opener, a few hours on one half of the clock, another
+        # number of minutes, a clock written out
+        ("from 10 to 4 friday", None),
+        ("brunch 10 to 12 sunday", None),
+        ("party 7 to 11 saturday", None),
+        ("10 to 4pm friday", None),
+    ],
+)
+def test_five_or_ten_to_an_hour_leaves_minutes_before_it_open(
+    parser: TimeParser, text: str, other: str | None
+) -> None:
+    (said,) = [m for m in parser.parse(text) if m.kind == "interval"]
+    minutes = [f"{a:%H:%M}" for a in said.alternatives if a.minute]
+    assert minutes == ([other] if other else [])

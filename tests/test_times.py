@@ -726,11 +726,16 @@ def test_a_day_said_once_holds_for_the_clocks_offered_with_it(
         ("flight lands 10:45, dinner 8-10 tonight?", ["10:45", "20:00"]),
         ("dinner at 8 tonight, flight lands 10:45", ["20:00", "10:45"]),
         ("flight arrives at 10:45. dinner at 8 tonight?", ["10:45", "20:00"]),
+        # ... or a day of its own, or a clock further on in its clause
+        ("I'm free tonight! coffee tomorrow at 10:15?", ["10:15"]),
+        ("meeting at 10:30, then dinner tonight at 8?", ["10:30", "20:00"]),
         # must not fire: the evening word in the clock's own clause, or past a break with no
         # time of its own beyond it
         ("drinks at 10:45 tonight", ["22:45"]),
         ("dinner at 8, tonight?", ["20:00"]),
         ("tonight, at 9:30", ["21:30"]),
+        ("Dinner! tomorrow at 8?", ["20:00"]),
+        ("Dinner on Dec 12. See you at 8!", ["20:00"]),
     ],
 )
 def test_a_clocks_half_of_day_comes_from_its_own_clause(

@@ -345,6 +345,28 @@ def _minutes_to(text: str) -> list[tuple[int, int, str]]:
     return said
 
 
+def _minutes_before_end(text: str, pair: re.Match[str], end: datetime) -> tuple[datetime, ...]:
+    """The other reading of "10 till 4", "5 to 10" read as a range: five or ten minutes before
+    its end's hour (15:50, 21:55), which the words leave open when the range would be long or
+    the numbers open their line ("10 to 1 better"); none after a range's opener ("from 10 to
+    4"), nor for an event's few hours ("open house 10 to 2", "brunch 10 to 12")."""
+    line_start = text.rfind("\n", 0, pair.start()) + 1
+    minutes, hour = int(pair.group("a")), int(pair.group("b"))
+    opens = not re.search(r"\w", text[line_start : pair.start()].split(":")[-1])
+    if (
+        (pair.group("word") or "").casefold() in _SPOKEN_TO
+        and _bare(pair)
+        and minutes in _MINUTES_TO_AFTER_AT
+        and ((hour - minutes) % 12 >= _LONG_RANGE_HOURS or opens)
+        and not _RANGE_OPENER_BEFORE_RE.search(text, line_start, pair.start())
+    ):
+        return (end - timedelta(minutes=minutes),)
+    return ()
+
+
+_LONG_RANGE_HOURS = 5
+
+
 def respell_minutes_to(text: str) -> str:
     """`text` with minutes before an hour written as the clock they say, padded to the same
     length so every offset holds: Duckling reads "7:40   tonight"."""
@@ -402,7 +424,8 @@ def _clock_pairs(text: str, mentions: Sequence[TimeMention]) -> list[TimeMention
             has_clock_time=True,
             all_day=False,
             grain="minute" if start.minute or end.minute else "hour",
-            alternatives=(start + timedelta(hours=12),) if unsure else (),
+            alternatives=((start + timedelta(hours=12),) if unsure else ())
+            + _minutes_before_end(text, pair, end),
         )
         line_start = text.rfind("\n", 0, pair.start()) + 1
         if lang.MOVE_VERB_RE.search(text, line_start, pair.start()):

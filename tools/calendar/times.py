@@ -188,21 +188,30 @@ _WRITTEN_CLOCK_RE = re.compile(
     re.IGNORECASE,
 )
 _LOOK_AROUND = 30, 20  # characters before and after a time whose words may set its half
+_FAR_CLAUSE = 40  # characters of the clause after a break that may state its own time
 
 
 def _own_clause(text: str, start: int, end: int) -> tuple[int, int]:
     """The span around the time at text[start:end] whose words may set its half of the day:
     up to 30 characters before and 20 after, short of a clause that states a clock of its own
-    (or, after it, two hours joined by a dash: "lands 10:45, dinner 8-10 tonight"). The text as
-    written: a pair blanked for ranges.py is still another time. A date past a break ("Movie
-    night on Dec 12. See you at 8!") is no clock, and its words stay."""
+    (or, after it, two hours joined by a dash, or an activity and its day: "lands 10:45,
+    dinner 8-10 tonight"), or a day other than the time's own. The text as written: a pair
+    blanked for ranges.py is still another time. A date past a break ("Movie night on Dec 12.
+    See you at 8!") is no clock, and its words stay."""
     lo, hi = max(0, start - _LOOK_AROUND[0]), end + _LOOK_AROUND[1]
     for found in _CLAUSE_BREAK_RE.finditer(text, lo, start):
-        if _WRITTEN_CLOCK_RE.search(text, lo, found.start()):
+        far = text[lo : found.start()]
+        if _WRITTEN_CLOCK_RE.search(far) or (
+            lang.states_date(far) and lang.states_date(text[found.end() : end])
+        ):  # "I'm free tonight! coffee tomorrow at 10:15?": two days, two clauses
             lo = found.end()
     for found in _CLAUSE_BREAK_RE.finditer(text, end, hi):
-        rest = text[found.end() : hi]
-        if _WRITTEN_CLOCK_RE.search(rest) or lang.DASHED_PAIR_RE.search(rest):
+        rest = text[found.end() : found.end() + _FAR_CLAUSE]
+        if (
+            _WRITTEN_CLOCK_RE.search(rest)
+            or lang.DASHED_PAIR_RE.search(rest)
+            or (ACTIVITY_RE.search(rest) and lang.states_date(rest))  # "... dinner tonight?"
+        ):
             return lo, found.start()
     return lo, hi
 
