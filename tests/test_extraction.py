@@ -1347,10 +1347,13 @@ def test_a_plan_called_a_fake_is_off(thread: str, expected: list[str]) -> None:
          "always runs over\n<PERSON_1>: sure, 6", ["2026-11-26T18:00:00+01:00"]),
         ("<PERSON_1>: Mon 10?\nMe: make it 11\n<PERSON_1>: actually 10:30? I have a hard stop "
          "at noon\nMe: ok", ["2026-11-23T10:30:00+01:00"]),
+        ("<PERSON_1>: lunch friday? I have a 2pm, so 12?\nMe: yes", []),  # 12 is no clock here
         # must not fire: a noun after the clock says what is at that time; a slot offered
         ("<PERSON_1>: I have a 7pm table for us at Nopa on friday, ok?\nMe: yes",
          ["2026-11-27T19:00:00+01:00"]),
         ("<PERSON_1>: we have a 2pm tomorrow, want it?\nMe: yes", ["2026-11-22T14:00:00+01:00"]),
+        ("<PERSON_1>: I've got a 10am that opened up tomorrow, want it?\nMe: yes",
+         ["2026-11-22T10:00:00+01:00"]),
         ("<PERSON_1>: we need to leave at 7am tomorrow for the airport\nMe: ok",
          ["2026-11-22T07:00:00+01:00"]),
     ],

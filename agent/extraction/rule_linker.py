@@ -998,7 +998,11 @@ class RuleLinker:
             return False  # "my sister's wedding is Saturday at 2, so I'm out": another plan
         if (
             segment.source != "request"
-            and not sentence.rstrip().endswith("?")  # "I've got a 10am that opened up, want it?"
+            # "I've got a 10am that opened up, want it?" offers it; "I have a 2pm, so 12?" not
+            and not (
+                sentence.rstrip().endswith("?")
+                and not re.search(r"\d", segment.text[mention.end - segment.start :])
+            )
             and HAVE_A_CLOCK_RE.search(before)
             and BOOKING_ENDS_RE.match(segment.text, mention.end - segment.start)
         ):
@@ -1014,7 +1018,7 @@ class RuleLinker:
             # is a meal's rough time
             or (
                 lang.window_before(segment.text, number)
-                and not ACTIVITY_RE.search(segment.text, 0, number)
+                and not ACTIVITY_RE.search(segment.sentence or segment.text)
             )
         ):
             return False  # "I work 9-5 tomorrow", "I'm around 2-4": hours to pick in, no start
