@@ -106,10 +106,28 @@ ROWS = [
 ]
 
 
-def _clocks(parser: TimeParser, thread: str) -> list[str]:
+def _clocks(parser: TimeParser, thread: str, asked: str = "add it") -> list[str]:
     """The clock times a pasted thread states, as "MM-DD HH:MM"."""
-    mentions = parser.parse_input("add it", thread)
+    mentions = parser.parse_input(asked, thread)
     return [f"{m.value:%m-%d %H:%M}" for m in mentions if m.has_clock_time and m.value]
+
+
+@pytest.mark.parametrize(
+    ("asked", "expected"),
+    [
+        # the side time the request names by its label stays beside the start
+        ("add packet pickup", ["12-12 08:00", "12-11 16:00"]),
+        ("add the pick-up", ["12-12 08:00", "12-11 16:00"]),
+        # must not fire: a request that names no label, or another one
+        ("add the race", ["12-12 08:00"]),
+        ("add the check-in", ["12-12 08:00"]),
+    ],
+)
+def test_a_side_time_the_request_names_stays(
+    parser: TimeParser, asked: str, expected: list[str]
+) -> None:
+    thread = "Jingle Bell 5K - Sat Dec 12, 8:00 AM start\nPacket pickup: Fri Dec 11, 4-7 PM"
+    assert _clocks(parser, thread, asked) == expected
 
 
 # A number of three or four digits with no clock sign, or any number after a room's or a

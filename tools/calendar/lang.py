@@ -836,6 +836,20 @@ NEXT_WEEKDAY_RE = re.compile(
 WEEKDAY_RE = re.compile(rf"(?<![\w-])(?:{DAY_NAMES})(?![\w-])", re.IGNORECASE)
 
 
+# A weekday's whole name in the plural, which repeats it: "Saturdays 7 AM", "samstags um 9",
+# "los sábados a las 10", "les samedis".
+PLURAL_WEEKDAY_RE = re.compile(
+    r"(?<![\w-])(?:"
+    + "|".join(
+        re.escape(names.split()[0])
+        for days in data.table("times")["weekdays"].values()
+        for names in days
+    )
+    + r")s(?![\w'’-])",
+    re.IGNORECASE,
+)
+
+
 def weekday_of(name: str) -> int | None:
     """0 for Monday to 6 for Sunday, for a weekday's name as written ("Fri.", "Sonnabend")."""
     return WEEKDAY_INDEX.get(name.casefold().rstrip("."))

@@ -150,6 +150,24 @@ def _labelled(text: str, start: int, *, listed: bool) -> bool:
     )
 
 
+_LABEL_WORD_RE = re.compile(_LABEL, re.IGNORECASE)
+
+
+def _plain(label: str) -> str:
+    """A label as compared: "Pick-up" and "pickup" are one."""
+    return re.sub(r"[\s-]+", "", label.casefold())
+
+
+def _label_of(text: str, mention: TimeMention) -> str:
+    """The side label right before `mention` in its sentence, or heading its field; "" when
+    none does."""
+    found = _SIDE_RE.search(_clause_before(text, mention))
+    if found:
+        return found.group("label")
+    field = _field_of(text, mention)
+    return field if _SIDE_LABEL_RE.match(field) else ""
+
+
 def is_opening_hours(text: str, mention: TimeMention) -> bool:
     """Whether `mention` is a place's hours ("Opening hours 9am–5:30pm")."""
     return bool(_HOURS_RE.search(_clause_before(text, mention)))
@@ -207,12 +225,16 @@ def drop_side_times(
     mentions = [m for m in mentions if not (m.has_clock_time and is_opening_hours(text, m))]
     mentions = [m for m in mentions if not is_agenda_item(text, m, mentions, asked)]
     keep_deadlines = asks_for_side(asked)
+    # the side time the request names by its label stays: "add packet pickup" over "Packet
+    # pickup: Fri Dec 11, 4-7 PM"
+    wanted = {_plain(w) for w in _LABEL_WORD_RE.findall(asked)}
     side = [
         m
         for m in mentions
         if m.has_clock_time
         and is_side_time(text, m)
         and not (keep_deadlines and is_deadline(text, m))
+        and not (wanted and _plain(_label_of(text, m)) in wanted)
     ]
     if not side or not any(m.has_clock_time and m not in side for m in mentions):
         return list(mentions)

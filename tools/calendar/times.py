@@ -969,12 +969,13 @@ _DAY_NUMBER_RE = re.compile(
 
 def _repeating(clean: str, mention: TimeMention) -> TimeMention:
     """A clock said with a word that repeats it ("standup every day at 9", "weekdays at 10 for
-    30 minutes") names no one day: vague, so the turn asks instead of placing it once."""
+    30 minutes", "Saturdays 7 AM") names no one day: vague, so the turn asks instead of placing
+    it once."""
     if not mention.has_clock_time:
         return mention
     before = re.split(r"[.!?;\n]", clean[: mention.start])[-1][-30:]
     clause = before + clean[mention.start : mention.end]
-    if not lang.RECURRENCE_RE.search(clause):
+    if not (lang.RECURRENCE_RE.search(clause) or lang.PLURAL_WEEKDAY_RE.search(clause)):
         return mention
     return replace(
         mention, kind="vague", has_clock_time=False, all_day=False, vague=mention.text.lower()
