@@ -719,6 +719,15 @@ def test_a_time_turned_down_is_not_the_new_time(second: str, hour: int) -> None:
          ["2026-11-24T14:00:00+01:00"]),
         ("<PERSON_1>: the call is at 3pm tomorrow\nMe: ok", ["2026-11-22T15:00:00+01:00"]),
         ("<PERSON_1>: call me off the record at 5pm tomorrow", ["2026-11-22T17:00:00+01:00"]),
+        # Portuguese "no" after a clock says where (acts.toml [decline_after_not])
+        ("A reunião será na quinta-feira, 26/11, às 19h30, no salão de festas.",
+         ["2026-11-26T19:30:00+01:00"]),
+        # a clock inside a notice's range, said by the one who set it, is an item of it
+        ("Holiday Market on Saturday, November 28, 10am-4pm. Live music at noon.",
+         ["2026-11-28T10:00:00+01:00"]),
+        ("<PERSON_1>: lunch 12-2 sunday?\nMe: how about 1pm?\n<PERSON_1>: ok",
+         ["2026-11-22T13:00:00+01:00"]),  # no-match row: another's clock counters
+        ("<PERSON_1>: dinner tuesday 8pm?\nMe: tuesday 8pm no, sorry", []),
     ],
 )  # fmt: skip
 def test_a_cancelled_or_declined_plan_creates_nothing(thread: str, expected: list[str]) -> None:
@@ -813,7 +822,9 @@ def test_the_turn_that_times_an_event_names_it(thread: str, title: str) -> None:
         ("What should I call it?", "Sure, the Budget review", "Budget review"),
         ("Wie soll der Termin heißen?", "Zahnarzt", "Zahnarzt"),
         ("¿Qué nombre le pongo?", "Cena con amigos", "Cena con amigos"),
+        ("Great, what name should I call the event?", "Make it a food event.", "Food"),
         # must not fire: no name was asked, the answer is no name, or it names a person
+        ("What name should I use for the event?", "Make it 8pm.", ""),
         ("What time should I add?", "Doctor visit, please.", ""),
         ("I picked a name for the event", "Doctor visit", ""),  # no question asked
         ("What name should I use for the event?", "I don't know yet.", ""),
@@ -974,6 +985,18 @@ def test_a_confirmation_names_an_event_that_has_no_name_yet() -> None:
     named = "Me: Lunch tomorrow at 1?\nAgent: Please confirm: reservation tomorrow at 1 pm\nMe: Yes"
     [event] = [e for e in link("add the event we agreed on", named) if e.schedulable]
     assert event.title.startswith("Lunch")
+    # a read-back that qualifies its activity names a plan known only by a verb more closely;
+    # a bare "appointment" does not
+    visit = (
+        "Me: I'd like to visit it on the 9th.\nAgent: I have scheduled your visit.\n"
+        "Me: put it down at 1 in the afternoon\nAgent: You want me to add the event Property "
+        "appointment to your calendar at 1 pm on the 9th?\nMe: Yes"
+    )
+    [event] = [e for e in link("add the event we agreed on", visit) if e.schedulable]
+    assert event.title.startswith("Property appointment")
+    dentist = "Me: dentist tomorrow at 3pm\nAgent: Please confirm: the appointment at 3 pm\nMe: Yes"
+    [event] = [e for e in link("add the event we agreed on", dentist) if e.schedulable]
+    assert event.title.startswith("Dentist")
 
 
 @pytest.mark.parametrize(
@@ -1718,6 +1741,8 @@ def test_a_capitalised_lead_word_and_a_late_length_are_kept(
         ("add team sync weekdays at 10 for 30 minutes", "", []),
         ("add standup every day at 10am", "", []),
         ("add standup daily at 9 for 15 min", "", []),
+        ("add it", "<PERSON_1>: group runs saturdays 7 AM from the boathouse", []),  # plural
+        ("add it", "<PERSON_1>: Lauftreff samstags um 9 Uhr", []),
         # a pick in a group chat, a hedged pick, a pick for someone else, a pick still asking
         ("add it", "<PERSON_1>: call Monday or Tuesday at 10?\nMe: Tuesday suits me better\n"
          "<PERSON_2>: I'm away Tuesday", []),
@@ -1728,6 +1753,7 @@ def test_a_capitalised_lead_word_and_a_late_length_are_kept(
          "Tuesday ok?", []),
         # must not fire: a time with a word of repetition after it, a plain pick
         ("tuesday at 10, each of us brings a dish", "", ["2026-11-24T10:00:00+01:00"]),
+        ("add it", "<PERSON_1>: sunday's run at 7 AM?\nMe: yes", ["2026-11-22T07:00:00+01:00"]),
         ("add it", "<PERSON_1>: yoga mon 6pm or tue 6pm?\nMe: Tuesday suits me better",
          ["2026-11-24T18:00:00+01:00"]),
     ],
@@ -2036,3 +2062,24 @@ def test_a_start_beside_an_arrival_is_named_by_its_own_clause(
     thread: str, expected: list[tuple[str, str]]
 ) -> None:
     assert [(t.split(" with ")[0], s) for t, s in titles(link("add it", thread))] == expected
+
+
+@pytest.mark.parametrize(
+    ("request_text", "thread", "days"),
+    [
+        # a day word between an article and the activity names the thread's plan, it sets no
+        # day of its own (labels.toml [definite_articles])
+        ("add the christmas dinner", "O jantar de Natal será na sexta-feira, 18 de dezembro, "
+         "às 20h.", ["2026-12-18"]),
+        ("add the friday standup", "<PERSON_1>: standup moved to thursday 9am\nMe: ok",
+         ["2026-11-26"]),
+        # must not fire: a day said with a preposition, or with no thread to name
+        ("add dinner on christmas at 7pm", "", ["2026-12-25"]),
+        ("add the christmas dinner", "", ["2026-12-25"]),
+    ],
+)  # fmt: skip
+def test_a_day_word_in_the_name_of_the_threads_plan_sets_no_day(
+    request_text: str, thread: str, days: list[str]
+) -> None:
+    events = [e for e in link(request_text, thread) if not e.cancelled]
+    assert [str(e.start.date() if e.start else e.day) for e in events] == days

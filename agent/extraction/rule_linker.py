@@ -129,11 +129,20 @@ def _proposes(sentence: str) -> bool:
 
 
 def _turned_down(text: str, mention: TimeMention, offset: int) -> bool:
-    """A day or time said with no: "tuesday no", "8pm won't work", "can't thursday"."""
-    return bool(
-        DECLINE_AFTER_RE.match(text, mention.end - offset)
-        or DECLINE_BEFORE_RE.search(text[: mention.start - offset])
-    )
+    """A day or time said with no: "tuesday no", "8pm won't work", "can't thursday"; not a
+    word that is no refusal in the mention's language ("às 19h30, no salão")."""
+    after = DECLINE_AFTER_RE.match(text, mention.end - offset)
+    if after is not None and after.group().strip(" \t,:–-").casefold() in _NO_REFUSAL.get(
+        mention.language or "", frozenset()
+    ):
+        after = None
+    return bool(after or DECLINE_BEFORE_RE.search(text[: mention.start - offset]))
+
+
+_NO_REFUSAL = {
+    code: data.words("acts", "decline_after_not", code)
+    for code in data.table("acts")["decline_after_not"]
+}
 
 
 def _label_before(section: str) -> re.Pattern[str]:
@@ -265,6 +274,44 @@ def _by_day(segment: Segment, mention: TimeMention) -> bool:
 # What may stand between a day and the words that call it off: "Tonight is off", "cancel
 # friday", "friday's cancelled" (two words at most, no clause break).
 _NEXT_TO_RE = re.compile(r"(?:['’]s)?[ \t]*(?:[^\W\d_]+[ \t]+){0,2}")
+
+
+_THE_BEFORE_RE = re.compile(
+    rf"(?<![^\W\d_])(?:{data.alternation('labels', 'definite_articles')})\s+$", re.IGNORECASE
+)
+
+
+def _names_the_plan(text: str, mention: TimeMention, offset: int) -> bool:
+    """Whether a request's day word, with no clock, sits between a definite article
+    (labels.toml [definite_articles]) and an activity it qualifies: "the christmas dinner",
+    "the friday standup" name an event of the thread."""
+    start, end = mention.start - offset, mention.end - offset
+    return (
+        not mention.has_clock_time
+        and mention.value is not None  # a day, not a meal alone ("the dinner")
+        and _THE_BEFORE_RE.search(text[:start]) is not None
+        and (
+            ACTIVITY_RE.match(text[end:].lstrip()) is not None
+            or ACTIVITY_RE.search(text[start:end]) is not None
+        )
+    )
+
+
+def _more_specific(said: str, had: str) -> bool:
+    """Whether a confirmation's activity names the plan more closely than the one it had: a
+    qualifier before its activity word, and not the old name's words ("GP appointment",
+    "Property appointment" over "Visit"; not "the appointment" over "Dentist")."""
+    words = said.split()
+    return (
+        len(words) >= 2
+        and ACTIVITY_RE.fullmatch(words[-1]) is not None
+        and had.casefold() not in said.casefold()
+    )
+
+
+def _sentence_asks(segment: Segment) -> bool:
+    """Whether a segment's sentence is a question."""
+    return (segment.sentence or segment.text).rstrip().endswith("?")
 
 
 def _who(segment: Segment) -> str | None:
@@ -539,6 +586,10 @@ class RuleLinker:
             if c.segment == index and (c.mention.value is None or self._plausible(c.mention))
         ]
         text = segment.text
+        if segment.source == "request" and any(s.source == "thread" for s in self.segments):
+            # "add the christmas dinner" over a pasted invitation: a day word between "the"
+            # and the activity names the thread's event, it sets no day of its own
+            own = [c for c in own if not _names_the_plan(text, c.mention, segment.start)]
         # "Ski trip Jan 8-10. Pay the deposit by Dec 15", "Dinner at 7pm?" / "Please confirm
         # by Friday": when to answer or pay by is no day of a plan; alone, it is its own
         sides = [c for c in own if _by_day(segment, c.mention)]
@@ -618,8 +669,14 @@ class RuleLinker:
             and (confirming or (activity and target is current))
         ):  # "Please confirm: the dentist at 3 pm on March 14th", "the appointment is at 4"
             target, moving = current, moving or confirming
-            if activity and not name and current.activity:
+            if (
+                activity
+                and not name
+                and current.activity
+                and (current.named or not _more_specific(activity, current.activity))
+            ):
                 activity = current.activity  # its own name stays; an unnamed one takes this
+                # ("Please confirm a GP appointment ..." names a "visit" more closely)
         if moving and not activity:
             target = _current(events, timed=True) or target
         elif (
@@ -892,6 +949,26 @@ class RuleLinker:
         said_length = _length_said(own, chosen.mention)
         if said_length is not None:  # "call at 3pm (1h)", "my 10am review tomorrow (2 hours)"
             end = start + said_length
+        if (
+            target is not None
+            and not (activity or moving or options)
+            and target.start is not None
+            and target.end is not None
+            and not target.all_day
+            and target.start < start < target.end
+            and any(  # a range of clocks the words state, not a default length or a "night"
+                c.id in target.grounds
+                and c.mention.kind == "interval"
+                and len(re.findall(r"\d+", c.mention.text)) >= 2
+                for c in found
+            )
+            and _who(segment) == target.setter
+            and not _sentence_asks(segment)
+            and not self._asked_by_name(segment)
+        ):  # "Holiday Market ... 10am-4pm. Live music at noon.": an item inside it, said by
+            # the one who set it; "dinner 7-9? 8?" still counters, and an item the request
+            # names ("add the coding interview") is the one asked for
+            return last_day
         fresh = activity and (target is None or (target.start is not None and not moving))
         if target is not None and not (fresh and target.activity != activity):
             picked = bool(target.undecided)  # "1pm or 2pm?" - "2pm works"
@@ -900,7 +977,10 @@ class RuleLinker:
             target.pending = deferred  # "4:30 could work, let me check": still not agreed
             target.dated = dated
             target.undecided = [c.id for c in options]
-            if activity and (not target.activity or (name and not target.named)):
+            if activity and (
+                not target.activity
+                or (not target.named and (name or _more_specific(activity, target.activity)))
+            ):
                 target.title, target.activity, target.named = activity, activity, bool(name)
             if not target.location:
                 target.location = place_in(text, [c.mention for c in own], segment.start)
@@ -936,6 +1016,11 @@ class RuleLinker:
         return last_day
 
     # ------------------------------------------------------------------ pieces
+    def _asked_by_name(self, segment: Segment) -> bool:
+        """Whether the request names a word the segment says ("add the coding interview")."""
+        named = {word for item in request_subject(self.request) for word in item}
+        return bool(named & stems(segment.text))
+
     def _shifted(self, own: list[Candidate], segment: Segment, events: list[ProposedEvent]) -> bool:
         """ "can we do 30 min later?", "push it back an hour?": the timed plan on the table moves
         by the amount said, as a counter that waits for someone else's yes. The gate lets the

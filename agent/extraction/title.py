@@ -451,6 +451,10 @@ def answered_name(text: str, asked: str, times: Sequence[tuple[int, int]] = ()) 
         return ""
     if _NAME_BEFORE_RE.search(text) or _NAME_AFTER_RE.search(text):
         return ""  # "Name the event <PERSON_1>": named_title read it, and found no name
+    lead = _ANSWER_LEAD_RE.match(text)  # "Make it a food event."
+    if lead:
+        times = [(b - lead.end(), e - lead.end()) for b, e in times if b >= lead.end()]
+        text = text[lead.end() :]
     for begin, end in sorted(times, reverse=True):
         text = f"{text[:begin]} . {text[end:]}"
     words = _ANSWER_WORD_RE.findall(text)
@@ -471,6 +475,13 @@ def answered_name(text: str, asked: str, times: Sequence[tuple[int, int]] = ()) 
     if _names_nothing(title) or _names_a_person(title):
         return ""
     return title[:1].upper() + title[1:]
+
+
+# Words an answer to "what name should I use?" may open with before the name: "Make it a
+# food event", "let's call it Gym".
+_ANSWER_LEAD_RE = re.compile(
+    r"\s*(?:let'?s\s+)?(?:make|call|name)\s+it\s+(?:as\s+)?(?=[^\W\d_])", re.IGNORECASE
+)
 
 
 _REQUEST_TITLE_RE = re.compile(
