@@ -727,6 +727,8 @@ def test_a_time_turned_down_is_not_the_new_time(second: str, hour: int) -> None:
          ["2026-11-28T10:00:00+01:00"]),
         ("<PERSON_1>: lunch 12-2 sunday?\nMe: how about 1pm?\n<PERSON_1>: ok",
          ["2026-11-22T13:00:00+01:00"]),  # no-match row: another's clock counters
+        ("<PERSON_1>: dinner sunday 6-10pm\n<PERSON_1>: let's say 8\nMe: 👍",
+         ["2026-11-22T20:00:00+01:00"]),  # no-match row: in a chat, one's own clock counters
         ("<PERSON_1>: dinner tuesday 8pm?\nMe: tuesday 8pm no, sorry", []),
     ],
 )  # fmt: skip
@@ -997,6 +999,13 @@ def test_a_confirmation_names_an_event_that_has_no_name_yet() -> None:
     dentist = "Me: dentist tomorrow at 3pm\nAgent: Please confirm: the appointment at 3 pm\nMe: Yes"
     [event] = [e for e in link("add the event we agreed on", dentist) if e.schedulable]
     assert event.title.startswith("Dentist")
+    # ... nor one the request names itself
+    cut = (
+        "Me: haircut sunday?\nAgent: We can do 4pm. Please confirm a color appointment at 4pm?"
+        "\nMe: no, just the cut at 4pm\nAgent: ok, haircut at 4pm booked"
+    )
+    [event] = [e for e in link("add the haircut", cut) if e.schedulable]
+    assert event.title.startswith("Haircut")
 
 
 @pytest.mark.parametrize(
@@ -1754,6 +1763,8 @@ def test_a_capitalised_lead_word_and_a_late_length_are_kept(
         # must not fire: a time with a word of repetition after it, a plain pick
         ("tuesday at 10, each of us brings a dish", "", ["2026-11-24T10:00:00+01:00"]),
         ("add it", "<PERSON_1>: sunday's run at 7 AM?\nMe: yes", ["2026-11-22T07:00:00+01:00"]),
+        ("add it", "<PERSON_1>: Sundays are bad for me, Monday 3pm?\nMe: sure",
+         ["2026-11-23T15:00:00+01:00"]),  # the plural is no part of the clock's phrase
         ("add it", "<PERSON_1>: yoga mon 6pm or tue 6pm?\nMe: Tuesday suits me better",
          ["2026-11-24T18:00:00+01:00"]),
     ],
@@ -2073,9 +2084,13 @@ def test_a_start_beside_an_arrival_is_named_by_its_own_clause(
          "às 20h.", ["2026-12-18"]),
         ("add the friday standup", "<PERSON_1>: standup moved to thursday 9am\nMe: ok",
          ["2026-11-26"]),
-        # must not fire: a day said with a preposition, or with no thread to name
+        # must not fire: a day said with a preposition, with no thread to name, with a thread
+        # that states no day, or that says the same day among others
         ("add dinner on christmas at 7pm", "", ["2026-12-25"]),
         ("add the christmas dinner", "", ["2026-12-25"]),
+        ("add the friday meeting", "<PERSON_1>: meeting at 3pm?\nMe: works", ["2026-11-27"]),
+        ("add the monday hike", "<PERSON_1>: hike sunday 8am or monday 9am?\nMe: either",
+         ["2026-11-23"]),
     ],
 )  # fmt: skip
 def test_a_day_word_in_the_name_of_the_threads_plan_sets_no_day(

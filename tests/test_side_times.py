@@ -121,6 +121,8 @@ def _clocks(parser: TimeParser, thread: str, asked: str = "add it") -> list[str]
         # must not fire: a request that names no label, or another one
         ("add the race", ["12-12 08:00"]),
         ("add the check-in", ["12-12 08:00"]),
+        ("add the race, I'll skip packet pickup", ["12-12 08:00"]),  # acts.toml [skip_words]
+        ("add the race, not the pickup", ["12-12 08:00"]),
     ],
 )
 def test_a_side_time_the_request_names_stays(

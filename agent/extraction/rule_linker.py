@@ -477,6 +477,7 @@ class RuleLinker:
         self.segments: list[Segment] = []
         self.request = ""  # the request being linked, and the times found in it
         self.request_mentions: list[TimeMention] = []
+        self.thread_days: set[date] = set()  # the days the thread's numbers state
         self._two_sides = True  # the thread has the user and at most one other speaker
         self.ends_asked = False  # the request asks for a journey's way back
         self.asks_side = False  # the request asks for a deadline or another side time
@@ -501,6 +502,14 @@ class RuleLinker:
         self.segments = segments
         self.request = request
         self.request_mentions = [c.mention for c in found if c.mention.source == "request"]
+        self.thread_days = {
+            c.mention.value.astimezone(self.zone).date()
+            for c in found
+            if c.mention.source == "thread"
+            and c.mention.value is not None
+            and lang.states_date(c.mention.text)
+            and re.search(r"\d", c.mention.text)  # "18 de dezembro", not a holiday's name
+        }
         run: list[ProposedEvent] = []
         run_waits = run_off = False
         for index, segment in enumerate(segments):
@@ -586,10 +595,16 @@ class RuleLinker:
             if c.segment == index and (c.mention.value is None or self._plausible(c.mention))
         ]
         text = segment.text
-        if segment.source == "request" and any(s.source == "thread" for s in self.segments):
-            # "add the christmas dinner" over a pasted invitation: a day word between "the"
-            # and the activity names the thread's event, it sets no day of its own
-            own = [c for c in own if not _names_the_plan(text, c.mention, segment.start)]
+        if segment.source == "request" and self.thread_days:
+            # "add the christmas dinner" over a pasted invitation for the 18th: a day word
+            # between "the" and the activity names the thread's event, it sets no day of its
+            # own; one of the thread's days picks ("add the saturday hike")
+            own = [
+                c
+                for c in own
+                if not _names_the_plan(text, c.mention, segment.start)
+                or c.mention.value.astimezone(self.zone).date() in self.thread_days  # type: ignore[union-attr]
+            ]
         # "Ski trip Jan 8-10. Pay the deposit by Dec 15", "Dinner at 7pm?" / "Please confirm
         # by Friday": when to answer or pay by is no day of a plan; alone, it is its own
         sides = [c for c in own if _by_day(segment, c.mention)]
@@ -673,7 +688,7 @@ class RuleLinker:
                 activity
                 and not name
                 and current.activity
-                and (current.named or not _more_specific(activity, current.activity))
+                and (current.named or not self._renames(activity, current.activity))
             ):
                 activity = current.activity  # its own name stays; an unnamed one takes this
                 # ("Please confirm a GP appointment ..." names a "visit" more closely)
@@ -956,10 +971,12 @@ class RuleLinker:
             and target.end is not None
             and not target.all_day
             and target.start < start < target.end
-            and any(  # a range of clocks the words state, not a default length or a "night"
+            and any(  # a range of clocks the words state, not a default length or a "night",
+                # in this same message ("Sam: dinner 6-10pm" / "Sam: let's say 8" counters)
                 c.id in target.grounds
                 and c.mention.kind == "interval"
                 and len(re.findall(r"\d+", c.mention.text)) >= 2
+                and self.segments[c.segment].context == segment.context
                 for c in found
             )
             and _who(segment) == target.setter
@@ -979,7 +996,7 @@ class RuleLinker:
             target.undecided = [c.id for c in options]
             if activity and (
                 not target.activity
-                or (not target.named and (name or _more_specific(activity, target.activity)))
+                or (not target.named and (name or self._renames(activity, target.activity)))
             ):
                 target.title, target.activity, target.named = activity, activity, bool(name)
             if not target.location:
@@ -1018,8 +1035,15 @@ class RuleLinker:
     # ------------------------------------------------------------------ pieces
     def _asked_by_name(self, segment: Segment) -> bool:
         """Whether the request names a word the segment says ("add the coding interview")."""
-        named = {word for item in request_subject(self.request) for word in item}
-        return bool(named & stems(segment.text))
+        return bool(self._request_words() & stems(segment.text))
+
+    def _request_words(self) -> set[str]:
+        return {word for item in request_subject(self.request) for word in item}
+
+    def _renames(self, said: str, had: str) -> bool:
+        """Whether a read-back's activity renames the plan: more closely than its own name,
+        which the request does not use ("add the haircut" keeps "Haircut")."""
+        return _more_specific(said, had) and not (self._request_words() & stems(had))
 
     def _shifted(self, own: list[Candidate], segment: Segment, events: list[ProposedEvent]) -> bool:
         """ "can we do 30 min later?", "push it back an hour?": the timed plan on the table moves

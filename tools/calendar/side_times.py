@@ -153,6 +153,14 @@ def _labelled(text: str, start: int, *, listed: bool) -> bool:
 _LABEL_WORD_RE = re.compile(_LABEL, re.IGNORECASE)
 
 
+# Words before a label that say it is not wanted (acts.toml [negation], [skip_words]).
+_NOT_WANTED_RE = re.compile(
+    rf"(?<![^\W\d_])(?:{data.alternation('acts', 'negation')}"
+    rf"|{data.alternation('acts', 'skip_words')})(?:[ \t]+(?:the|a|an))?[ \t]+[^\s,.;]*[ \t]*$",
+    re.IGNORECASE,
+)
+
+
 def _plain(label: str) -> str:
     """A label as compared: "Pick-up" and "pickup" are one."""
     return re.sub(r"[\s-]+", "", label.casefold())
@@ -227,7 +235,11 @@ def drop_side_times(
     keep_deadlines = asks_for_side(asked)
     # the side time the request names by its label stays: "add packet pickup" over "Packet
     # pickup: Fri Dec 11, 4-7 PM"
-    wanted = {_plain(w) for w in _LABEL_WORD_RE.findall(asked)}
+    wanted = {
+        _plain(m.group())
+        for m in _LABEL_WORD_RE.finditer(asked)
+        if not _NOT_WANTED_RE.search(asked, max(0, m.start() - 20), m.start())
+    }  # "add the game, not the warm-up", "I'll skip packet pickup": not asked for
     side = [
         m
         for m in mentions

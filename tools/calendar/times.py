@@ -967,6 +967,12 @@ _DAY_NUMBER_RE = re.compile(
 )
 
 
+_PLURAL_BEFORE_RE = re.compile(
+    rf"{lang.PLURAL_WEEKDAY_RE.pattern}[ \t]*(?:(?:{lang.CLOCK_PREPOSITIONS})[ \t]*)?$",
+    re.IGNORECASE,
+)
+
+
 def _repeating(clean: str, mention: TimeMention) -> TimeMention:
     """A clock said with a word that repeats it ("standup every day at 9", "weekdays at 10 for
     30 minutes", "Saturdays 7 AM") names no one day: vague, so the turn asks instead of placing
@@ -975,7 +981,10 @@ def _repeating(clean: str, mention: TimeMention) -> TimeMention:
         return mention
     before = re.split(r"[.!?;\n]", clean[: mention.start])[-1][-30:]
     clause = before + clean[mention.start : mention.end]
-    if not (lang.RECURRENCE_RE.search(clause) or lang.PLURAL_WEEKDAY_RE.search(clause)):
+    # (a plural weekday right before the clock or in it: "Saturdays 7 AM", "los sábados a las
+    # 10"; not "Fridays are bad, Thursday 3pm?")
+    plural = lang.PLURAL_WEEKDAY_RE.search(mention.text) or _PLURAL_BEFORE_RE.search(before)
+    if not (lang.RECURRENCE_RE.search(clause) or plural):
         return mention
     return replace(
         mention, kind="vague", has_clock_time=False, all_day=False, vague=mention.text.lower()
