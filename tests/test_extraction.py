@@ -975,37 +975,34 @@ def test_the_last_agreed_start_of_a_booking_dialogue_wins(
         assert events[0].title.startswith(title)
 
 
-def test_a_confirmation_names_an_event_that_has_no_name_yet() -> None:
-    """The agent's read-back names an unnamed event; a named one keeps its own name."""
-    thread = (
-        "Agent: You are free tomorrow from 11 am until 6:30 pm.\nAgent: When is the event?\n"
-        "Me: Time: tomorrow 11:15.\nAgent: Please confirm: Dentist appointment tomorrow for "
-        "11:15 am\nMe: Yes thank you"
-    )
-    [event] = [e for e in link("add the event we agreed on", thread) if e.schedulable]
-    assert event.title.startswith("Dentist")
-    named = "Me: Lunch tomorrow at 1?\nAgent: Please confirm: reservation tomorrow at 1 pm\nMe: Yes"
-    [event] = [e for e in link("add the event we agreed on", named) if e.schedulable]
-    assert event.title.startswith("Lunch")
-    # a read-back that qualifies its activity names a plan known only by a verb more closely;
-    # a bare "appointment" does not
-    visit = (
-        "Me: I'd like to visit it on the 9th.\nAgent: I have scheduled your visit.\n"
-        "Me: put it down at 1 in the afternoon\nAgent: You want me to add the event Property "
-        "appointment to your calendar at 1 pm on the 9th?\nMe: Yes"
-    )
-    [event] = [e for e in link("add the event we agreed on", visit) if e.schedulable]
-    assert event.title.startswith("Property appointment")
-    dentist = "Me: dentist tomorrow at 3pm\nAgent: Please confirm: the appointment at 3 pm\nMe: Yes"
-    [event] = [e for e in link("add the event we agreed on", dentist) if e.schedulable]
-    assert event.title.startswith("Dentist")
-    # ... nor one the request names itself
-    cut = (
-        "Me: haircut sunday?\nAgent: We can do 4pm. Please confirm a color appointment at 4pm?"
-        "\nMe: no, just the cut at 4pm\nAgent: ok, haircut at 4pm booked"
-    )
-    [event] = [e for e in link("add the haircut", cut) if e.schedulable]
-    assert event.title.startswith("Haircut")
+@pytest.mark.parametrize(
+    ("request_text", "thread", "title"),
+    [
+        # the agent's read-back names an unnamed event
+        ("add the event we agreed on", "Agent: You are free tomorrow from 11 am until 6:30 pm.\n"
+         "Agent: When is the event?\nMe: Time: tomorrow 11:15.\nAgent: Please confirm: Dentist "
+         "appointment tomorrow for 11:15 am\nMe: Yes thank you", "Dentist"),
+        # ... and one that qualifies its activity names a plan known only by a verb more closely
+        ("add the event we agreed on", "Me: I'd like to visit it on the 9th.\nAgent: I have "
+         "scheduled your visit.\nMe: put it down at 1 in the afternoon\nAgent: You want me to "
+         "add the event Property appointment to your calendar at 1 pm on the 9th?\nMe: Yes",
+         "Property appointment"),
+        # must not fire: a named event keeps its name, a bare "appointment" names nothing more
+        # closely, and a name the request uses itself stays
+        ("add the event we agreed on", "Me: Lunch tomorrow at 1?\nAgent: Please confirm: "
+         "reservation tomorrow at 1 pm\nMe: Yes", "Lunch"),
+        ("add the event we agreed on", "Me: dentist tomorrow at 3pm\nAgent: Please confirm: the "
+         "appointment at 3 pm\nMe: Yes", "Dentist"),
+        ("add the haircut", "Me: haircut sunday?\nAgent: We can do 4pm. Please confirm a color "
+         "appointment at 4pm?\nMe: no, just the cut at 4pm\nAgent: ok, haircut at 4pm booked",
+         "Haircut"),
+    ],
+)  # fmt: skip
+def test_a_confirmation_names_an_event_that_has_no_name_yet(
+    request_text: str, thread: str, title: str
+) -> None:
+    [event] = [e for e in link(request_text, thread) if e.schedulable]
+    assert event.title.startswith(title)
 
 
 @pytest.mark.parametrize(

@@ -159,8 +159,6 @@ def _label_before(section: str) -> re.Pattern[str]:
 
 # The words a mention opens with before its first number ("around " of "around 2-4").
 _BEFORE_NUMBER_RE = re.compile(r"\D*")
-# Where a clause ends inside a message: "lands 10:45, dinner 8-10 tonight?".
-_CLAUSE_BREAK_RE = re.compile(r"[.!?,;](?:\s|$)")
 # An end's label ([end_labels], arrivals too), and one that never opens a plan ([finish_labels]).
 _END_BEFORE_RE = _label_before("end_labels")
 _FINISH_BEFORE_RE = _label_before("finish_labels")
@@ -891,7 +889,7 @@ class RuleLinker:
         if not name and len(ACTIVITY_RE.findall(text)) > 1:
             # "flight lands 10:45, dinner 8-10 tonight?": the start's own clause names it
             at = mention.start - segment.start
-            opens = max((m.end() for m in _CLAUSE_BREAK_RE.finditer(text, 0, at)), default=0)
+            opens = max((m.end() for m in lang.CLAUSE_BREAK_RE.finditer(text, 0, at)), default=0)
             activity = activity_title(text[opens : mention.end - segment.start]) or activity
         own_day = lang.states_date(mention.text)
         # A bare time said again is an echo; with a day of the clause's own it may move the day.

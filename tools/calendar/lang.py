@@ -670,6 +670,9 @@ SHIFT_EARLIER_BEFORE_RE = re.compile(
 SHIFT_CLAUSE_END_RE = re.compile(r"[.!?,;\n]")
 # Where a clause ends: a sentence's end, a semicolon, a line, a table's cell.
 CLAUSE_END_RE = re.compile(r"[.!?;\n|]")
+# A clause's end inside a message, punctuation with a space after it ("lands 10:45, dinner
+# 8-10 tonight?"; not the "." of "10.30").
+CLAUSE_BREAK_RE = re.compile(r"[.!?,;]\s")
 
 
 # --- Zones Duckling does not read ("3pm PT", "9am Tokyo time", "9am my time"); the ones it does

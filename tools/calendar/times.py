@@ -181,7 +181,6 @@ _SHORT_NUMBER_RE = re.compile(
     re.IGNORECASE,
 )
 _ALTERNATIVE_RE = re.compile(r"\b(?:or|oder|ou|o)\b", re.IGNORECASE)
-_CLAUSE_BREAK_RE = re.compile(r"[,;.!?]\s")
 # A clock as written: "10:45", "7pm", "at 8", "@ 9".
 _WRITTEN_CLOCK_RE = re.compile(
     rf"\d{{1,2}}[:.h]\d{{2}}\b|\d\s*[ap]\.?m\b|(?:^|\W)(?:{lang.CLOCK_PREPOSITIONS})\s*\d",
@@ -199,13 +198,13 @@ def _own_clause(text: str, start: int, end: int) -> tuple[int, int]:
     blanked for ranges.py is still another time. A date past a break ("Movie night on Dec 12.
     See you at 8!") is no clock, and its words stay."""
     lo, hi = max(0, start - _LOOK_AROUND[0]), end + _LOOK_AROUND[1]
-    for found in _CLAUSE_BREAK_RE.finditer(text, lo, start):
+    for found in lang.CLAUSE_BREAK_RE.finditer(text, lo, start):
         far = text[lo : found.start()]
         if _WRITTEN_CLOCK_RE.search(far) or (
             lang.states_date(far) and lang.states_date(text[found.end() : end])
         ):  # "I'm free tonight! coffee tomorrow at 10:15?": two days, two clauses
             lo = found.end()
-    for found in _CLAUSE_BREAK_RE.finditer(text, end, hi):
+    for found in lang.CLAUSE_BREAK_RE.finditer(text, end, hi):
         rest = text[found.end() : found.end() + _FAR_CLAUSE]
         if (
             _WRITTEN_CLOCK_RE.search(rest)
