@@ -40,9 +40,9 @@ _HOURS_RE = data.phrase_pattern("times", "hours_labels")
 _LOOK_BACK = 120  # characters: a label and three words fit; a long message costs no more
 
 
-def _clause_before(text: str, mention: TimeMention) -> str:
-    before = text[max(0, mention.start - _LOOK_BACK) : mention.start]
-    return lang.CLAUSE_END_RE.split(before)[-1]
+def _clause_before(text: str, start: int) -> str:
+    """The clause written before offset `start`, up to _LOOK_BACK characters of it."""
+    return lang.CLAUSE_END_RE.split(text[max(0, start - _LOOK_BACK) : start])[-1]
 
 
 # A field label that opens a line ("Arrive: Amsterdam Schiphol (AMS)"): the lines under it
@@ -94,7 +94,7 @@ def is_deadline(text: str, mention: TimeMention) -> bool:
     a verb that answers or signs up earlier in its clause ("Please confirm by Monday at noon"),
     with no clause of its own between them."""
     lead = _LEADING_BY_RE.match(mention.text)
-    clause = _clause_before(text, mention) + (lead.group(0) if lead else "")
+    clause = _clause_before(text, mention.start) + (lead.group(0) if lead else "")
     found = _DEADLINE_BY_RE.search(clause)
     if not found:
         return False
@@ -128,26 +128,30 @@ def is_side_time(text: str, mention: TimeMention) -> bool:
     clock it is listed after ("shuttle at 9am and 11am"), or heads the field block it is
     written under ("Arrive: Amsterdam (AMS)" / "Fri 18 Dec" / "08:50"), or `mention` is a
     deadline to answer by."""
-    if is_deadline(text, mention):
-        return True
+    return is_deadline(text, mention) or bool(_label_of(text, mention))
+
+
+def _label_of(text: str, mention: TimeMention) -> str:
+    """The side label `mention` is written under, as is_side_time finds it; "" when none."""
     # a listed clock that names its own activity is that one's ("doors 6:30 and 7pm show")
     listed = not ACTIVITY_RE.match(text[mention.end :].lstrip())
-    return _labelled(text, mention.start, listed=listed) or bool(
-        _SIDE_LABEL_RE.match(_field_of(text, mention))
+    field = _field_of(text, mention)
+    return _label_before(text, mention.start, listed=listed) or (
+        field if _SIDE_LABEL_RE.match(field) else ""
     )
 
 
-def _labelled(text: str, start: int, *, listed: bool) -> bool:
-    """Whether a side label sits right before offset `start`, or (`listed`) before the clock
-    listed just before it."""
-    clause = lang.CLAUSE_END_RE.split(text[max(0, start - _LOOK_BACK) : start])[-1]
+def _label_before(text: str, start: int, *, listed: bool) -> str:
+    """The side label right before offset `start`, or (`listed`) before the clock listed just
+    before it; "" when none."""
+    clause = _clause_before(text, start)
     found = _SIDE_RE.search(clause)
     if found and not _RELATION_RE.search(found.string, found.end("label"), found.end()):
-        return True
+        return found.group("label")
     before = _LISTED_AFTER_RE.search(clause) if listed else None
-    return before is not None and _labelled(
-        text, start - len(clause) + before.start("clock"), listed=True
-    )
+    if before is None:
+        return ""
+    return _label_before(text, start - len(clause) + before.start("clock"), listed=True)
 
 
 _LABEL_WORD_RE = re.compile(_LABEL, re.IGNORECASE)
@@ -166,19 +170,9 @@ def _plain(label: str) -> str:
     return re.sub(r"[\s-]+", "", label.casefold())
 
 
-def _label_of(text: str, mention: TimeMention) -> str:
-    """The side label right before `mention` in its sentence, or heading its field; "" when
-    none does."""
-    found = _SIDE_RE.search(_clause_before(text, mention))
-    if found:
-        return found.group("label")
-    field = _field_of(text, mention)
-    return field if _SIDE_LABEL_RE.match(field) else ""
-
-
 def is_opening_hours(text: str, mention: TimeMention) -> bool:
     """Whether `mention` is a place's hours ("Opening hours 9am–5:30pm")."""
-    return bool(_HOURS_RE.search(_clause_before(text, mention)))
+    return bool(_HOURS_RE.search(_clause_before(text, mention.start)))
 
 
 # Where an agenda's item starts: a line's start, maybe a bullet, or a list's comma or colon
@@ -219,7 +213,7 @@ def is_agenda_item(
         and m.value.date() == m.end_value.date()
         and any(m.value.timetz() <= clock < m.end_value.timetz() for clock in clocks)
         # "I'm free tomorrow 9am-5pm, 11 is best": a window's hours to pick in
-        and not lang.WINDOW_WORD_RE.search(_clause_before(text, m) + m.text)
+        and not lang.WINDOW_WORD_RE.search(_clause_before(text, m.start) + m.text)
         for m in mentions
     )
 
