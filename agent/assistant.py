@@ -547,6 +547,7 @@ def _bundle_event(
         location=entity_map.restore(event.location),
         attendees=[entity_map.restore(a) for a in event.attendees],
         status=outcome.status,  # type: ignore[arg-type]
+        uid=outcome.uid,
         conflicts=[
             {**in_zone(c, tz), "title": entity_map.restore(str(c.get("title", "")))}
             for c in outcome.conflicts

@@ -20,7 +20,7 @@ class BundleEvent:
     attendees: list[str]
     status: Literal["created", "updated", "cancelled", "proposed", "blocked"]
     conflicts: list[dict[str, Any]] = field(default_factory=list)
-    uid: str | None = None  # the calendar UID, for an event Veil changed or cancelled
+    uid: str | None = None  # the calendar UID of an event Veil created, changed or cancelled
 
 
 def in_zone(conflict: dict[str, Any], tz: str) -> dict[str, Any]:

@@ -45,6 +45,7 @@ class EventOutcome:
     conflicts: list[dict[str, Any]] = field(default_factory=list)
     reason: str = ""
     duplicate: bool = False
+    uid: str | None = None  # the stored event's UID once created, as its .ics has it
 
 
 @dataclass
@@ -373,7 +374,7 @@ class Executor:
             elif result.ok and result.data.get("duplicate"):
                 outcome.duplicate, outcome.reason = True, str(result.data.get("reason", ""))
             elif result.ok:
-                outcome.status = "created"
+                outcome.status, outcome.uid = "created", result.data.get("uid")
             else:
                 outcome.reason = verdict.detail
         elif name == "find_free_slots" and result.ok:

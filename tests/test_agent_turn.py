@@ -56,6 +56,8 @@ def test_a_reschedule_creates_one_event_at_the_final_time(rules: Assistant) -> N
     text = Path(ics["path"]).read_text()
     assert "DTSTART;TZID=Europe/Berlin:20261122T133000" in text and "BEGIN:VTIMEZONE" in text
     assert bundle["question"] is None
+    # the bundle names the event by the UID its .ics carries, so a front-end can change it
+    assert event["uid"] and f"UID:{event['uid']}" in text.replace("\r\n ", "")
 
 
 def test_a_vague_time_proposes_slots_and_asks(rules: Assistant) -> None:
