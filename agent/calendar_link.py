@@ -16,6 +16,7 @@ from pathlib import Path
 from sqlite_utils import Database
 
 from agent.bundle import StepOutcome, TurnBundle
+from memory.caldav import OUTBOX_STATUSES as OUTBOX_ALL
 from memory.caldav import CalDAVStore
 from tools.calendar import caldav_sync
 from tools.calendar.caldav_secret import SecretStore
@@ -158,3 +159,32 @@ def calendar_command(
 
 def _name_of(store: CalDAVStore, url: str) -> str:
     return next((c.name for c in store.calendars() if c.url == url), url)
+
+
+def write_file(
+    path: Path,
+    *,
+    data_dir: Path,
+    secrets: SecretStore | None = None,
+    timeout: float = caldav_sync.TIMEOUT_SECONDS,
+) -> caldav_sync.WriteOutcome:
+    """The page's confirm button: queue one offered .ics and send the queue; the outcome of
+    that event (written, pending with why, or a conflict). CalDAVError when not connected."""
+    db = Database(data_dir / "veil.db")
+    try:
+        [entry_id] = caldav_sync.confirm(db, [path])
+        outcomes = caldav_sync.flush(db, secrets or SecretStore(data_dir), timeout=timeout)
+        uid = next(e.uid for e in CalDAVStore(db).outbox(*OUTBOX_ALL) if e.id == entry_id)
+        return next(o for o in reversed(outcomes) if o.uid == uid)
+    finally:
+        db.close()
+
+
+def caldav_summary(data_dir: Path) -> dict[str, object]:
+    """Whether an account is connected, and the cache and queue counts (no URL, no user)."""
+    db = Database(data_dir / "veil.db")
+    try:
+        store = CalDAVStore(db)
+        return {"connected": store.account() is not None, **store.summary()}
+    finally:
+        db.close()

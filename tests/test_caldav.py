@@ -554,3 +554,65 @@ def test_the_payload_is_the_offered_ics_without_method(tmp_path: Path) -> None:
     assert "METHOD" not in text and "TZID=Europe/Berlin" in text
     gone = caldav_sync.caldav_object(export_event(event, now=NOW, cancel=True))
     assert gone[1] == "cancel" and "STATUS:CANCELLED" in gone[2] and "METHOD" not in gone[2]
+
+
+# the page's routes
+
+
+def test_the_page_confirms_one_offered_event_by_file_id(
+    data_dir: Path, radicale: RadicaleServer, phone: object, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from memory.store import MemoryStore
+    from web import create_app
+
+    monkeypatch.setattr("tools.calendar.caldav_secret.keyring_usable", lambda: False)
+    app = create_app({"TESTING": True, "DATA_DIR": str(data_dir), "NO_LLM": True,
+                      "WARM_UP": False})  # fmt: skip
+    client = app.test_client()
+    client.environ_base["HTTP_X_CSRF_TOKEN"] = client.get("/api/csrf").get_json()["token"]
+    store = MemoryStore(db_of(data_dir))
+    session = store.create_session("lunch").id
+    (data_dir / "files").mkdir(exist_ok=True)
+    path = create(data_dir, "Lunch with Sam", at(3, 13))
+    offered = data_dir / "files" / path.name
+    path.rename(offered)
+    record = store.register_file(session, str(offered), "ics", "Lunch with Sam")
+
+    refused = client.post("/api/caldav/confirm", json={"file_id": record.id})
+    assert refused.status_code == 422 and "no CalDAV calendar is connected" in refused.json["error"]
+    assert client.get("/api/caldav/status").json["connected"] is False
+
+    connect(data_dir, radicale)
+    answer = client.post("/api/caldav/confirm", json={"file_id": record.id})
+    assert answer.status_code == 200 and answer.json["status"] == "written", answer.json
+    assert str(on_server(phone, _uid(offered))["SUMMARY"]) == "Lunch with Sam"
+    status = client.get("/api/caldav/status").json
+    assert status == {"connected": True, "objects": 1, "pending": 0, "conflicts": 0}
+    assert PASSWORD not in json.dumps(status)
+    assert client.post("/api/caldav/confirm", json={"file_id": "nope"}).status_code == 404
+    assert client.post("/api/caldav/confirm", json=["x"]).status_code == 400
+
+
+def test_an_object_the_xml_parser_refuses_is_refused_alone_and_the_rest_synced(
+    data_dir: Path, radicale: RadicaleServer, phone: object, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from caldav.collection import Calendar
+    from lxml import etree
+
+    for uid, title in (("ok-1", "Standup"), ("poison", "Poison"), ("ok-2", "Review")):
+        phone.save_event(dtstart=at(2, 9), dtend=at(2, 10), summary=title, uid=uid)  # type: ignore[attr-defined]
+    # Radicale itself refuses objects over 10 MB, so the reply lxml cannot take (a text node
+    # over its 10 MB limit, as in a 50 MB calendar) is made at the parser: any multiget that
+    # holds the poisoned object fails as lxml fails on such a reply.
+    real = Calendar.multiget
+
+    def multiget(self: Calendar, urls: list[object], **kw: object) -> list[object]:
+        if any("poison" in str(url) for url in urls):
+            raise etree.XMLSyntaxError("xmlSAX2Characters: huge text node", 1, 1, 1)
+        return real(self, urls, **kw)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(Calendar, "multiget", multiget)
+    said = connect(data_dir, radicale)
+    assert "1 object(s) refused" in said
+    assert set(cached(data_dir)) == {"Standup", "Review"}
+    assert sync(data_dir).refused == []  # the token moved on: later syncs are not stuck on it

@@ -71,9 +71,12 @@ class SyncReport:
     events: int = 0
     refused: list[str] = field(default_factory=list)
     seconds: float = 0.0
+    error: str = ""  # why the sync stopped (the copy is then as it was before)
 
     def line(self) -> str:
         """One sentence for the command line and the page."""
+        if self.error:
+            return f"The sync did not finish: {self.error}; `run.py calendar sync` tries again."
         refused = f"; {len(self.refused)} object(s) refused" if self.refused else ""
         return (
             f"Synced {self.calendars} calendar(s): {self.changed} changed, {self.deleted} "
@@ -170,7 +173,10 @@ def connect(
     store = CalDAVStore(db)
     store.save_account(url, username, secret=where, write_calendar=target.url)
     store.keep_calendars((c.url, c.name, _source(c.url)) for c in chosen)
-    return chosen, _sync(store, client, tz=tz, now=now)
+    try:
+        return chosen, _sync(store, client, tz=tz, now=now)
+    except CalDAVError as error:  # connected all the same: the login and calendars were fine
+        return chosen, SyncReport(error=str(error))
 
 
 def disconnect(db: Database, secrets: SecretStore) -> bool:
@@ -261,12 +267,26 @@ def _sync_calendar(
         else:
             unloaded.append(listed[href].url)
     for first in range(0, len(unloaded), BATCH):
-        for obj in remote.multiget(unloaded[first : first + BATCH]):
-            changes.append((_href(obj.url), _etag_of(obj), _text(obj.data)))
+        changes += _fetch(remote, unloaded[first : first + BATCH], report)
     parsed = _parse(changes, calendar.source, report, tz=tz, now=now)
     report.events += store.apply_sync(calendar, changed=parsed, deleted=deleted, sync_token=token)
     report.changed += len(parsed)
     report.deleted += len(deleted)
+
+
+def _fetch(remote: Any, urls: list[Any], report: SyncReport) -> list[tuple[str, str, str]]:
+    """(href, etag, data) of a batch in one calendar-multiget. A reply that cannot be read (an
+    object too large for the XML parser, a broken one) is asked again object by object, so one
+    bad object is refused alone instead of stopping every later sync."""
+    try:
+        return [(_href(o.url), _etag_of(o), _text(o.data)) for o in remote.multiget(urls)]
+    except Exception as error:
+        if not describe(error, remote.url).startswith("the CalDAV server at"):
+            raise  # the network or the login: the whole sync fails and is tried again later
+        if len(urls) == 1:
+            report.refused.append(f"{_href(urls[0])}: {describe(error, remote.url)}")
+            return []
+        return [change for url in urls for change in _fetch(remote, [url], report)]
 
 
 def _etag_of(obj: Any) -> str:
