@@ -271,22 +271,20 @@ def ask(args: argparse.Namespace) -> None:
             bundle = assistant.ask(turn, calendar=calendar, calendar_name=calendar_name)
     finally:
         secure_data_dir(data_dir)  # the turn's .ics and .eml files: 0600 like the rest
-    if args.write or _caldav_connected(data_dir):
-        from agent.calendar_link import after_turn
+    from agent.calendar_link import after_turn, catch_up, is_connected
 
-        bundle = after_turn(bundle, data_dir=data_dir, write=args.write, tz=tz, now=now)
+    if args.write:  # the user confirmed: the reply says what the server did
+        bundle = after_turn(bundle, data_dir=data_dir, write=True, tz=tz, now=now)
     if args.json:
-        print(json.dumps(bundle.to_dict(), ensure_ascii=False, indent=2))
+        print(json.dumps(bundle.to_dict(), ensure_ascii=False, indent=2), flush=True)
     else:
         print(bundle.reply)
         if bundle.question:
             print(bundle.question)
-
-
-def _caldav_connected(data_dir: Path) -> bool:
-    from agent.calendar_link import is_connected
-
-    return is_connected(data_dir)
+        sys.stdout.flush()
+    if not args.write and is_connected(data_dir):  # after the answer is out: never waits on it
+        for line in catch_up(data_dir=data_dir, tz=tz, now=now):
+            print(f"veil: {line}", file=sys.stderr)
 
 
 def calendar(args: argparse.Namespace) -> int:

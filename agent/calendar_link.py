@@ -74,6 +74,23 @@ def after_turn(
         db.close()
 
 
+def catch_up(
+    *,
+    data_dir: Path,
+    tz: str,
+    now: datetime,
+    secrets: SecretStore | None = None,
+    timeout: float = caldav_sync.TIMEOUT_SECONDS,
+) -> list[str]:
+    """What a turn does for CalDAV once its answer is out: send writes still pending from
+    earlier turns, refresh a stale copy. The lines say what happened to those writes."""
+    done = after_turn(
+        TurnBundle(reply=""), data_dir=data_dir, write=False, tz=tz, now=now,
+        secrets=secrets, timeout=timeout,
+    )  # fmt: skip
+    return [step.detail for step in done.steps]
+
+
 def _stale(store: CalDAVStore) -> bool:
     """Whether a calendar was never synced or not for SYNC_EVERY (the clock, not --now)."""
     synced = [c.synced_at for c in store.calendars() if c.synced_at]

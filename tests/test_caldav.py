@@ -616,3 +616,37 @@ def test_an_object_the_xml_parser_refuses_is_refused_alone_and_the_rest_synced(
     assert "1 object(s) refused" in said
     assert set(cached(data_dir)) == {"Standup", "Review"}
     assert sync(data_dir).refused == []  # the token moved on: later syncs are not stuck on it
+
+
+def test_a_turn_answers_from_the_copy_with_the_server_down_and_a_later_turn_sends_it(
+    data_dir: Path,
+    radicale: RadicaleServer,
+    phone: object,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    from run import main
+
+    monkeypatch.setattr("tools.calendar.caldav_secret.keyring_usable", lambda: False)
+    phone.save_event(dtstart=at(3, 12, 30), dtend=at(3, 14), summary="Dentist", uid="dentist-1")  # type: ignore[attr-defined]
+    connect(data_dir, radicale)
+    radicale.kill()
+    common = ["--no-llm", "--now", "2026-11-24T10:00", "--tz", TZ, "--json"]
+    capsys.readouterr()
+    assert main(["ask", *common, "--write", "lunch with Sam Lee thursday next week at 1"]) == 0
+    bundle = json.loads(capsys.readouterr().out)
+    [event] = bundle["events"]
+    assert event["status"] == "created" and event["start"] == "2026-12-03T13:00:00+01:00"
+    assert [c["title"] for c in event["conflicts"]] == ["Dentist"]  # read from the copy
+    [step] = [s for s in bundle["steps"] if s["tool"] == "caldav_write"]
+    assert step["status"] == "failed" and "could not reach the CalDAV server" in step["detail"]
+    assert "will send it again on the next turn" in bundle["reply"]
+    [ics] = [f["path"] for f in bundle["files"] if f["type"] == "ics"]
+    assert Path(ics).is_file()
+
+    radicale.start()
+    assert main(["ask", *common, "what do I have on friday?"]) == 0  # no --write: a plain turn
+    printed = capsys.readouterr()
+    json.loads(printed.out)  # the answer is printed whole, before the CalDAV catch-up
+    assert "veil: Wrote Lunch with Sam Lee in your CalDAV calendar." in printed.err
+    assert str(on_server(phone, _uid(Path(ics)))["SUMMARY"]) == "Lunch with Sam Lee"
