@@ -45,6 +45,10 @@ log = logging.getLogger(__name__)
 logging.getLogger("caldav").setLevel(logging.INFO)
 
 TIMEOUT_SECONDS = 10.0
+# A server may think long before its first sync reply (Radicale reads every object of a
+# 5,000-event calendar first: ~15 s here), so a sync waits longer for an answer; connecting
+# to the server still gives up after the short timeout.
+SYNC_READ_SECONDS = 60.0
 BATCH = 100  # objects per calendar-multiget REPORT
 MAX_OBJECT_BYTES = 1_000_000  # one event larger than this is refused, not cached
 WINDOW_PAST = timedelta(days=30)  # the same window as an .ics import
@@ -222,6 +226,8 @@ def sync(
 
 
 def _sync(store: CalDAVStore, client: Any, *, tz: str, now: datetime) -> SyncReport:
+    short = client.timeout if isinstance(client.timeout, int | float) else TIMEOUT_SECONDS
+    client.timeout = (short, max(short, SYNC_READ_SECONDS))  # (connect, read) for niquests
     report = SyncReport()
     started = time.perf_counter()
     for calendar in store.calendars():
