@@ -650,3 +650,30 @@ def test_a_turn_answers_from_the_copy_with_the_server_down_and_a_later_turn_send
     json.loads(printed.out)  # the answer is printed whole, before the CalDAV catch-up
     assert "veil: Wrote Lunch with Sam Lee in your CalDAV calendar." in printed.err
     assert str(on_server(phone, _uid(Path(ics)))["SUMMARY"]) == "Lunch with Sam Lee"
+
+
+def test_an_unknown_object_in_the_way_is_replaced_only_when_it_is_an_older_one_of_ours(
+    data_dir: Path, radicale: RadicaleServer, phone: object
+) -> None:
+    connect(data_dir, radicale)
+    home = radicale.calendar_url("work")
+    with DAVClient(url=radicale.url, username=USER, password=PASSWORD,
+                   enable_rfc6764=False) as client:  # fmt: skip
+        # Lunch: its create reached the server but the reply was lost, then the user moved it.
+        lunch = create(data_dir, "Lunch with Sam", at(3, 13))
+        href = caldav_sync._object_href(home, _uid(lunch))
+        client.request(href, "PUT", caldav_sync.caldav_object(lunch.read_bytes())[2],
+                       {"Content-Type": "text/calendar"})  # fmt: skip
+        event = CalendarStore(db_of(data_dir)).get(_uid(lunch))
+        assert event is not None
+        caldav_sync.confirm(db_of(data_dir), [change(data_dir, event)])
+        # Gym: something else already sits where Veil would put it (another UID).
+        gym = create(data_dir, "Gym", at(4, 7))
+        other = caldav_sync.caldav_object(gym.read_bytes())[2].replace(_uid(gym), "not-veils")
+        client.request(caldav_sync._object_href(home, _uid(gym)), "PUT", other,
+                       {"Content-Type": "text/calendar"})  # fmt: skip
+        caldav_sync.confirm(db_of(data_dir), [gym])
+    outcomes = {o.title: o.status for o in flush(data_dir)}
+    assert outcomes == {"Lunch with Sam": "written", "Gym": "conflict"}
+    assert int(on_server(phone, _uid(lunch))["SEQUENCE"]) == 1
+    assert str(on_server(phone, "not-veils")["SUMMARY"]) == "Gym"  # left as it was

@@ -449,14 +449,17 @@ def _write(store: CalDAVStore, client: Any, entry: OutboxEntry, calendar_url: st
         if etag is None:
             current = client.request(href, "GET")
             if current.status == 200:  # there already: our own earlier write whose reply was lost?
-                theirs = _text(current._raw_body if hasattr(current, "_raw_body") else current._raw)
-                if _same_version(theirs, entry.ics):
-                    etag_now = str(current.headers.get("ETag") or "")
-                    store.save_object(CachedObject(href, home, entry.uid, etag_now, entry.ics))
+                theirs = _version(_text(getattr(current, "_raw_body", None) or current._raw))
+                ours = _version(entry.ics)
+                etag = str(current.headers.get("ETag") or "") or None
+                if theirs == ours:
+                    store.save_object(CachedObject(href, home, entry.uid, etag or "", entry.ics))
                     store.mark(entry.id, "done")
                     return WriteOutcome(entry.uid, entry.title, "written", _written(entry))
-                etag = str(current.headers.get("ETag") or "") or None
-                if etag is None:
+                # Only an older version of our own event (a lost reply, then a move) may be
+                # replaced; anything else there is someone else's and is never overwritten.
+                if etag is None or theirs is None or ours is None or theirs[0] != ours[0] or (
+                    theirs[1] > ours[1]):  # fmt: skip
                     return _conflict(store, entry)
             elif current.status == 404 and entry.action == "cancel":
                 store.mark(entry.id, "done")  # never reached the server: nothing to cancel there
@@ -478,17 +481,13 @@ def _write(store: CalDAVStore, client: Any, entry: OutboxEntry, calendar_url: st
     return WriteOutcome(entry.uid, entry.title, "written", _written(entry))
 
 
-def _same_version(theirs: str, ours: str) -> bool:
-    """Whether the server's object is the one we were writing (same UID and SEQUENCE)."""
-
-    def version(text: str) -> tuple[str, str] | None:
-        try:
-            event = icalendar.Calendar.from_ical(text).walk("VEVENT")[0]
-        except (ValueError, IndexError):
-            return None
-        return str(event.get("UID", "")), str(event.get("SEQUENCE", "0"))
-
-    return version(theirs) is not None and version(theirs) == version(ours)
+def _version(text: str) -> tuple[str, int] | None:
+    """(UID, SEQUENCE) of an object's event: which event, and which change of it."""
+    try:
+        event = icalendar.Calendar.from_ical(text).walk("VEVENT")[0]
+        return str(event.get("UID", "")), int(event.get("SEQUENCE", 0))
+    except (ValueError, IndexError, TypeError):
+        return None
 
 
 def _written(entry: OutboxEntry) -> str:
@@ -514,6 +513,11 @@ def _status_error(status: int, href: str) -> CalDAVError:
         )
     if status in (401, 403):
         return CalDAVError(_REFUSED)
+    if status == 409:
+        return CalDAVError(
+            f"the server refused the event (409 for {_where(href)}): the calendar may be gone; "
+            "check with `run.py calendar status` and connect again"
+        )
     return CalDAVError(f"the CalDAV server answered {status} for {_where(href)}")
 
 
