@@ -151,6 +151,17 @@ def test_connect_reads_the_calendar_into_the_cache(
 
     [clash] = Schedule([dentist]).conflicts(at(2, 9, 30), at(2, 10, 30))
     assert clash.event.uid == "dentist-1"
+    # Disconnecting forgets the account, the password and the copy; Veil's own events stay.
+    create(data_dir, "Lunch with Sam", at(3, 13))
+    secrets = SecretStore(data_dir, use_keyring=False)
+    said = calendar_command("disconnect", data_dir=data_dir, tz=TZ, now=NOW, secrets=secrets)
+    assert said.startswith("Disconnected")
+    assert set(cached(data_dir)) == {"Lunch with Sam"}
+    assert CalDAVStore(db_of(data_dir)).account() is None
+    assert not secret.exists()
+    assert "No CalDAV calendar is connected" in calendar_command(
+        "status", data_dir=data_dir, tz=TZ, now=NOW, secrets=secrets
+    )
 
 
 def test_sync_brings_only_the_changes(

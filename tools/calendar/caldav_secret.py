@@ -104,8 +104,12 @@ class SecretStore:
                 pass  # already gone
             return
         secrets = self._read_file()
-        if secrets.pop(_key(url, username), None) is not None:
+        if secrets.pop(_key(url, username), None) is None:
+            return
+        if secrets:
             self._write_file(secrets)
+        else:
+            self.path.unlink()  # the last secret: no file left behind
 
     def _read_file(self) -> dict[str, str]:
         try:
