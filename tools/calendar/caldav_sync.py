@@ -24,7 +24,8 @@ import logging
 import re
 import ssl
 import time
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from hashlib import sha1
@@ -532,19 +533,17 @@ _REFUSED = (
 )
 
 
-class failures:  # noqa: N801 - used as a `with` block, read as a phrase
+@contextmanager
+def failures(url: object) -> Iterator[None]:
     """Turns every way a CalDAV request can fail into one CalDAVError line."""
-
-    def __init__(self, url: object) -> None:
-        self.url = url
-
-    def __enter__(self) -> failures:
-        return self
-
-    def __exit__(self, kind: type | None, error: BaseException | None, _tb: object) -> bool:
-        if error is None or isinstance(error, CalDAVError) or not isinstance(error, Exception):
-            return False
-        raise CalDAVError(describe(error, self.url)) from None
+    try:
+        yield
+    except CalDAVError:
+        raise
+    except Exception as error:
+        # The type only: a library's message may quote the server's reply, with event text.
+        log.debug("CalDAV request to %s failed: %s", _where(url), type(error).__name__)
+        raise CalDAVError(describe(error, url)) from None
 
 
 def describe(error: Exception, url: object = "") -> str:
