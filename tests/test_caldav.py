@@ -688,3 +688,22 @@ def test_an_unknown_object_in_the_way_is_replaced_only_when_it_is_an_older_one_o
     assert outcomes == {"Lunch with Sam": "written", "Gym": "conflict"}
     assert int(on_server(phone, _uid(lunch))["SEQUENCE"]) == 1
     assert str(on_server(phone, "not-veils")["SUMMARY"]) == "Gym"  # left as it was
+
+
+def test_a_slow_server_at_write_time_costs_one_timeout_and_keeps_both_writes(
+    data_dir: Path, hostile: ThreadingHTTPServer
+) -> None:
+    hostile.mode = "slow"  # type: ignore[attr-defined]
+    url = f"http://127.0.0.1:{hostile.server_address[1]}/"
+    data_dir.mkdir(parents=True)
+    secrets = SecretStore(data_dir, use_keyring=False)
+    where = secrets.save(url, USER, PASSWORD)
+    CalDAVStore(db_of(data_dir)).save_account(url, USER, secret=where, write_calendar=url + "cal/")
+    paths = [create(data_dir, "Lunch with Sam", at(3, 13)), create(data_dir, "Gym", at(4, 7))]
+    caldav_sync.confirm(db_of(data_dir), paths)
+    started = time.perf_counter()
+    outcomes = flush(data_dir, timeout=0.5)
+    assert time.perf_counter() - started < 2.5
+    assert [o.status for o in outcomes] == ["pending", "pending"]
+    assert "did not answer in time" in outcomes[0].message
+    assert len(CalDAVStore(db_of(data_dir)).outbox("pending")) == 2
