@@ -18,7 +18,8 @@ from sqlite_utils import Database
 from agent.bundle import StepOutcome, TurnBundle
 from memory.caldav import OUTBOX_STATUSES as OUTBOX_ALL
 from memory.caldav import CalDAVStore
-from tools.calendar import caldav_sync
+from tools.calendar import caldav_sync, caldav_write
+from tools.calendar.caldav_client import TIMEOUT_SECONDS
 from tools.calendar.caldav_secret import SecretStore
 from tools.errors import CalDAVError
 
@@ -44,7 +45,7 @@ def after_turn(
     tz: str,
     now: datetime,
     secrets: SecretStore | None = None,
-    timeout: float = caldav_sync.TIMEOUT_SECONDS,
+    timeout: float = TIMEOUT_SECONDS,
 ) -> TurnBundle:
     """The bundle with its CalDAV writes done (when `write`: the user confirmed them)."""
     db = Database(data_dir / "veil.db")
@@ -59,10 +60,10 @@ def after_turn(
         lines: list[tuple[str, str]] = []
         ics = [f.path for f in bundle.files if f.type == "ics" and f.path]
         if write and ics:
-            caldav_sync.confirm(db, ics)
+            caldav_write.confirm(db, ics)
         elif write:
             lines.append(("failed", "nothing to write: this turn made no event"))
-        outcomes = caldav_sync.flush(db, secrets, timeout=timeout)
+        outcomes = caldav_write.flush(db, secrets, timeout=timeout)
         lines += [("ok" if o.status == "written" else "failed", o.message) for o in outcomes]
         if not any(o.status == "pending" for o in outcomes) and _stale(store):
             try:
@@ -80,7 +81,7 @@ def catch_up(
     tz: str,
     now: datetime,
     secrets: SecretStore | None = None,
-    timeout: float = caldav_sync.TIMEOUT_SECONDS,
+    timeout: float = TIMEOUT_SECONDS,
 ) -> list[str]:
     """What a turn does for CalDAV once its answer is out: send writes still pending from
     earlier turns, refresh a stale copy. The lines say what happened to those writes."""
@@ -114,7 +115,7 @@ def calendar_command(
     data_dir: Path,
     tz: str,
     now: datetime,
-    timeout: float = caldav_sync.TIMEOUT_SECONDS,
+    timeout: float = TIMEOUT_SECONDS,
     password: str | None = None,
     url: str | None = None,
     user: str | None = None,
@@ -145,7 +146,7 @@ def calendar_command(
             )
         if action == "sync":
             report = caldav_sync.sync(db, secrets, tz=tz, now=now, timeout=timeout)
-            outcomes = caldav_sync.flush(db, secrets, timeout=timeout)
+            outcomes = caldav_write.flush(db, secrets, timeout=timeout)
             return " ".join([report.line(), *(o.message for o in outcomes)])
         if action == "status":
             account = store.account()
@@ -183,14 +184,14 @@ def write_file(
     *,
     data_dir: Path,
     secrets: SecretStore | None = None,
-    timeout: float = caldav_sync.TIMEOUT_SECONDS,
-) -> caldav_sync.WriteOutcome:
+    timeout: float = TIMEOUT_SECONDS,
+) -> caldav_write.WriteOutcome:
     """The page's confirm button: queue one offered .ics and send the queue; the outcome of
     that event (written, pending with why, or a conflict). CalDAVError when not connected."""
     db = Database(data_dir / "veil.db")
     try:
-        [entry_id] = caldav_sync.confirm(db, [path])
-        outcomes = caldav_sync.flush(db, secrets or SecretStore(data_dir), timeout=timeout)
+        [entry_id] = caldav_write.confirm(db, [path])
+        outcomes = caldav_write.flush(db, secrets or SecretStore(data_dir), timeout=timeout)
         uid = next(e.uid for e in CalDAVStore(db).outbox(*OUTBOX_ALL) if e.id == entry_id)
         return next(o for o in reversed(outcomes) if o.uid == uid)
     finally:

@@ -34,7 +34,7 @@ from memory.caldav import CalDAVStore
 from memory.calendar import CalendarStore
 from memory.event import CalendarEvent
 from tests.radicale_server import PASSWORD, USER, RadicaleServer, free_port
-from tools.calendar import caldav_sync
+from tools.calendar import caldav_sync, caldav_write
 from tools.calendar.caldav_secret import SecretStore
 from tools.calendar.ics import export_event
 from tools.errors import CalDAVError
@@ -90,9 +90,9 @@ def cached(data_dir: Path) -> dict[str, CalendarEvent]:
     return {e.title: e for e in events}
 
 
-def flush(data_dir: Path, timeout: float = 5) -> list[caldav_sync.WriteOutcome]:
+def flush(data_dir: Path, timeout: float = 5) -> list[caldav_write.WriteOutcome]:
     secrets = SecretStore(data_dir, use_keyring=False)
-    return caldav_sync.flush(db_of(data_dir), secrets, timeout=timeout)
+    return caldav_write.flush(db_of(data_dir), secrets, timeout=timeout)
 
 
 def sync(data_dir: Path) -> caldav_sync.SyncReport:
@@ -215,7 +215,7 @@ def test_create_move_cancel_write_one_object(
 ) -> None:
     connect(data_dir, radicale)
     path = create(data_dir, "Lunch with Sam", at(3, 13))
-    caldav_sync.confirm(db_of(data_dir), [path])
+    caldav_write.confirm(db_of(data_dir), [path])
     [written] = flush(data_dir)
     assert written.status == "written", written.message
     event = CalendarStore(db_of(data_dir)).latest_of_chat("chat")
@@ -225,7 +225,7 @@ def test_create_move_cancel_write_one_object(
     store = CalDAVStore(db_of(data_dir))
     href, etag = store.object_for_uid(event.uid).href, store.object_for_uid(event.uid).etag  # type: ignore[union-attr]
 
-    caldav_sync.confirm(db_of(data_dir), [change(data_dir, event)])
+    caldav_write.confirm(db_of(data_dir), [change(data_dir, event)])
     assert [o.status for o in flush(data_dir)] == ["written"]
     moved = on_server(phone, event.uid)
     assert int(moved["SEQUENCE"]) == 1 and moved["DTSTART"].dt == at(3, 14)
@@ -234,7 +234,7 @@ def test_create_move_cancel_write_one_object(
 
     event = CalendarStore(db_of(data_dir)).get(event.uid)
     assert event is not None
-    caldav_sync.confirm(db_of(data_dir), [change(data_dir, event, cancel=True)])
+    caldav_write.confirm(db_of(data_dir), [change(data_dir, event, cancel=True)])
     assert [o.status for o in flush(data_dir)] == ["written"]
     gone = on_server(phone, event.uid)
     assert int(gone["SEQUENCE"]) == 2 and str(gone["STATUS"]) == "CANCELLED"
@@ -304,7 +304,7 @@ def test_a_change_on_the_server_is_a_412_conflict_never_overwritten(
     data_dir: Path, radicale: RadicaleServer, phone: object
 ) -> None:
     connect(data_dir, radicale)
-    caldav_sync.confirm(db_of(data_dir), [create(data_dir, "Lunch with Sam", at(3, 13))])
+    caldav_write.confirm(db_of(data_dir), [create(data_dir, "Lunch with Sam", at(3, 13))])
     assert [o.status for o in flush(data_dir)] == ["written"]
     event = CalendarStore(db_of(data_dir)).latest_of_chat("chat")
     assert event is not None
@@ -312,7 +312,7 @@ def test_a_change_on_the_server_is_a_412_conflict_never_overwritten(
     theirs.icalendar_component["LOCATION"] = "Blue Bottle"  # the user edits it on the phone
     theirs.save()
 
-    caldav_sync.confirm(db_of(data_dir), [change(data_dir, event)])
+    caldav_write.confirm(db_of(data_dir), [change(data_dir, event)])
     [outcome] = flush(data_dir)
     assert outcome.status == "conflict" and "412" in outcome.message
     kept = on_server(phone, event.uid)
@@ -325,7 +325,7 @@ def test_a_change_on_the_server_is_a_412_conflict_never_overwritten(
     assert moved is not None
     path = data_dir / "again.ics"
     path.write_bytes(export_event(moved, now=NOW))
-    caldav_sync.confirm(db_of(data_dir), [path])
+    caldav_write.confirm(db_of(data_dir), [path])
     assert [o.status for o in flush(data_dir)] == ["written"]
     assert on_server(phone, event.uid)["DTSTART"].dt == at(3, 14)
 
@@ -346,7 +346,7 @@ def test_a_password_changed_on_the_server_keeps_the_write_pending(
 ) -> None:
     connect(data_dir, radicale)
     (radicale.folder / "users").write_text(f"{USER}:rotated\n", encoding="utf-8")
-    caldav_sync.confirm(db_of(data_dir), [create(data_dir, "Gym", at(4, 7))])
+    caldav_write.confirm(db_of(data_dir), [create(data_dir, "Gym", at(4, 7))])
     [outcome] = flush(data_dir)
     assert outcome.status == "pending" and "(401)" in outcome.message
     assert "Gym" in cached(data_dir)  # Veil's store keeps the event
@@ -359,7 +359,7 @@ def test_a_server_killed_mid_write_loses_nothing_and_a_later_turn_retries(
     connect(data_dir, radicale)
     first = create(data_dir, "Lunch with Sam", at(3, 13))
     second = create(data_dir, "Dinner with Ana", at(3, 19))
-    caldav_sync.confirm(db_of(data_dir), [first, second])
+    caldav_write.confirm(db_of(data_dir), [first, second])
     radicale.kill()
     started = time.perf_counter()
     outcomes = flush(data_dir)
@@ -373,8 +373,8 @@ def test_a_server_killed_mid_write_loses_nothing_and_a_later_turn_retries(
     # The first PUT had reached the server before it died; only its reply was lost.
     with DAVClient(url=radicale.url, username=USER, password=PASSWORD,
                    enable_rfc6764=False) as client:  # fmt: skip
-        href = caldav_sync._object_href(radicale.calendar_url("work"), _uid(first))
-        client.request(href, "PUT", caldav_sync.caldav_object(first.read_bytes())[2],
+        href = caldav_write.object_href(radicale.calendar_url("work"), _uid(first))
+        client.request(href, "PUT", caldav_write.caldav_object(first.read_bytes())[2],
                        {"Content-Type": "text/calendar"})  # fmt: skip
     retried = after_turn(
         TurnBundle(reply="Done."), data_dir=data_dir, write=False, tz=TZ, now=NOW,
@@ -389,7 +389,7 @@ def test_a_server_killed_mid_write_loses_nothing_and_a_later_turn_retries(
 
 
 def _uid(path: Path) -> str:
-    return caldav_sync.caldav_object(path.read_bytes())[0]
+    return caldav_write.caldav_object(path.read_bytes())[0]
 
 
 def test_a_deleted_calendar_is_a_404_line_and_the_write_waits(
@@ -399,7 +399,7 @@ def test_a_deleted_calendar_is_a_404_line_and_the_write_waits(
     with DAVClient(url=radicale.url, username=USER, password=PASSWORD,
                    enable_rfc6764=False) as client:  # fmt: skip
         client.calendar(url=radicale.calendar_url("work")).delete()
-    caldav_sync.confirm(db_of(data_dir), [create(data_dir, "Gym", at(4, 7))])
+    caldav_write.confirm(db_of(data_dir), [create(data_dir, "Gym", at(4, 7))])
     [outcome] = flush(data_dir)
     assert outcome.status == "pending"
     assert "not found on the server (404" in outcome.message or "409" in outcome.message
@@ -560,10 +560,10 @@ def test_the_password_goes_to_the_keyring_when_there_is_one(tmp_path: Path) -> N
 
 def test_the_payload_is_the_offered_ics_without_method(tmp_path: Path) -> None:
     event = CalendarEvent.new("Lunch", at(3, 13), tz=TZ)
-    uid, action, text, title = caldav_sync.caldav_object(export_event(event, now=NOW))
+    uid, action, text, title = caldav_write.caldav_object(export_event(event, now=NOW))
     assert (uid, action, title) == (event.uid, "put", "Lunch")
     assert "METHOD" not in text and "TZID=Europe/Berlin" in text
-    gone = caldav_sync.caldav_object(export_event(event, now=NOW, cancel=True))
+    gone = caldav_write.caldav_object(export_event(event, now=NOW, cancel=True))
     assert gone[1] == "cancel" and "STATUS:CANCELLED" in gone[2] and "METHOD" not in gone[2]
 
 
@@ -672,18 +672,18 @@ def test_an_unknown_object_in_the_way_is_replaced_only_when_it_is_an_older_one_o
                    enable_rfc6764=False) as client:  # fmt: skip
         # Lunch: its create reached the server but the reply was lost, then the user moved it.
         lunch = create(data_dir, "Lunch with Sam", at(3, 13))
-        href = caldav_sync._object_href(home, _uid(lunch))
-        client.request(href, "PUT", caldav_sync.caldav_object(lunch.read_bytes())[2],
+        href = caldav_write.object_href(home, _uid(lunch))
+        client.request(href, "PUT", caldav_write.caldav_object(lunch.read_bytes())[2],
                        {"Content-Type": "text/calendar"})  # fmt: skip
         event = CalendarStore(db_of(data_dir)).get(_uid(lunch))
         assert event is not None
-        caldav_sync.confirm(db_of(data_dir), [change(data_dir, event)])
+        caldav_write.confirm(db_of(data_dir), [change(data_dir, event)])
         # Gym: something else already sits where Veil would put it (another UID).
         gym = create(data_dir, "Gym", at(4, 7))
-        other = caldav_sync.caldav_object(gym.read_bytes())[2].replace(_uid(gym), "not-veils")
-        client.request(caldav_sync._object_href(home, _uid(gym)), "PUT", other,
+        other = caldav_write.caldav_object(gym.read_bytes())[2].replace(_uid(gym), "not-veils")
+        client.request(caldav_write.object_href(home, _uid(gym)), "PUT", other,
                        {"Content-Type": "text/calendar"})  # fmt: skip
-        caldav_sync.confirm(db_of(data_dir), [gym])
+        caldav_write.confirm(db_of(data_dir), [gym])
     outcomes = {o.title: o.status for o in flush(data_dir)}
     assert outcomes == {"Lunch with Sam": "written", "Gym": "conflict"}
     assert int(on_server(phone, _uid(lunch))["SEQUENCE"]) == 1
@@ -700,7 +700,7 @@ def test_a_slow_server_at_write_time_costs_one_timeout_and_keeps_both_writes(
     where = secrets.save(url, USER, PASSWORD)
     CalDAVStore(db_of(data_dir)).save_account(url, USER, secret=where, write_calendar=url + "cal/")
     paths = [create(data_dir, "Lunch with Sam", at(3, 13)), create(data_dir, "Gym", at(4, 7))]
-    caldav_sync.confirm(db_of(data_dir), paths)
+    caldav_write.confirm(db_of(data_dir), paths)
     started = time.perf_counter()
     outcomes = flush(data_dir, timeout=0.5)
     assert time.perf_counter() - started < 2.5

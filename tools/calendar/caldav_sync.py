@@ -1,4 +1,4 @@
-"""The user's own CalDAV calendar: connect, sync a cached copy, write confirmed events.
+"""The user's own CalDAV calendar: connect, and keep a cached copy of it in sync.
 
 This is Veil's one outbound connection, to the server the user named, and it is off until they
 connect. Reading and writing are kept apart from turns on purpose:
@@ -7,10 +7,7 @@ connect. Reading and writing are kept apart from turns on purpose:
   and ETags: only changed objects travel, fetched in calendar-multiget batches. Conflicts, free
   slots and calendar questions read that copy like an imported .ics, so a turn never waits on
   the network and works offline.
-- `confirm` queues what the user confirmed (the turn's own .ics files), and `flush` sends the
-  queue: a new event is a PUT with `If-None-Match: *`, a move or cancellation a PUT of the same
-  object (same UID, SEQUENCE raised, STATUS:CANCELLED for a cancellation) with `If-Match` on the
-  ETag Veil last saw, so a change made on the server meanwhile is never overwritten.
+- writing confirmed events is tools/calendar/caldav_write.py, through a queue.
 
 Every failure becomes one line (CalDAVError or a pending WriteOutcome) and loses nothing: the
 event stays in Veil's store, the .ics is still offered, and the queued write is sent again on
@@ -22,30 +19,32 @@ from __future__ import annotations
 
 import logging
 import re
-import ssl
 import time
-from collections.abc import Iterable, Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from hashlib import sha1
-from pathlib import Path
 from typing import Any
-from urllib.parse import urlsplit
 
-import icalendar
 from sqlite_utils import Database
 
-from memory.caldav import CachedCalendar, CachedObject, CalDAVStore, ObjectChange, OutboxEntry
+from memory.caldav import CachedCalendar, CalDAVStore, ObjectChange
+from tools.calendar.caldav_client import (
+    TIMEOUT_SECONDS,
+    canonical_url,
+    client_for,
+    describe,
+    failures,
+    is_unreachable,
+    open_client,
+    text_of,
+)
 from tools.calendar.caldav_secret import SecretStore
 from tools.calendar.ics import import_ics
 from tools.errors import CalDAVError, IcsError
 
 log = logging.getLogger(__name__)
-# caldav logs every request and response body at DEBUG: event titles, attendees, real names.
-logging.getLogger("caldav").setLevel(logging.INFO)
 
-TIMEOUT_SECONDS = 10.0
 # A server may think long before its first sync reply (Radicale reads every object of a
 # 5,000-event calendar first: ~15 s here), so a sync waits longer for an answer; connecting
 # to the server still gives up after the short timeout.
@@ -55,7 +54,6 @@ MAX_OBJECT_BYTES = 1_000_000  # one event larger than this is refused, not cache
 WINDOW_PAST = timedelta(days=30)  # the same window as an .ics import
 WINDOW_AHEAD = timedelta(days=365)
 _UID_RE = re.compile(r"^UID(?:;[^:\r\n]*)?:(.*?)\r?$", re.M)
-_UNSAFE_NAME_RE = re.compile(r"[^A-Za-z0-9._-]+")
 
 
 @dataclass(frozen=True, slots=True)
@@ -89,42 +87,11 @@ class SyncReport:
         )
 
 
-@dataclass(frozen=True, slots=True)
-class WriteOutcome:
-    """What happened to one queued write: written, still pending (retried later), conflict."""
-
-    uid: str
-    title: str
-    status: str  # written | pending | conflict
-    message: str
-
-
-# connecting
-
-
-def open_client(url: str, username: str, password: str, *, timeout: float = TIMEOUT_SECONDS):
-    """A caldav client for exactly this URL: no DNS discovery, no second address."""
-    from caldav import DAVClient
-
-    parts = urlsplit(url)
-    if parts.scheme not in ("http", "https") or not parts.hostname:
-        raise CalDAVError(f"{url!r} is not an http(s) URL; give the CalDAV URL of your server")
-    if parts.username or parts.password:
-        raise CalDAVError("put the user name in --user and the password in the prompt, not the URL")
-    return DAVClient(
-        url=url,
-        username=username,
-        password=password,
-        timeout=timeout,  # type: ignore[arg-type]  # niquests takes float seconds
-        enable_rfc6764=False,
-    )
-
-
 def list_calendars(client: Any) -> list[ServerCalendar]:
     """The account's calendars (CalDAVError for a refused login, a wrong URL, a dead server)."""
     with failures(client.url):
         found = client.principal().calendars()
-        return [ServerCalendar(_href(c.url), _name(c)) for c in found]
+        return [ServerCalendar(canonical_url(c.url), _name(c)) for c in found]
 
 
 def _name(calendar: Any) -> str:
@@ -146,7 +113,7 @@ def choose(found: Sequence[ServerCalendar], wanted: Sequence[str]) -> list[Serve
         return list(found)
     chosen = []
     for want in wanted:
-        hits = [c for c in found if want in (c.name, c.url) or _href(want) == c.url]
+        hits = [c for c in found if want in (c.name, c.url) or canonical_url(want) == c.url]
         if not hits:
             names = ", ".join(c.name for c in found)
             raise CalDAVError(f"no calendar {want!r} on the server; it has: {names}")
@@ -195,23 +162,9 @@ def disconnect(db: Database, secrets: SecretStore) -> bool:
     return True
 
 
-def _client_for(store: CalDAVStore, secrets: SecretStore, timeout: float) -> Any:
-    account = store.account()
-    if account is None:
-        raise CalDAVError("no CalDAV calendar is connected; run `run.py calendar connect URL`")
-    password = secrets.load(account.url, account.username, account.secret)
-    return open_client(account.url, account.username, password, timeout=timeout)
-
-
 def _source(calendar_url: str) -> str:
     """The calendar_events source of one calendar's cached events."""
     return f"import:caldav:{sha1(calendar_url.encode()).hexdigest()[:10]}"
-
-
-def _href(url: object) -> str:
-    from caldav.lib.url import URL
-
-    return str(URL.objectify(str(url)).canonical())
 
 
 # reading
@@ -223,7 +176,7 @@ def sync(
     """Bring the cached copy up to date with the server (CalDAVError on any failure: the
     copy is then as it was, and still answers turns)."""
     store = CalDAVStore(db)
-    return _sync(store, _client_for(store, secrets, timeout), tz=tz, now=now)
+    return _sync(store, client_for(store, secrets, timeout), tz=tz, now=now)
 
 
 def _sync(store: CalDAVStore, client: Any, *, tz: str, now: datetime) -> SyncReport:
@@ -256,10 +209,10 @@ def _sync_calendar(
     # No token sent, or the server could not use ours: the listing is the whole calendar.
     full = not calendar.sync_token or (token or "").startswith("fake-")
     known = store.etags(calendar.url)
-    removed = {_href(u) for u in listing.deleted_urls}
+    removed = {canonical_url(u) for u in listing.deleted_urls}
     listed: dict[str, Any] = {}
     for obj in listing:
-        href = _href(obj.url)
+        href = canonical_url(obj.url)
         if href not in removed:
             listed[href] = obj
     deleted = (set(known) - set(listed)) if full else (removed & set(known))
@@ -270,7 +223,7 @@ def _sync_calendar(
     for href in wanted:
         data = getattr(listed[href], "_data", None)
         if data:
-            changes.append((href, _etag_of(listed[href]), _text(data)))
+            changes.append((href, _etag_of(listed[href]), text_of(data)))
         else:
             unloaded.append(listed[href].url)
     for first in range(0, len(unloaded), BATCH):
@@ -286,12 +239,14 @@ def _fetch(remote: Any, urls: list[Any], report: SyncReport) -> list[tuple[str, 
     object too large for the XML parser, a broken one) is asked again object by object, so one
     bad object is refused alone instead of stopping every later sync."""
     try:
-        return [(_href(o.url), _etag_of(o), _text(o.data)) for o in remote.multiget(urls)]
+        return [(canonical_url(o.url), _etag_of(o), text_of(o.data)) for o in remote.multiget(urls)]
     except Exception as error:
-        if not describe(error, remote.url).startswith("the CalDAV server at"):
+        from caldav.lib.error import AuthorizationError
+
+        if is_unreachable(error) or isinstance(error, AuthorizationError):
             raise  # the network or the login: the whole sync fails and is tried again later
         if len(urls) == 1:
-            report.refused.append(f"{_href(urls[0])}: {describe(error, remote.url)}")
+            report.refused.append(f"{canonical_url(urls[0])}: {describe(error, remote.url)}")
             return []
         return [change for url in urls for change in _fetch(remote, [url], report)]
 
@@ -300,10 +255,6 @@ def _etag_of(obj: Any) -> str:
     from caldav.elements import dav
 
     return str((getattr(obj, "props", None) or {}).get(dav.GetEtag.tag) or "")
-
-
-def _text(data: object) -> str:
-    return data.decode("utf-8", "replace") if isinstance(data, bytes) else str(data or "")
 
 
 def _parse(
@@ -355,220 +306,3 @@ def _import(
 
 
 # writing
-
-
-def caldav_object(ics: bytes) -> tuple[str, str, str, str]:
-    """(uid, action, object text, title) of one of Veil's .ics files, as a CalDAV resource:
-    METHOD goes (RFC 4791 5.3.2 forbids it in a stored object), the rest is the same file."""
-    try:
-        calendar = icalendar.Calendar.from_ical(ics)
-    except ValueError as error:
-        raise CalDAVError(f"the .ics cannot be read ({error})") from None
-    events = calendar.walk("VEVENT")
-    if len(events) != 1 or not str(events[0].get("UID", "")):
-        raise CalDAVError("a CalDAV write takes an .ics with exactly one event and its UID")
-    event = events[0]
-    calendar.pop("METHOD", None)
-    cancelled = str(event.get("STATUS", "")).upper() == "CANCELLED"
-    return (
-        str(event["UID"]),
-        "cancel" if cancelled else "put",
-        calendar.to_ical().decode("utf-8"),
-        str(event.get("SUMMARY", "")),
-    )
-
-
-def confirm(db: Database, paths: Iterable[str | Path]) -> list[int]:
-    """Queue the events of these .ics files (what the user confirmed); returns entry ids."""
-    store = CalDAVStore(db)
-    if store.account() is None:
-        raise CalDAVError("no CalDAV calendar is connected; run `run.py calendar connect URL`")
-    queued = []
-    for path in paths:
-        uid, action, text, title = caldav_object(Path(path).read_bytes())
-        queued.append(store.enqueue(uid, action, text, title))
-    return queued
-
-
-def flush(
-    db: Database, secrets: SecretStore, *, timeout: float = TIMEOUT_SECONDS
-) -> list[WriteOutcome]:
-    """Send every pending write, oldest first. A failure leaves the write pending (network,
-    login, missing calendar) or marks a conflict (the server's copy changed); the first
-    network failure stops the round, so a dead server costs one timeout, not one per write."""
-    store = CalDAVStore(db)
-    entries = store.outbox("pending")
-    if not entries:
-        return []
-    try:
-        client = _client_for(store, secrets, timeout)
-    except CalDAVError as error:
-        return [_keep(store, entry, str(error)) for entry in entries]
-    account = store.account()
-    assert account is not None  # _client_for raised otherwise
-    outcomes: list[WriteOutcome] = []
-    for position, entry in enumerate(entries):
-        try:
-            outcomes.append(_write(store, client, entry, account.write_calendar))
-        except CalDAVError as error:
-            outcomes.append(_keep(store, entry, str(error)))
-            if _unreachable(error):
-                outcomes += [
-                    _keep(store, e, str(error), tried=False) for e in entries[position + 1 :]
-                ]
-                break
-    return outcomes
-
-
-def _keep(store: CalDAVStore, entry: OutboxEntry, why: str, *, tried: bool = True) -> WriteOutcome:
-    if tried:
-        store.mark(entry.id, "pending", why)
-    return WriteOutcome(
-        entry.uid, entry.title, "pending",
-        f"{entry.title or 'the event'} is not in your CalDAV calendar yet: {why}. Veil kept it "
-        "and will send it again on the next turn; the .ics works meanwhile.",
-    )  # fmt: skip
-
-
-def _unreachable(error: CalDAVError) -> bool:
-    return str(error).startswith(("could not reach", "the CalDAV server did not answer", "TLS"))
-
-
-def _object_href(calendar_url: str, uid: str) -> str:
-    """Where a new event goes: one stable name per UID, so a retried PUT hits the same place."""
-    name = _UNSAFE_NAME_RE.sub("-", uid).strip("-")[:120] or sha1(uid.encode()).hexdigest()
-    return _href(calendar_url.rstrip("/") + "/" + name + ".ics")
-
-
-def _write(store: CalDAVStore, client: Any, entry: OutboxEntry, calendar_url: str) -> WriteOutcome:
-    """PUT one object, conditional on what Veil knows of the server's copy."""
-    known = store.object_for_uid(entry.uid)
-    href = known.href if known else _object_href(calendar_url, entry.uid)
-    home = known.calendar_url if known else calendar_url
-    etag = known.etag if known and known.etag else None
-    with failures(href):
-        if etag is None:
-            current = client.request(href, "GET")
-            if current.status == 200:  # there already: our own earlier write whose reply was lost?
-                theirs = _version(_text(getattr(current, "_raw_body", None) or current._raw))
-                ours = _version(entry.ics)
-                etag = str(current.headers.get("ETag") or "") or None
-                if theirs == ours:
-                    store.save_object(CachedObject(href, home, entry.uid, etag or "", entry.ics))
-                    store.mark(entry.id, "done")
-                    return WriteOutcome(entry.uid, entry.title, "written", _written(entry))
-                # Only an older version of our own event (a lost reply, then a move) may be
-                # replaced; anything else there is someone else's and is never overwritten.
-                if etag is None or theirs is None or ours is None or theirs[0] != ours[0] or (
-                    theirs[1] > ours[1]):  # fmt: skip
-                    return _conflict(store, entry)
-            elif current.status == 404 and entry.action == "cancel":
-                store.mark(entry.id, "done")  # never reached the server: nothing to cancel there
-                return WriteOutcome(entry.uid, entry.title, "written", _written(entry))
-            elif current.status not in (200, 404):
-                raise _status_error(current.status, href)
-        headers = {"Content-Type": "text/calendar; charset=utf-8"}
-        headers.update({"If-Match": etag} if etag else {"If-None-Match": "*"})
-        response = client.request(href, "PUT", entry.ics, headers)
-        if response.status == 412:
-            return _conflict(store, entry)
-        if response.status not in (200, 201, 204):
-            raise _status_error(response.status, href)
-        new_etag = str(response.headers.get("ETag") or "")
-        if not new_etag:  # some servers change the object on PUT and send no ETag
-            new_etag = str(client.request(href, "GET").headers.get("ETag") or "")
-    store.save_object(CachedObject(href, home, entry.uid, new_etag, entry.ics))
-    store.mark(entry.id, "done")
-    return WriteOutcome(entry.uid, entry.title, "written", _written(entry))
-
-
-def _version(text: str) -> tuple[str, int] | None:
-    """(UID, SEQUENCE) of an object's event: which event, and which change of it."""
-    try:
-        event = icalendar.Calendar.from_ical(text).walk("VEVENT")[0]
-        return str(event.get("UID", "")), int(event.get("SEQUENCE", 0))
-    except (ValueError, IndexError, TypeError):
-        return None
-
-
-def _written(entry: OutboxEntry) -> str:
-    done = "Cancelled" if entry.action == "cancel" else "Wrote"
-    return f"{done} {entry.title or 'the event'} in your CalDAV calendar."
-
-
-def _conflict(store: CalDAVStore, entry: OutboxEntry) -> WriteOutcome:
-    why = "the server's copy changed since Veil last read it (412)"
-    store.mark(entry.id, "conflict", why)
-    return WriteOutcome(
-        entry.uid, entry.title, "conflict",
-        f"{entry.title or 'the event'} was not written: {why}. Veil did not overwrite it; run "
-        "`run.py calendar sync`, check the event, and confirm again to replace it.",
-    )  # fmt: skip
-
-
-def _status_error(status: int, href: str) -> CalDAVError:
-    if status == 404:
-        return CalDAVError(
-            f"the calendar was not found on the server (404 for {_where(href)}); "
-            "check the URL with `run.py calendar connect`"
-        )
-    if status in (401, 403):
-        return CalDAVError(_REFUSED)
-    if status == 409:
-        return CalDAVError(
-            f"the server refused the event (409 for {_where(href)}): the calendar may be gone; "
-            "check with `run.py calendar status` and connect again"
-        )
-    return CalDAVError(f"the CalDAV server answered {status} for {_where(href)}")
-
-
-def _where(url: object) -> str:
-    parts = urlsplit(str(url))
-    return f"{parts.hostname or ''}{f':{parts.port}' if parts.port else ''}{parts.path}"
-
-
-_REFUSED = (
-    "the CalDAV server refused the user name or password (401); "
-    "run `run.py calendar connect` again with the right ones (an app password for iCloud)"
-)
-
-
-@contextmanager
-def failures(url: object) -> Iterator[None]:
-    """Turns every way a CalDAV request can fail into one CalDAVError line."""
-    try:
-        yield
-    except CalDAVError:
-        raise
-    except Exception as error:
-        # The type only: a library's message may quote the server's reply, with event text.
-        log.debug("CalDAV request to %s failed: %s", _where(url), type(error).__name__)
-        raise CalDAVError(describe(error, url)) from None
-
-
-def describe(error: Exception, url: object = "") -> str:
-    """One line for a failed CalDAV request, without the password or the server's body."""
-    import niquests
-    from caldav.lib import error as dav_error
-    from lxml import etree
-
-    host = urlsplit(str(url)).hostname or "the server"
-    if isinstance(error, dav_error.AuthorizationError):
-        return _REFUSED
-    if isinstance(error, dav_error.NotFoundError):
-        return f"the calendar was not found on the server (404 at {_where(url)}); check the URL"
-    if isinstance(error, niquests.exceptions.Timeout | TimeoutError):
-        return f"the CalDAV server did not answer in time ({host}); try again later"
-    if isinstance(error, niquests.exceptions.SSLError | ssl.SSLError):
-        return (
-            f"TLS failed with {host}: its certificate could not be verified; check the URL "
-            "(https) and the server's certificate"
-        )
-    if isinstance(error, niquests.exceptions.ConnectionError | ConnectionError):
-        return f"could not reach the CalDAV server at {host} (is it running, is the URL right?)"
-    if isinstance(error, etree.XMLSyntaxError | dav_error.DAVError | ValueError | KeyError):
-        return (
-            f"the CalDAV server at {host} sent a reply Veil could not read "
-            f"({type(error).__name__}); nothing was changed"
-        )
-    return f"the CalDAV request to {host} failed ({type(error).__name__})"
