@@ -112,10 +112,12 @@ def flush(
 def _keep(store: CalDAVStore, entry: OutboxEntry, why: str, *, tried: bool = True) -> WriteOutcome:
     if tried:
         store.mark(entry.id, "pending", why)
+    what = entry.title or "the event"
+    change = f"The cancellation of {what} has" if entry.action == "cancel" else f"{what} has"
     return WriteOutcome(
         entry.uid, entry.title, "pending",
-        f"{entry.title or 'the event'} is not in your CalDAV calendar yet: {why}. Veil kept it "
-        "and will send it again on the next turn; the .ics works meanwhile.",
+        f"{change} not reached your CalDAV calendar yet: {why}. Veil kept it and will send it "
+        "again on the next turn; the .ics works meanwhile.",
     )  # fmt: skip
 
 
