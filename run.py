@@ -283,7 +283,8 @@ def ask(args: argparse.Namespace) -> None:
             print(bundle.question)
         sys.stdout.flush()
     if not args.write and is_connected(data_dir):  # after the answer is out: never waits on it
-        for line in catch_up(data_dir=data_dir, tz=tz, now=now):
+        offered = sum(1 for f in bundle.files if f.type == "ics")
+        for line in catch_up(data_dir=data_dir, tz=tz, now=now, offered=offered):
             print(f"veil: {line}", file=sys.stderr)
 
 

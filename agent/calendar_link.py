@@ -80,16 +80,19 @@ def catch_up(
     data_dir: Path,
     tz: str,
     now: datetime,
+    offered: int = 0,
     secrets: SecretStore | None = None,
     timeout: float = TIMEOUT_SECONDS,
 ) -> list[str]:
     """What a turn does for CalDAV once its answer is out: send writes still pending from
-    earlier turns, refresh a stale copy. The lines say what happened to those writes."""
+    earlier turns, refresh a stale copy. The lines say what happened to those writes, and how
+    to write the `offered` events of this turn, which wait for the user's confirmation."""
     done = after_turn(
         TurnBundle(reply=""), data_dir=data_dir, write=False, tz=tz, now=now,
         secrets=secrets, timeout=timeout,
     )  # fmt: skip
-    return [step.detail for step in done.steps]
+    hint = ["confirm with --write to put this turn's event(s) in your CalDAV calendar"]
+    return [step.detail for step in done.steps] + (hint if offered else [])
 
 
 def _stale(store: CalDAVStore) -> bool:

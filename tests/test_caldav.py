@@ -601,6 +601,9 @@ def test_the_page_confirms_one_offered_event_by_file_id(
     assert status == {"connected": True, "objects": 1, "pending": 0, "conflicts": 0}
     assert PASSWORD not in json.dumps(status)
     assert client.post("/api/caldav/confirm", json={"file_id": "nope"}).status_code == 404
+    synced = client.post("/api/caldav/sync", json={"tz": TZ})
+    assert synced.status_code == 200 and synced.json["lines"] == [] and synced.json["connected"]
+    assert client.post("/api/caldav/sync", json={"tz": "Mars/Olympus"}).status_code == 400
     assert client.post("/api/caldav/confirm", json=["x"]).status_code == 400
 
 
@@ -661,6 +664,13 @@ def test_a_turn_answers_from_the_copy_with_the_server_down_and_a_later_turn_send
     json.loads(printed.out)  # the answer is printed whole, before the CalDAV catch-up
     assert "veil: Wrote Lunch with Sam Lee in your CalDAV calendar." in printed.err
     assert str(on_server(phone, _uid(Path(ics)))["SUMMARY"]) == "Lunch with Sam Lee"
+    # Without --write an event is only offered: the user learns how to confirm it.
+    assert main(["ask", *common, "dinner with Ana Kim friday next week at 7pm"]) == 0
+    offered = capsys.readouterr()
+    assert [e["status"] for e in json.loads(offered.out)["events"]] == ["created"]
+    assert "veil: confirm with --write" in offered.err
+    titles = {str(e.icalendar_component["SUMMARY"]) for e in phone.get_events()}  # type: ignore[attr-defined]
+    assert titles == {"Dentist", "Lunch with Sam Lee"}  # the dinner is not written unasked
 
 
 def test_an_unknown_object_in_the_way_is_replaced_only_when_it_is_an_older_one_of_ours(

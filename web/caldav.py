@@ -4,12 +4,14 @@ connection's status. The page's button is its owner's; these routes are the cont
 
 from __future__ import annotations
 
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
 from flask import Blueprint, abort, current_app, jsonify, request
 
-from agent.calendar_link import caldav_summary, write_file
+from agent.assistant import parse_zone
+from agent.calendar_link import caldav_summary, catch_up, write_file
 from web.db import get_store
 from web.files import _checked_path
 
@@ -34,3 +36,15 @@ def confirm() -> Any:
 def status() -> Any:
     """Connected or not, objects cached, writes pending, conflicts."""
     return jsonify(caldav_summary(Path(current_app.config["DATA_DIR"])))
+
+
+@caldav.post("/api/caldav/sync")
+def sync() -> Any:
+    """Send the writes still pending and refresh a stale copy (the page's "sync" button, or
+    its call after a turn). Each line says what happened to one write."""
+    body = request.get_json(silent=True)
+    tz = body.get("tz") if isinstance(body, dict) else None
+    zone = parse_zone(tz if isinstance(tz, str) else "UTC")  # the user's zone: all-day dates
+    lines = catch_up(data_dir=Path(current_app.config["DATA_DIR"]), tz=str(zone),
+                     now=datetime.now(zone))  # fmt: skip
+    return jsonify(lines=lines, **caldav_summary(Path(current_app.config["DATA_DIR"])))
