@@ -3,6 +3,7 @@
 python run.py                     start the chat page on http://127.0.0.1:5000
 python run.py ask [...] "request" one turn; --json prints the turn bundle
 python run.py redact [--json] FILE|-
+python run.py calendar connect URL --user NAME [--calendar NAME]...   your own CalDAV calendar
 """
 
 from __future__ import annotations
@@ -121,6 +122,32 @@ def build_parser() -> argparse.ArgumentParser:
         "--session",
         help="continue the chat of this name or id (the page's chats too); new if none has it",
     )
+    ask.add_argument(
+        "--write",
+        action="store_true",
+        help="write the turn's events to your connected CalDAV calendar (you confirm them)",
+    )
+
+    calendar = sub.add_parser("calendar", help="connect your own CalDAV calendar (optional)")
+    calendar.add_argument("--data-dir", help="where Veil keeps its data (env VEIL_DATA_DIR)")
+    calendar.add_argument("--tz", help="IANA zone (default: this machine's)")
+    calendar.add_argument("--timeout", type=float, default=10.0, help="seconds per request")
+    actions = calendar.add_subparsers(dest="action", required=True)
+    connect = actions.add_parser("connect", help="check the login, keep it, first sync")
+    connect.add_argument("url", help="the CalDAV URL, e.g. https://caldav.fastmail.com/")
+    connect.add_argument("--user", required=True, help="the account's user name")
+    connect.add_argument(
+        "--calendar", action="append", default=[], help="a calendar to read (name or URL; "
+        "repeat for more; default all)",
+    )  # fmt: skip
+    connect.add_argument("--write-to", help="the calendar confirmed events go to (default first)")
+    connect.add_argument(
+        "--password-stdin", action="store_true",
+        help="read the password from standard input instead of a prompt (never a flag)",
+    )  # fmt: skip
+    actions.add_parser("sync", help="refresh the cached copy now")
+    actions.add_parser("status", help="the account, calendars and unsent writes")
+    actions.add_parser("disconnect", help="forget the account, its password and its cache")
 
     redact = sub.add_parser("redact", help="run the privacy layer alone")
     redact.add_argument("file", help="a text file, or - for standard input")
@@ -244,12 +271,47 @@ def ask(args: argparse.Namespace) -> None:
             bundle = assistant.ask(turn, calendar=calendar, calendar_name=calendar_name)
     finally:
         secure_data_dir(data_dir)  # the turn's .ics and .eml files: 0600 like the rest
+    from agent.calendar_link import after_turn, catch_up, is_connected
+
+    if args.write:  # the user confirmed: the reply says what the server did
+        bundle = after_turn(bundle, data_dir=data_dir, write=True, tz=tz, now=now)
     if args.json:
-        print(json.dumps(bundle.to_dict(), ensure_ascii=False, indent=2))
+        print(json.dumps(bundle.to_dict(), ensure_ascii=False, indent=2), flush=True)
     else:
         print(bundle.reply)
         if bundle.question:
             print(bundle.question)
+        sys.stdout.flush()
+    if not args.write and is_connected(data_dir):  # after the answer is out: never waits on it
+        offered = sum(1 for f in bundle.files if f.type == "ics")
+        for line in catch_up(data_dir=data_dir, tz=tz, now=now, offered=offered):
+            print(f"veil: {line}", file=sys.stderr)
+
+
+def calendar(args: argparse.Namespace) -> int:
+    """`run.py calendar connect|sync|status|disconnect`: the user's own CalDAV calendar."""
+    import getpass
+
+    from agent.assistant import local_zone_name, parse_now, parse_zone
+    from agent.calendar_link import calendar_command
+    from memory.paths import secure_data_dir
+
+    tz = args.tz or os.environ.get("TZ") or local_zone_name()
+    password = None
+    if args.action == "connect":
+        password = sys.stdin.readline().rstrip("\r\n") if args.password_stdin else (
+            getpass.getpass(f"CalDAV password for {args.user} (not shown): "))  # fmt: skip
+    data_dir = secure_data_dir(_data_dir(args))
+    try:
+        print(calendar_command(
+            args.action, data_dir=data_dir, tz=tz, now=parse_now(None, parse_zone(tz)),
+            timeout=args.timeout, password=password,
+            url=getattr(args, "url", None), user=getattr(args, "user", None),
+            calendars=getattr(args, "calendar", []), write_to=getattr(args, "write_to", None),
+        ))  # fmt: skip
+    finally:
+        secure_data_dir(data_dir)  # a new caldav_secret file: 0600 like the rest
+    return 0
 
 
 def _ask_in_session(assistant: Any, turn: Any, name: str, data_dir: Path, **calendar: Any) -> Any:
@@ -332,7 +394,7 @@ def main(argv: list[str] | None = None) -> int:
     """Dispatch; known failures become one line on stderr and exit code 2."""
     logging.basicConfig(level=os.environ.get("VEIL_LOG_LEVEL", "WARNING"))
     given = list(sys.argv[1:] if argv is None else argv)
-    if not given or given[0] not in ("serve", "ask", "redact", "-h", "--help"):
+    if not given or given[0] not in ("serve", "ask", "redact", "calendar", "-h", "--help"):
         given.insert(0, "serve")  # `run.py --no-llm` means `run.py serve --no-llm`
     args = build_parser().parse_args(given)
     command = args.command
@@ -342,7 +404,7 @@ def main(argv: list[str] | None = None) -> int:
     from tools.errors import ToolError
 
     try:
-        code = {"serve": serve, "ask": ask, "redact": redact}[command](args)
+        code = {"serve": serve, "ask": ask, "redact": redact, "calendar": calendar}[command](args)
     except (AgentError, ToolError, PrivacyError, StoreError, OSError, UnicodeError) as error:
         print(f"veil: {error}", file=sys.stderr)
         return 2

@@ -254,6 +254,42 @@ class CalendarStore:
         removed = {tuple(key) for key in old} - {(row[0], row[1]) for row in rows}
         return ImportResult(source=source, stored=len(rows), removed=len(removed))
 
+    def replace_uids(
+        self, source: str, uids: Iterable[str], events: Iterable[CalendarEvent]
+    ) -> int:
+        """Swap the events of these UIDs from `source` for `events` (a CalDAV sync's changes).
+
+        An event Veil created keeps its own row: when it comes back from the user's server
+        (Veil wrote it there), the chat's row is what "move it" and "cancel it" act on.
+        Returns how many events were stored. Joins the caller's transaction, if any.
+        """
+        if not source.startswith("import:"):
+            raise ValueError(f"source must be 'import:<name>', got {source!r}")
+        now = _utc(datetime.now(UTC))
+        gone = list(dict.fromkeys(uids))
+        with write(self.db):
+            for first in range(0, len(gone), 500):  # SQLite's bound-variable limit
+                part = gone[first : first + 500]
+                self.db.execute(
+                    f"DELETE FROM {TABLE} WHERE source = ? AND uid IN "
+                    f"({', '.join('?' * len(part))})",
+                    [source, *part],
+                )
+            own = {
+                row[0]
+                for row in self.db.execute(f"SELECT uid FROM {TABLE} WHERE source = 'created'")
+            }
+            rows = [
+                _row(replace(event, source=source), now) for event in events if event.uid not in own
+            ]
+            self.db.conn.executemany(_UPSERT, rows)
+        return len(rows)
+
+    def remove_source(self, source: str) -> int:
+        """Drop every event of one source (a disconnected CalDAV calendar); returns how many."""
+        with write(self.db):
+            return self.db.execute(f"DELETE FROM {TABLE} WHERE source = ?", [source]).rowcount
+
     def between(
         self, start: datetime, end: datetime, *, limit: int | None = None
     ) -> list[CalendarEvent]:

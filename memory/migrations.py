@@ -187,6 +187,67 @@ def m004_event_chat_and_sequence(db: Database) -> None:
     table.add_column("sequence", int, not_null_default=0)
 
 
+@MIGRATIONS()
+def m005_caldav(db: Database) -> None:
+    """The user's CalDAV account (no secret: that lives in the keyring or a 0600 file), the
+    cached objects of its calendars with their ETags and sync tokens, and the writes the user
+    confirmed that the server has not taken yet (kept across restarts, retried later)."""
+    db.table("caldav_account").create(
+        {
+            "id": int,  # always 1: one account
+            "url": str,
+            "username": str,
+            "secret": str,  # where the password is: "keyring" or "file"
+            "write_calendar": str,  # the calendar URL confirmed events go to
+            "connected_at": str,
+        },
+        pk="id",
+        not_null={"url", "username", "secret", "write_calendar", "connected_at"},
+    )
+    db.table("caldav_calendars").create(
+        {
+            "url": str,
+            "name": str,
+            "source": str,  # the calendar_events source of its cached events
+            "sync_token": str,
+            "synced_at": str,
+        },
+        pk="url",
+        not_null={"name", "source"},
+    )
+    db.table("caldav_objects").create(
+        {
+            "href": str,  # the object's URL on the server
+            "calendar_url": str,
+            "uid": str,
+            "etag": str,
+            "data": str,  # the iCalendar text as the server sent it
+        },
+        pk="href",
+        not_null={"calendar_url", "uid"},
+    )
+    db.table("caldav_objects").create_index(["uid"])
+    db.table("caldav_objects").create_index(["calendar_url"])
+    db.table("caldav_outbox").create(
+        {
+            "id": int,
+            "uid": str,
+            "action": str,  # put | cancel
+            "ics": str,  # the object to write, in real values (the user's own disk)
+            "title": str,
+            "status": str,  # pending | conflict | done
+            "attempts": int,
+            "last_error": str,
+            "created_at": str,
+            "updated_at": str,
+        },
+        pk="id",
+        not_null={"uid", "action", "ics", "status", "attempts", "created_at", "updated_at"},
+        defaults={"attempts": 0, "last_error": "", "title": ""},
+    )
+    db.table("caldav_outbox").create_index(["status", "id"])
+
+
 def migrate(db: Database) -> None:
     """Apply pending migrations (idempotent) with WAL on for file databases.
 

@@ -23,6 +23,7 @@ _OWN_FILES = (
     f"{DATABASE}-journal",
     "audit.jsonl",
     "secret_key",
+    "caldav_secret",  # the CalDAV password when the OS has no keyring
     "facts.faiss",
     "facts.faiss.json",
     "facts.faiss.tmp",

@@ -11,3 +11,13 @@ class TimeParseError(ToolError):
 
 class IcsError(ToolError):
     """An .ics file that cannot be imported; the message is one line saying why."""
+
+
+class CalDAVError(ToolError):
+    """The user's CalDAV server could not be used; the message is one line saying why and
+    what to do. Nothing is lost when it is raised: Veil's store keeps the event."""
+
+
+class CalDAVUnreachableError(CalDAVError):
+    """The CalDAV server did not answer (down, timeout, TLS): trying more requests now would
+    only wait longer, so a round of writes stops at the first one."""

@@ -105,12 +105,13 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
     )
     app.extensions["ocr"] = ScreenshotReader()
 
+    from web.caldav import caldav
     from web.chat import chat
     from web.files import files
     from web.sessions import sessions
     from web.uploads import uploads
 
-    for blueprint in (chat, sessions, files, uploads):
+    for blueprint in (chat, sessions, files, uploads, caldav):
         app.register_blueprint(blueprint)
     app.before_request(check_host)  # first: a foreign name learns nothing, not even a token
     app.before_request(check_csrf)
