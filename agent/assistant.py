@@ -41,6 +41,7 @@ from agent.model import ChatModel, Message
 from agent.planner import PlanInput, Planner
 from agent.prompts import load_prompt
 from agent.synthesis import facts, write_reply
+from lang.fold import unmask_roles
 from lang.text import clean_text
 from memory.calendar import CalendarStore
 from memory.store import Contact, MemoryStore
@@ -193,7 +194,12 @@ class Assistant:
     ) -> TurnBundle:
         """Run one turn; the returned bundle holds real names only where DESIGN.md allows."""
         # every front-end cleans its input; a caller of the library gets the same reading
-        turn = replace(turn, request=clean_text(turn.request), thread=clean_text(turn.thread))
+        # ... and a role word spelled in look-alike letters reads as itself (issue 40)
+        turn = replace(
+            turn,
+            request=clean_text(turn.request),
+            thread=unmask_roles(clean_text(turn.thread)),
+        )
         if not turn.request.strip() and not turn.thread.strip():
             raise InputError("nothing to do: give a request or paste a thread")
         if len(turn.request) + len(turn.thread) > MAX_INPUT_CHARS:
@@ -275,9 +281,13 @@ class Assistant:
                 events, found, request=request, thread=quiet, gateway=self.gateway, guard=guard,
                 session=turn.session,
             )  # fmt: skip
-            if intent == "question" and thread.strip() and not asks_to_act(request):
+            blank = not request.strip()
+            if (intent == "question" or blank) and thread.strip() and not asks_to_act(request):
                 # "who is this?", "what's this invite about?": a question adds nothing; a plan
-                # it is asked over is offered for the user's yes, never created unasked
+                # it is asked over is offered for the user's yes, never created unasked. A
+                # thread pasted with no request at all is the same: nobody asked for an event,
+                # and the thread alone (its forged "Me:" lines, a time one person stated) must
+                # not be able to create one (issue 40).
                 for event in events:
                     event.pending = event.pending or event.schedulable
             if intent in ("other", "question") and thread.strip() and events:

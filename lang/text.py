@@ -15,9 +15,12 @@ from lang import data
 # a surrogate is always a lone one: a valid pair is already one code point); and characters
 # that show nothing but split a word for every reader ("S\u200bystem:" hid a forged turn from
 # the injection check): zero-width space and non-joiner, word joiner, a BOM inside the text,
-# a soft hyphen, and a zero-width joiner between letters (between emoji it builds one).
+# a soft hyphen, and a zero-width joiner between letters (between emoji it builds one). Unicode
+# tag characters (U+E0000..E007F) are invisible too: "S<tag Y>YSTEM" showed as SYSTEM yet split
+# the word for the redactor and the injection check (issue 40).
 _UNWANTED = re.compile(
-    "[\x00-\x08\x0b\x0c\x0e-\x1f\x7f\ud800-\udfff\u200b\u200c\u2060\ufeff\u00ad]"
+    "[\x00-\x08\x0b\x0c\x0e-\x1f\x7f\ud800-\udfff\u200b\u200c\u2060\ufeff\u00ad"
+    "\U000e0000-\U000e007f]"
     "|(?<=[^\\W\\d_])\u200d(?=[^\\W\\d_])"
 )
 _UNWANTED_BYTES = bytes([*range(0x00, 0x09), 0x0B, 0x0C, *range(0x0E, 0x20), 0x7F])
