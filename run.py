@@ -219,6 +219,7 @@ def ask(args: argparse.Namespace) -> None:
         _load_early(model)
     from agent.assistant import Turn, build_assistant, local_zone_name, parse_now, parse_zone
     from lang.text import clean_bytes, clean_text
+    from tools.calendar.ics import as_utf8
 
     tz = args.tz or os.environ.get("TZ") or local_zone_name()
     now = parse_now(args.now, parse_zone(tz))
@@ -233,7 +234,7 @@ def ask(args: argparse.Namespace) -> None:
     assistant.gateway.check()
     # Control characters go before any parser sees them (a NUL made Duckling panic).
     thread = clean_text(_read_text(args.thread)) if args.thread else ""
-    calendar = clean_bytes(Path(args.calendar).read_bytes()) if args.calendar else None
+    calendar = clean_bytes(as_utf8(Path(args.calendar).read_bytes())) if args.calendar else None
     turn = Turn(request=clean_text(args.request), thread=thread, now=now, tz=tz)
     calendar_name = Path(args.calendar or "calendar.ics").name
     try:

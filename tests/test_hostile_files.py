@@ -33,6 +33,7 @@ from tools.email import draft_reply, mailto_url
 from tools.errors import IcsError, TimeParseError
 
 SECONDS = 2.0
+DATA = Path(__file__).parent / "data"
 PEAK_BYTES = 200 * 1024**2
 TZ = "Europe/Berlin"
 NOW = datetime(2026, 3, 1, 12, tzinfo=ZoneInfo(TZ))
@@ -190,9 +191,31 @@ ICS_PROBES = {
         ),
         "the file is not UTF-8 text (byte 0xE9 on line 7",
     ),
-    "utf-16": Probe(
+    "utf-16": Probe(  # Outlook's UTF-16 is read, not refused (issue 40)
         lambda: calendar(vevent("u", "DTSTART:20260305T100000Z"), END).decode().encode("utf-16"),
-        "the file is UTF-16 text",
+        1,
+    ),
+    "utf-16-le-without-bom": Probe(
+        lambda: calendar(vevent("u", "DTSTART:20260305T100000Z"), END).decode().encode("utf-16-le"),
+        1,
+    ),
+    "utf-16-that-does-not-decode": Probe(
+        lambda: b"\xff\xfe" + "BEGIN:VCALENDAR".encode("utf-16-le") + b"\x00\xd8",
+        "the file is UTF-16 text that does not decode",
+    ),
+    # Issue 40: a VTIMEZONE repeating every second from 1601 ran inside dateutil's zone code,
+    # where no budget of Veil's is checked: 3.2 GB in two minutes.
+    "vtimezone-every-second-from-1601": Probe(
+        lambda: (DATA / "hostile" / "vtimezone-every-second.ics").read_bytes(),
+        "its time zone 'Bomb' changes offset every second",
+    ),
+    "end-before-start": Probe(
+        lambda: calendar(vevent("e", "DTSTART:20260305T100000Z", "DTEND:20260305T090000Z"), END),
+        "its end (DTEND) is before its start (DTSTART)",
+    ),
+    "unknown-tzid": Probe(
+        lambda: calendar(vevent("z", "DTSTART;TZID=Mars/Olympus_Mons:20260305T100000"), END),
+        "its DTSTART time zone 'Mars/Olympus_Mons' is unknown",
     ),
 }
 

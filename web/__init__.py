@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import secrets
+import threading
 from pathlib import Path
 from typing import Any
 
@@ -15,8 +16,10 @@ from agent.errors import AgentError, InputError
 from memory.errors import NotFoundError, StoreError
 from memory.paths import default_data_dir, secure_data_dir
 from privacy.errors import PrivacyError
+from tools import worker
 from tools.errors import ToolError
 from tools.ocr import ScreenshotReader
+from tools.worker import WorkerPool
 from web.db import close_store
 from web.generation import BusyError, GenerationQueue
 from web.security import check_csrf, check_host
@@ -43,6 +46,11 @@ DEFAULTS: dict[str, Any] = {
     # Host names besides 127.0.0.1, localhost and [::1] the page answers to: comma-separated
     # ("veil.home.arpa, box:8080") or a list; env VEIL_ALLOWED_HOSTS. Everything else is a 403.
     "ALLOWED_HOSTS": "",
+    # Parse untrusted input (time expressions, .ics files) in worker processes with a time and
+    # memory limit (tools/worker.py), so no paste or upload can freeze or bloat the server.
+    "ISOLATE_PARSERS": True,
+    "PARSER_WORKERS": 2,
+    "PARSER_MEMORY_MB": 400,
 }
 # The page loads only its own files: no inline script, no other origin, no framing.
 SECURITY_HEADERS = {
@@ -52,6 +60,9 @@ SECURITY_HEADERS = {
     "Referrer-Policy": "no-referrer",
     "X-Frame-Options": "DENY",
 }
+
+# What a parser worker imports before its first job.
+PARSER_MODULES = ("tools.calendar.times", "tools.calendar.ics")
 
 # Aliases of the environment variables DESIGN.md names (VEIL_MODEL, VEIL_LLM_URL).
 _ENV_ALIASES = {"MODEL": "MODEL_PATH"}
@@ -104,6 +115,8 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
         assistant, data_dir, queue, warmup if app.config["WARM_UP"] else None
     )
     app.extensions["ocr"] = ScreenshotReader()
+    if app.config["ISOLATE_PARSERS"]:
+        _isolate_parsers(app)
 
     from web.chat import chat
     from web.files import files
@@ -118,6 +131,23 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
     app.teardown_appcontext(close_store)
     _register_errors(app)
     return app
+
+
+def _isolate_parsers(app: Flask) -> None:
+    """One pool of parser workers per process (every app of a process shares it), started in
+    the background so the first paste finds a warm one."""
+    pool = worker.shared_pool()
+    if pool is None:
+        pool = WorkerPool(
+            size=int(app.config["PARSER_WORKERS"]),
+            preload=PARSER_MODULES,
+            warm="tools.calendar.times.warm_engine",
+            memory_mb=int(app.config["PARSER_MEMORY_MB"]),
+        )
+        worker.isolate(pool)
+    app.extensions["parsers"] = pool
+    if app.config["WARM_UP"]:
+        threading.Thread(target=pool.start, name="veil-parser-start", daemon=True).start()
 
 
 def _secure_headers(response: Response) -> Response:
