@@ -104,6 +104,11 @@ def build_parser() -> argparse.ArgumentParser:
     serve.add_argument("--host", default="127.0.0.1", help="bind address (default loopback)")
     serve.add_argument("--port", type=int, default=5000)
     serve.add_argument(
+        "--token",
+        help="access token the page requires (env VEIL_ACCESS_TOKEN); made and printed when "
+        "--host is not loopback",
+    )
+    serve.add_argument(
         "--allowed-hosts",
         help="other host names the page answers to, comma-separated (env VEIL_ALLOWED_HOSTS)",
     )
@@ -175,13 +180,16 @@ def _read_text(name: str) -> str:
 
 
 def serve(args: argparse.Namespace) -> None:
-    """Start the chat page on loopback (or where --host says, with a warning)."""
+    """Start the chat page on loopback (or where --host says, behind an access token)."""
     from web import create_app
+    from web.security import access_url, is_loopback_bind, new_access_token
 
-    if args.host not in ("127.0.0.1", "localhost", "::1"):
-        logging.getLogger("veil").warning(
-            "binding %s exposes your calendar and drafts to the network", args.host
-        )
+    token = args.token or os.environ.get("VEIL_ACCESS_TOKEN") or None
+    if not is_loopback_bind(args.host) and not token:
+        token = new_access_token()  # beyond loopback the page is never open without one
+    if token:
+        # printed once, like Jupyter's: the only place the token is shown
+        print(f"Veil: open {access_url(args.host, args.port, token)}", flush=True)
     allowed = [args.allowed_hosts or os.environ.get("VEIL_ALLOWED_HOSTS") or ""]
     if args.host not in ("127.0.0.1", "localhost", "::1", "0.0.0.0", "::"):
         allowed.append(f"[{args.host}]" if ":" in args.host else args.host)  # the bound name
@@ -190,6 +198,8 @@ def serve(args: argparse.Namespace) -> None:
         "ALLOWED_HOSTS": ",".join(name for name in allowed if name),
         "MAIL_DIR": args.mail_dir or os.environ.get("VEIL_MAIL_DIR"),
         "DOCS_DIR": args.docs_dir or os.environ.get("VEIL_DOCS_DIR"),
+        "BIND_HOST": args.host,
+        "ACCESS_TOKEN": token,
         **{k.upper(): v for k, v in _model_choice(args).items()},
     }
     create_app(config).run(host=args.host, port=args.port, threaded=True)
@@ -341,10 +351,12 @@ def main(argv: list[str] | None = None) -> int:
     from memory.errors import StoreError
     from privacy.errors import PrivacyError
     from tools.errors import ToolError
+    from web.errors import WebError
 
+    known = (AgentError, ToolError, PrivacyError, StoreError, WebError, OSError, UnicodeError)
     try:
         code = {"serve": serve, "ask": ask, "redact": redact}[command](args)
-    except (AgentError, ToolError, PrivacyError, StoreError, OSError, UnicodeError) as error:
+    except known as error:
         print(f"veil: {error}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:

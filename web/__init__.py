@@ -21,8 +21,9 @@ from tools.errors import ToolError
 from tools.ocr import ScreenshotReader
 from tools.worker import WorkerPool
 from web.db import close_store
+from web.errors import StartupError
 from web.generation import BusyError, GenerationQueue
-from web.security import check_csrf, check_host
+from web.security import check_csrf, check_host, check_token, is_loopback_bind, remember_token
 from web.turns import CrashError, TurnRunner
 from web.warmup import Warmup
 
@@ -48,6 +49,10 @@ DEFAULTS: dict[str, Any] = {
     "ALLOWED_HOSTS": "",
     # Parse untrusted input (time expressions, .ics files) in worker processes with a time and
     # memory limit (tools/worker.py), so no paste or upload can freeze or bloat the server.
+    # The address the server binds (run.py sets it). Beyond loopback an ACCESS_TOKEN is
+    # required: without one the app refuses to start (web/security.py check_token).
+    "BIND_HOST": "127.0.0.1",
+    "ACCESS_TOKEN": None,
     "ISOLATE_PARSERS": True,
     "PARSER_WORKERS": 2,
     "PARSER_MEMORY_MB": 400,
@@ -89,6 +94,14 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
             app.config[key] = app.config.pop(alias)
     if config:
         app.config.from_mapping(config)
+    bind = str(app.config["BIND_HOST"] or "127.0.0.1")
+    if not is_loopback_bind(bind) and not app.config["ACCESS_TOKEN"]:
+        raise StartupError(
+            f"Veil will not serve on {bind} without an access token: anyone on the network "
+            "could read your calendar and drafts. Start it with `run.py serve --host "
+            f"{bind}` (which makes a token and prints the address to open), set "
+            "VEIL_ACCESS_TOKEN, or serve on 127.0.0.1."
+        )
     # 0700 folder, 0600 files, existing installs repaired: the data is the user's alone.
     data_dir = secure_data_dir(Path(app.config["DATA_DIR"] or default_data_dir()))
     app.config["DATA_DIR"] = str(data_dir)
@@ -126,7 +139,9 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
     for blueprint in (chat, sessions, files, uploads):
         app.register_blueprint(blueprint)
     app.before_request(check_host)  # first: a foreign name learns nothing, not even a token
+    app.before_request(check_token)  # then: without the access token, no page, no CSRF token
     app.before_request(check_csrf)
+    app.after_request(remember_token)
     app.after_request(_secure_headers)
     app.teardown_appcontext(close_store)
     _register_errors(app)
