@@ -205,6 +205,24 @@ def serve(args: argparse.Namespace) -> None:
     create_app(config).run(host=args.host, port=args.port, threaded=True)
 
 
+def _checked_data_dir(folder: Path) -> Path:
+    """The data folder made private, its store checked: a read-only folder or a damaged
+    veil.db is one line naming the file and the fix, not a traceback (issue 40)."""
+    from memory.errors import StoreError
+    from memory.health import check_store
+    from memory.paths import secure_data_dir
+
+    try:
+        folder = secure_data_dir(folder)
+    except OSError as error:
+        problem = check_store(folder).problem or f"cannot prepare {folder}: {error}"
+        raise StoreError(problem) from None
+    health = check_store(folder, thorough=True)
+    if not health.ok:
+        raise StoreError(str(health.problem))
+    return folder
+
+
 def _load_early(model: object) -> None:
     """Load the model on a thread while the privacy and time libraries import (two cores);
     a failure is left for the main thread's check, which reports it."""
@@ -223,7 +241,7 @@ def ask(args: argparse.Namespace) -> None:
     from agent.backends import model_cache_dir, select_model
     from memory.paths import secure_data_dir
 
-    data_dir = secure_data_dir(_data_dir(args))
+    data_dir = _checked_data_dir(_data_dir(args))
     model = select_model(**_model_choice(args), cache_dir=model_cache_dir(data_dir))
     if model is not None:
         _load_early(model)
@@ -269,6 +287,7 @@ def _ask_in_session(assistant: Any, turn: Any, name: str, data_dir: Path, **cale
 
     from agent.session import answer_in_session, close_turn, find_or_create_session, open_turn
     from memory.errors import StoreError
+    from memory.health import StoreMonitor
     from memory.store import MemoryStore
     from web.turns import turn_outcome
 
@@ -287,9 +306,10 @@ def _ask_in_session(assistant: Any, turn: Any, name: str, data_dir: Path, **cale
         close_turn(store, turn, bundle)
         # Stored as the page stores its own turns, so the chat reads the same in the browser.
         store.finish_turn(turn.id, turn_outcome(bundle, turn, store, data_dir, audit=[]))
-        return bundle
     finally:
         store.db.close()
+    StoreMonitor(data_dir).backup()  # the page's rolling copy, taken after CLI turns too
+    return bundle
 
 
 def redact(args: argparse.Namespace) -> int:

@@ -21,6 +21,7 @@ _OWN_FILES = (
     f"{DATABASE}-wal",
     f"{DATABASE}-shm",
     f"{DATABASE}-journal",
+    f"{DATABASE}.backup",  # memory/health.py's rolling copy
     "audit.jsonl",
     "secret_key",
     "facts.faiss",

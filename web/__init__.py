@@ -4,16 +4,18 @@ from __future__ import annotations
 
 import os
 import secrets
+import sqlite3
 import threading
 from pathlib import Path
 from typing import Any
 
-from flask import Flask, Response, jsonify, render_template, request
+from flask import Flask, Response, current_app, jsonify, render_template, request
 from werkzeug.exceptions import HTTPException, RequestEntityTooLarge
 
 from agent.assistant import build_assistant
 from agent.errors import AgentError, InputError
 from memory.errors import NotFoundError, StoreError
+from memory.health import StoreMonitor, check_store
 from memory.paths import default_data_dir, secure_data_dir
 from privacy.errors import PrivacyError
 from tools import worker
@@ -66,6 +68,8 @@ SECURITY_HEADERS = {
     "X-Frame-Options": "DENY",
 }
 
+# Routes that answer without the store: /healthz reports on it itself.
+STORE_FREE_ENDPOINTS = frozenset({"static", "chat.health"})
 # What a parser worker imports before its first job.
 PARSER_MODULES = ("tools.calendar.times", "tools.calendar.ics")
 
@@ -103,7 +107,7 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
             "VEIL_ACCESS_TOKEN, or serve on 127.0.0.1."
         )
     # 0700 folder, 0600 files, existing installs repaired: the data is the user's alone.
-    data_dir = secure_data_dir(Path(app.config["DATA_DIR"] or default_data_dir()))
+    data_dir = _data_dir(Path(app.config["DATA_DIR"] or default_data_dir()))
     app.config["DATA_DIR"] = str(data_dir)
     if not app.config.get("SECRET_KEY"):
         app.config["SECRET_KEY"] = _secret_key(data_dir)
@@ -122,10 +126,17 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
     app.extensions["warmup"] = warmup
     if app.config["WARM_UP"]:
         warmup.start()
+    monitor = StoreMonitor(data_dir)
+    app.extensions["store"] = monitor
+    health = monitor.failed()  # the thorough check, once at start
+    if health.ok:
+        threading.Thread(target=monitor.backup, name="veil-backup", daemon=True).start()
+    else:  # served anyway: the page and /healthz name the problem and its fix
+        app.logger.error("%s", health.problem)
     queue = GenerationQueue(float(app.config["WAIT_LIMIT"]))
     app.extensions["generation"] = queue
     app.extensions["turns"] = TurnRunner(
-        assistant, data_dir, queue, warmup if app.config["WARM_UP"] else None
+        assistant, data_dir, queue, warmup if app.config["WARM_UP"] else None, store=monitor
     )
     app.extensions["ocr"] = ScreenshotReader()
     if app.config["ISOLATE_PARSERS"]:
@@ -140,12 +151,36 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
         app.register_blueprint(blueprint)
     app.before_request(check_host)  # first: a foreign name learns nothing, not even a token
     app.before_request(check_token)  # then: without the access token, no page, no CSRF token
+    app.before_request(_check_store)
     app.before_request(check_csrf)
     app.after_request(remember_token)
     app.after_request(_secure_headers)
     app.teardown_appcontext(close_store)
     _register_errors(app)
     return app
+
+
+def _data_dir(folder: Path) -> Path:
+    """The data folder made private; one that cannot be written stops the start with the fix."""
+    try:
+        data_dir = secure_data_dir(folder)
+    except OSError as error:
+        health = check_store(folder)
+        raise StartupError(health.problem or f"Veil cannot prepare {folder}: {error}") from None
+    health = check_store(data_dir)
+    if not health.ok and "read-only" in str(health.problem):
+        raise StartupError(str(health.problem))
+    return data_dir
+
+
+def _check_store() -> tuple[Any, int] | None:
+    """Before every request but /healthz and static files: a store that cannot work is named,
+    with its fix, instead of a generic 500 from the first query."""
+    if request.endpoint in STORE_FREE_ENDPOINTS:
+        return None
+    monitor: StoreMonitor = current_app.extensions["store"]
+    health = monitor.current()
+    return None if health.ok else _error(str(health.problem), 503)
 
 
 def _isolate_parsers(app: Flask) -> None:
@@ -211,6 +246,14 @@ def _register_errors(app: Flask) -> None:
             what = "upload" if request.path == "/api/upload" else "request"
             message = f"That {what} is too large: the limit is {limit:g} MB."
         return _error(message, error.code or 500)
+
+    @app.errorhandler(sqlite3.DatabaseError)
+    def store_failed(error: sqlite3.DatabaseError) -> tuple[Any, int]:
+        health = app.extensions["store"].failed()
+        if not health.ok:  # damaged or read-only: say which file and how to fix it
+            app.logger.error("store failed: %s", error)
+            return _error(str(health.problem), 503)
+        return unexpected(error)
 
     @app.errorhandler(Exception)
     def unexpected(error: Exception) -> tuple[Any, int]:

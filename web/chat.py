@@ -113,9 +113,16 @@ def index() -> str:
 
 @chat.get("/healthz")
 def health() -> Any:
-    """Liveness for scripts and benchmarks; `ready` once the background load has ended."""
+    """Liveness for scripts and benchmarks; `ready` once the background load has ended and
+    while the store works (503 with the store's problem when it does not)."""
     warmup: Warmup = current_app.extensions["warmup"]
-    return jsonify(ok=True, model=_assistant().gateway.description, **warmup.status())
+    status = warmup.status()
+    store = current_app.extensions["store"].current()
+    if not store.ok:  # not ready, and why: the file and the fix (issue 40)
+        status = {**status, "ready": False, "stage": "store", "error": store.problem}
+    body = jsonify(ok=store.ok, model=_assistant().gateway.description, store=store.problem,
+                   **status)  # fmt: skip
+    return body if store.ok else (body, 503)
 
 
 @chat.get("/api/csrf")
