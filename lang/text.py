@@ -23,13 +23,19 @@ _UNWANTED = re.compile(
     "\U000e0000-\U000e007f]"
     "|(?<=[^\\W\\d_])\u200d(?=[^\\W\\d_])"
 )
+# A terminal's escape sequences go whole, before their ESC alone would be dropped: the "[31m"
+# left of a colour code was read as a 31-minute duration (issue 40). CSI ("ESC [ ... m") and
+# OSC ("ESC ] ... BEL or ESC \\") sequences, and the two-byte ones ("ESC c").
+_ESCAPE_SEQUENCE = re.compile(
+    r"\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)?|\x1b[@-~]"
+)
 _UNWANTED_BYTES = bytes([*range(0x00, 0x09), 0x0B, 0x0C, *range(0x0E, 0x20), 0x7F])
 
 
 def clean_text(text: str) -> str:
     """`text` without control characters (tab, newline and CR stay), lone surrogates and
     invisible word-splitting characters."""
-    return _UNWANTED.sub("", text)
+    return _UNWANTED.sub("", _ESCAPE_SEQUENCE.sub("", text))
 
 
 def clean_bytes(data: bytes) -> bytes:

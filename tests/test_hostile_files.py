@@ -24,6 +24,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from sqlite_utils import Database
 
+from lang.text import clean_text
 from memory.calendar import CalendarStore
 from tools.base import ToolContext, ToolResult
 from tools.calendar import recurrence
@@ -300,6 +301,16 @@ def test_control_characters_never_reach_duckling(
     if "3pm" in thread or "1pm" in thread:
         assert any(m.start <= thread.index("pm") < m.end for m in mentions)
     assert "panicked" not in capfd.readouterr().err
+
+
+@pytest.mark.parametrize("code", ["\x1b[31m", "\x1b[1;31m", "\x1b[0m", "\x1b]0;title\x07", "\x1bc"])
+def test_a_terminal_code_is_no_duration(parser: TimeParser, code: str) -> None:
+    """ "[31m" left of a colour code was read as a 31-minute duration (issue 40)."""
+    thread = clean_text(f"Tom: {code}lunch tomorrow at 3pm{code}\nMe: sure")
+    assert "[" not in thread and "m\x07" not in thread
+    mentions = parser.parse_input("add lunch", thread=thread)
+    assert not [m for m in mentions if m.duration is not None]
+    assert 15 in [m.value.hour for m in mentions if m.value is not None and m.has_clock_time]
 
 
 class PanicException(BaseException):
