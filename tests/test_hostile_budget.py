@@ -114,3 +114,15 @@ def test_a_utf16_calendar_is_imported(client: FlaskClient) -> None:
     )
     status, body, _ = upload(client, text.encode("utf-16"), "outlook.ics")
     assert status == 200 and body["imported"] == 1
+
+
+@pytest.mark.parametrize(
+    "body",
+    ["[" * 100_000 + "]" * 100_000, '{"request": ' + "[" * 100_000, '{"a":' * 100_000],
+    ids=["arrays", "unclosed", "objects"],
+)
+@pytest.mark.parametrize("path", ["/api/turns", "/api/ask", "/api/sessions"])
+def test_json_nested_100000_deep_is_a_clear_400(client: FlaskClient, body: str, path: str) -> None:
+    response = client.post(path, data=body, content_type="application/json")
+    assert response.status_code == 400
+    assert "nested too deeply" in response.get_json()["error"]

@@ -48,7 +48,10 @@ def json_body(*, default: Any = None) -> Any:
     nothing; the app-wide limit stays at the upload size.
     """
     request.max_content_length = MAX_JSON_BYTES
-    payload = request.get_json(silent=True)
+    try:
+        payload = request.get_json(silent=True)
+    except RecursionError:  # "[[[[..." 100,000 deep: no request of ours nests past a few levels
+        raise InputError("that JSON is nested too deeply; send a flat object") from None
     return default if payload is None else payload
 
 
