@@ -39,7 +39,14 @@ _ORT_LOADED_WITH_TELEMETRY = (
 )
 os.environ["ORT_DISABLE_TELEMETRY"] = "1"
 
-MAX_PIXELS = 40_000_000  # a 4K-wide, 10K-tall scroll capture; beyond is a decompression bomb
+MAX_PIXELS = 20_000_000  # a 2K-wide, 10K-tall scroll capture; beyond is a decompression bomb
+# What OCR reads (issue 40): a 4.9 KB PNG just under MAX_PIXELS cost 850 MB at OCR, six at once
+# 3 GB. Wider images are scaled down to OCR_MAX_WIDTH first (a phone's screenshot is 1080-1440
+# wide and its text stays legible there); what is still over OCR_MAX_PIXELS (a scroll capture
+# taller than about 5,500 px at 1440) is refused with the advice to crop. At that size one read
+# adds about 350 MB and a few seconds.
+OCR_MAX_WIDTH = 1_600
+OCR_MAX_PIXELS = 8_000_000
 BACKGROUND_DISTANCE = 24  # how far (RGB) a pixel may be from the background and still be it
 
 
@@ -335,6 +342,25 @@ def open_image(data: bytes) -> Image.Image:
                 raise ScreenshotError(
                     f"the image is {image.width}x{image.height} pixels; crop it to the messages"
                 )
-            return ImageOps.exif_transpose(image).convert("RGB")
+            width, height = image.width, image.height
+            if width > OCR_MAX_WIDTH:
+                height = max(1, round(height * OCR_MAX_WIDTH / width))
+                width = OCR_MAX_WIDTH
+            if width * height > OCR_MAX_PIXELS:
+                raise ScreenshotError(_too_large(image))
+            image.draft("RGB", (width, height))  # JPEG decodes at a smaller scale; PNG whole
+            rgb = image.convert("RGB")  # the one full-size copy
+            if rgb.width > width:
+                rgb = rgb.reduce(max(1, rgb.width // width))  # a box filter: fast, no copies
+                rgb = rgb.resize((width, height), Image.BILINEAR)
+            return ImageOps.exif_transpose(rgb) if image.getexif() else rgb
     except (UnidentifiedImageError, OSError, Image.DecompressionBombError) as error:
         raise ScreenshotError("the file is not a readable PNG, JPEG or WebP image") from error
+
+
+def _too_large(image: Image.Image) -> str:
+    return (
+        f"the image is {image.width}x{image.height} pixels, more than OCR reads at once "
+        f"({OCR_MAX_PIXELS // 1_000_000} million at up to {OCR_MAX_WIDTH} wide); crop it to "
+        "the messages, or take two screenshots"
+    )
