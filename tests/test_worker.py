@@ -156,3 +156,20 @@ def test_an_import_past_its_wall_time_is_a_clear_ics_error(
             window_end=NOW + timedelta(days=365),
             source="import:slow.ics",
         )
+
+
+def test_a_document_reader_runs_in_the_worker_and_is_stopped_at_its_limit(
+    parsers: WorkerPool, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from docx import Document
+
+    from tools.documents import DocumentError, read_text
+
+    path = tmp_path / "notes.docx"
+    document = Document()
+    document.add_paragraph("Board meeting moved to Friday at 3pm.")
+    document.save(path)
+    assert read_text(path, "notes.docx")[0] == "Board meeting moved to Friday at 3pm."
+    monkeypatch.setattr("tools.documents.READ_SECONDS", 0.0)
+    with pytest.raises(DocumentError, match="reading notes.docx took longer than"):
+        read_text(path, "notes.docx")
