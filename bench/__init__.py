@@ -16,4 +16,5 @@ BENCHMARKS = (
     "journeys",
     "load",
     "ocr",
+    "hostile",
 )
