@@ -60,6 +60,7 @@ def app(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Flask]:
     yield built
     worker.isolate(None)
     pool.close()
+    built.extensions["ocr"].pool.close()
 
 
 @pytest.fixture
@@ -126,3 +127,25 @@ def test_json_nested_100000_deep_is_a_clear_400(client: FlaskClient, body: str, 
     response = client.post(path, data=body, content_type="application/json")
     assert response.status_code == 400
     assert "nested too deeply" in response.get_json()["error"]
+
+
+def _png(width: int, height: int) -> bytes:
+    from PIL import Image
+
+    out = io.BytesIO()
+    Image.new("1", (width, height), 1).save(out, format="PNG")
+    return out.getvalue()
+
+
+def test_a_screenshot_is_read_in_the_ocr_worker(app: Flask, client: FlaskClient) -> None:
+    status, body, _ = upload(client, _png(1080, 1200), "shot.png")
+    assert status == 200 and body["kind"] == "screenshot"
+    assert app.extensions["ocr"].pool is not None
+
+
+def test_an_ocr_read_past_its_limit_is_a_clear_answer(
+    app: Flask, client: FlaskClient, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr("tools.ocr.OCR_SECONDS", 0.0)
+    status, body, _ = upload(client, _png(1080, 1200), "shot.png")
+    assert status == 422 and "took longer than" in body["error"] and "crop" in body["error"]

@@ -246,6 +246,11 @@ class WorkerPool:
         worker.stop()
         self._lost()
 
+    @property
+    def closed(self) -> bool:
+        """Whether `close` was called (a closed pool takes no more jobs)."""
+        return self._closed
+
     def close(self) -> None:
         """Stop every idle worker; jobs still running end with their callers."""
         with self._lock:

@@ -20,7 +20,7 @@ from memory.paths import default_data_dir, secure_data_dir
 from privacy.errors import PrivacyError
 from tools import worker
 from tools.errors import ToolError
-from tools.ocr import ScreenshotReader
+from tools.ocr import OCR_MEMORY_MB, ScreenshotReader
 from tools.worker import WorkerPool
 from web.db import close_store
 from web.errors import StartupError
@@ -141,6 +141,7 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
     app.extensions["ocr"] = ScreenshotReader()
     if app.config["ISOLATE_PARSERS"]:
         _isolate_parsers(app)
+        app.extensions["ocr"] = ScreenshotReader(pool=_ocr_pool())
 
     from web.chat import chat
     from web.files import files
@@ -183,11 +184,28 @@ def _check_store() -> tuple[Any, int] | None:
     return None if health.ok else _error(str(health.problem), 503)
 
 
+_OCR_POOL: list[WorkerPool] = []
+
+
+def _ocr_pool() -> WorkerPool:
+    """One OCR worker per process, started on the first screenshot (the engine costs about
+    350 MB, which a user who never drops a screenshot should not pay)."""
+    if not _OCR_POOL or _OCR_POOL[0].closed:
+        _OCR_POOL[:] = []
+        _OCR_POOL.append(
+            WorkerPool(
+                size=1, preload=("tools.ocr",), warm="tools.ocr.warm_reader",
+                memory_mb=OCR_MEMORY_MB,
+            )
+        )  # fmt: skip
+    return _OCR_POOL[0]
+
+
 def _isolate_parsers(app: Flask) -> None:
     """One pool of parser workers per process (every app of a process shares it), started in
     the background so the first paste finds a warm one."""
     pool = worker.shared_pool()
-    if pool is None:
+    if pool is None or pool.closed:
         pool = WorkerPool(
             size=int(app.config["PARSER_WORKERS"]),
             preload=PARSER_MODULES,
