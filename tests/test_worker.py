@@ -71,6 +71,14 @@ def test_a_job_past_its_memory_is_stopped(pool: WorkerPool) -> None:
     assert pool.run(grow, 10) == 10 * 1024 * 1024
 
 
+def test_a_worker_that_died_idle_is_replaced(pool: WorkerPool) -> None:
+    assert pool.run(spin, 0.01) == "done"
+    for idle in list(pool._idle):
+        idle.process.kill()
+        idle.process.join(timeout=5)
+    assert pool.run(spin, 0.01) == "done"
+
+
 def test_a_jobs_own_error_comes_back_as_itself(pool: WorkerPool) -> None:
     with pytest.raises(ValueError, match="a clear error from the job"):
         pool.run(fail)

@@ -197,6 +197,9 @@ class WorkerPool:
             WorkerCrashError: The worker died without an answer.
         """
         worker = self._take()
+        if worker.ready and not worker.process.is_alive():  # died idle (the OOM killer)
+            self._discard(worker)
+            worker = self._take()
         try:
             if not worker.wait_ready(self.start_seconds):
                 raise WorkerCrashError("a parser worker could not start; see the server log")
