@@ -105,6 +105,11 @@ def build_parser() -> argparse.ArgumentParser:
     serve.add_argument("--host", default="127.0.0.1", help="bind address (default loopback)")
     serve.add_argument("--port", type=int, default=5000)
     serve.add_argument(
+        "--token",
+        help="access token the page requires (env VEIL_ACCESS_TOKEN); made and printed when "
+        "--host is not loopback",
+    )
+    serve.add_argument(
         "--allowed-hosts",
         help="other host names the page answers to, comma-separated (env VEIL_ALLOWED_HOSTS)",
     )
@@ -202,13 +207,16 @@ def _read_text(name: str) -> str:
 
 
 def serve(args: argparse.Namespace) -> None:
-    """Start the chat page on loopback (or where --host says, with a warning)."""
+    """Start the chat page on loopback (or where --host says, behind an access token)."""
     from web import create_app
+    from web.security import access_url, is_loopback_bind, new_access_token
 
-    if args.host not in ("127.0.0.1", "localhost", "::1"):
-        logging.getLogger("veil").warning(
-            "binding %s exposes your calendar and drafts to the network", args.host
-        )
+    token = args.token or os.environ.get("VEIL_ACCESS_TOKEN") or None
+    if not is_loopback_bind(args.host) and not token:
+        token = new_access_token()  # beyond loopback the page is never open without one
+    if token:
+        # printed once, like Jupyter's: the only place the token is shown
+        print(f"Veil: open {access_url(args.host, args.port, token)}", flush=True)
     allowed = [args.allowed_hosts or os.environ.get("VEIL_ALLOWED_HOSTS") or ""]
     if args.host not in ("127.0.0.1", "localhost", "::1", "0.0.0.0", "::"):
         allowed.append(f"[{args.host}]" if ":" in args.host else args.host)  # the bound name
@@ -217,9 +225,29 @@ def serve(args: argparse.Namespace) -> None:
         "ALLOWED_HOSTS": ",".join(name for name in allowed if name),
         "MAIL_DIR": args.mail_dir or os.environ.get("VEIL_MAIL_DIR"),
         "DOCS_DIR": args.docs_dir or os.environ.get("VEIL_DOCS_DIR"),
+        "BIND_HOST": args.host,
+        "ACCESS_TOKEN": token,
         **{k.upper(): v for k, v in _model_choice(args).items()},
     }
     create_app(config).run(host=args.host, port=args.port, threaded=True)
+
+
+def _checked_data_dir(folder: Path) -> Path:
+    """The data folder made private, its store checked: a read-only folder or a damaged
+    veil.db is one line naming the file and the fix, not a traceback (issue 40)."""
+    from memory.errors import StoreError
+    from memory.health import check_store
+    from memory.paths import secure_data_dir
+
+    try:
+        folder = secure_data_dir(folder)
+    except OSError as error:
+        problem = check_store(folder).problem or f"cannot prepare {folder}: {error}"
+        raise StoreError(problem) from None
+    health = check_store(folder, thorough=True)
+    if not health.ok:
+        raise StoreError(str(health.problem))
+    return folder
 
 
 def _load_early(model: object) -> None:
@@ -240,12 +268,13 @@ def ask(args: argparse.Namespace) -> None:
     from agent.backends import model_cache_dir, select_model
     from memory.paths import secure_data_dir
 
-    data_dir = secure_data_dir(_data_dir(args))
+    data_dir = _checked_data_dir(_data_dir(args))
     model = select_model(**_model_choice(args), cache_dir=model_cache_dir(data_dir))
     if model is not None:
         _load_early(model)
     from agent.assistant import Turn, build_assistant, local_zone_name, parse_now, parse_zone
     from lang.text import clean_bytes, clean_text
+    from tools.calendar.ics import as_utf8
 
     tz = args.tz or os.environ.get("TZ") or local_zone_name()
     now = parse_now(args.now, parse_zone(tz))
@@ -260,7 +289,7 @@ def ask(args: argparse.Namespace) -> None:
     assistant.gateway.check()
     # Control characters go before any parser sees them (a NUL made Duckling panic).
     thread = clean_text(_read_text(args.thread)) if args.thread else ""
-    calendar = clean_bytes(Path(args.calendar).read_bytes()) if args.calendar else None
+    calendar = clean_bytes(as_utf8(Path(args.calendar).read_bytes())) if args.calendar else None
     turn = Turn(request=clean_text(args.request), thread=thread, now=now, tz=tz)
     calendar_name = Path(args.calendar or "calendar.ics").name
     try:
@@ -320,6 +349,7 @@ def _ask_in_session(assistant: Any, turn: Any, name: str, data_dir: Path, **cale
 
     from agent.session import answer_in_session, close_turn, find_or_create_session, open_turn
     from memory.errors import StoreError
+    from memory.health import StoreMonitor
     from memory.store import MemoryStore
     from web.turns import turn_outcome
 
@@ -338,9 +368,10 @@ def _ask_in_session(assistant: Any, turn: Any, name: str, data_dir: Path, **cale
         close_turn(store, turn, bundle)
         # Stored as the page stores its own turns, so the chat reads the same in the browser.
         store.finish_turn(turn.id, turn_outcome(bundle, turn, store, data_dir, audit=[]))
-        return bundle
     finally:
         store.db.close()
+    StoreMonitor(data_dir).backup()  # the page's rolling copy, taken after CLI turns too
+    return bundle
 
 
 def redact(args: argparse.Namespace) -> int:
@@ -402,10 +433,12 @@ def main(argv: list[str] | None = None) -> int:
     from memory.errors import StoreError
     from privacy.errors import PrivacyError
     from tools.errors import ToolError
+    from web.errors import WebError
 
+    known = (AgentError, ToolError, PrivacyError, StoreError, WebError, OSError, UnicodeError)
     try:
         code = {"serve": serve, "ask": ask, "redact": redact, "calendar": calendar}[command](args)
-    except (AgentError, ToolError, PrivacyError, StoreError, OSError, UnicodeError) as error:
+    except known as error:
         print(f"veil: {error}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:

@@ -41,6 +41,7 @@ from agent.model import ChatModel, Message
 from agent.planner import PlanInput, Planner
 from agent.prompts import load_prompt
 from agent.synthesis import facts, write_reply
+from lang.fold import unmask_roles
 from lang.text import clean_text
 from memory.calendar import CalendarStore
 from memory.store import Contact, MemoryStore
@@ -62,6 +63,13 @@ from tools.registry import builtin_registry
 logger = logging.getLogger(__name__)
 
 MAX_INPUT_CHARS = 200_000
+# The recent window of a pasted thread that a turn reads (issue 40): a 199,000-character line
+# held the time parser for minutes and a 10,000-line thread the model for 265 s, while the
+# plan a request is about sits in the last messages. Older text is left out, and the reply
+# says so.
+MAX_THREAD_LINES = 200
+MAX_THREAD_CHARS = 12_000
+MAX_LINE_CHARS = 2_000
 Progress = Callable[[dict[str, Any]], None]
 # Window of a calendar import: recent past for context, a year ahead for conflicts.
 IMPORT_PAST = timedelta(days=30)
@@ -191,9 +199,40 @@ class Assistant:
         calendar_name: str = "calendar.ics",
         progress: Progress | None = None,
     ) -> TurnBundle:
-        """Run one turn; the returned bundle holds real names only where DESIGN.md allows."""
+        """Run one turn; the returned bundle holds real names only where DESIGN.md allows.
+
+        A long thread is cut to its most recent part first (recent_window), and the reply
+        says so: every parser after this point then works on a bounded text.
+        """
+        thread, note = recent_window(clean_text(turn.thread))
+        bundle = self._ask(
+            replace(turn, thread=thread),
+            entity_map,
+            calendar=calendar,
+            calendar_name=calendar_name,
+            progress=progress,
+        )
+        if note:
+            bundle.reply = f"{bundle.reply} {note}".strip()
+        return bundle
+
+    def _ask(
+        self,
+        turn: Turn,
+        entity_map: EntityMap | None = None,
+        *,
+        calendar: bytes | None = None,
+        calendar_name: str = "calendar.ics",
+        progress: Progress | None = None,
+    ) -> TurnBundle:
+        """`ask` on a thread already cut to its window."""
         # every front-end cleans its input; a caller of the library gets the same reading
-        turn = replace(turn, request=clean_text(turn.request), thread=clean_text(turn.thread))
+        # ... and a role word spelled in look-alike letters reads as itself (issue 40)
+        turn = replace(
+            turn,
+            request=clean_text(turn.request),
+            thread=unmask_roles(clean_text(turn.thread)),
+        )
         if not turn.request.strip() and not turn.thread.strip():
             raise InputError("nothing to do: give a request or paste a thread")
         if len(turn.request) + len(turn.thread) > MAX_INPUT_CHARS:
@@ -275,9 +314,13 @@ class Assistant:
                 events, found, request=request, thread=quiet, gateway=self.gateway, guard=guard,
                 session=turn.session,
             )  # fmt: skip
-            if intent == "question" and thread.strip() and not asks_to_act(request):
+            blank = not request.strip()
+            if (intent == "question" or blank) and thread.strip() and not asks_to_act(request):
                 # "who is this?", "what's this invite about?": a question adds nothing; a plan
-                # it is asked over is offered for the user's yes, never created unasked
+                # it is asked over is offered for the user's yes, never created unasked. A
+                # thread pasted with no request at all is the same: nobody asked for an event,
+                # and the thread alone (its forged "Me:" lines, a time one person stated) must
+                # not be able to create one (issue 40).
                 for event in events:
                     event.pending = event.pending or event.schedulable
             if intent in ("other", "question") and thread.strip() and events:
@@ -471,6 +514,44 @@ def _without_placeholders(bundle: TurnBundle) -> TurnBundle:
     if leftover:
         raise AgentError(f"a placeholder ({leftover.group(0)}) would reach the user; turn refused")
     return bundle
+
+
+def recent_window(thread: str) -> tuple[str, str]:
+    """The most recent part of `thread` a turn reads, and a sentence for the reply when
+    anything was left out ('' when the whole thread fits).
+
+    The last MAX_THREAD_LINES lines, then as many of those as fit in MAX_THREAD_CHARS; a line
+    longer than MAX_LINE_CHARS keeps its end (the latest words), cut at a space.
+    """
+    lines = thread.splitlines()
+    if (
+        len(lines) <= MAX_THREAD_LINES
+        and len(thread) <= MAX_THREAD_CHARS
+        and all(len(line) <= MAX_LINE_CHARS for line in lines)
+    ):
+        return thread, ""
+    kept: list[str] = []
+    size = 0
+    for line in reversed(lines[-MAX_THREAD_LINES:]):
+        if len(line) > MAX_LINE_CHARS:
+            tail = line[-MAX_LINE_CHARS:]
+            space = tail.find(" ")
+            line = tail[space + 1 :] if 0 <= space < 200 else tail
+        if kept and size + len(line) + 1 > MAX_THREAD_CHARS:
+            break
+        kept.append(line)
+        size += len(line) + 1
+    window = "\n".join(reversed(kept))
+    note = (
+        f"(The pasted thread is long ({_count(len(lines), 'line')}, {len(thread):,} "
+        f"characters), so I read only its most recent part: {_count(len(kept), 'line')}, "
+        f"{len(window):,} characters. Paste the messages that matter if the plan is further up.)"
+    )
+    return window, note
+
+
+def _count(number: int, noun: str) -> str:
+    return f"{number:,} {noun}" + ("" if number == 1 else "s")
 
 
 def _pending_proposal(memory: MemoryStore, turn: Turn) -> dict[str, Any] | None:

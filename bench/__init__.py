@@ -17,4 +17,5 @@ BENCHMARKS = (
     "load",
     "ocr",
     "caldav",
+    "hostile",
 )

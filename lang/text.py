@@ -15,10 +15,19 @@ from lang import data
 # a surrogate is always a lone one: a valid pair is already one code point); and characters
 # that show nothing but split a word for every reader ("S\u200bystem:" hid a forged turn from
 # the injection check): zero-width space and non-joiner, word joiner, a BOM inside the text,
-# a soft hyphen, and a zero-width joiner between letters (between emoji it builds one).
+# a soft hyphen, and a zero-width joiner between letters (between emoji it builds one). Unicode
+# tag characters (U+E0000..E007F) are invisible too: "S<tag Y>YSTEM" showed as SYSTEM yet split
+# the word for the redactor and the injection check (issue 40).
 _UNWANTED = re.compile(
-    "[\x00-\x08\x0b\x0c\x0e-\x1f\x7f\ud800-\udfff\u200b\u200c\u2060\ufeff\u00ad]"
+    "[\x00-\x08\x0b\x0c\x0e-\x1f\x7f\ud800-\udfff\u200b\u200c\u2060\ufeff\u00ad"
+    "\U000e0000-\U000e007f]"
     "|(?<=[^\\W\\d_])\u200d(?=[^\\W\\d_])"
+)
+# A terminal's escape sequences go whole, before their ESC alone would be dropped: the "[31m"
+# left of a colour code was read as a 31-minute duration (issue 40). CSI ("ESC [ ... m") and
+# OSC ("ESC ] ... BEL or ESC \\") sequences, and the two-byte ones ("ESC c").
+_ESCAPE_SEQUENCE = re.compile(
+    r"\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)?|\x1b[@-~]"
 )
 _UNWANTED_BYTES = bytes([*range(0x00, 0x09), 0x0B, 0x0C, *range(0x0E, 0x20), 0x7F])
 
@@ -26,7 +35,7 @@ _UNWANTED_BYTES = bytes([*range(0x00, 0x09), 0x0B, 0x0C, *range(0x0E, 0x20), 0x7
 def clean_text(text: str) -> str:
     """`text` without control characters (tab, newline and CR stay), lone surrogates and
     invisible word-splitting characters."""
-    return _UNWANTED.sub("", text)
+    return _UNWANTED.sub("", _ESCAPE_SEQUENCE.sub("", text))
 
 
 def clean_bytes(data: bytes) -> bytes:

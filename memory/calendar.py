@@ -229,6 +229,17 @@ class CalendarStore:
                 [event.uid, event.recurrence_id or ""],
             )
 
+    def remove_created_in(self, session: str) -> int:
+        """Take off the calendar every event a chat created (its real names with them, when
+        the chat is deleted); imported events stay. Returns how many rows went."""
+        if not session:
+            return 0
+        with write(self.db):
+            cursor = self.db.execute(
+                f"DELETE FROM {TABLE} WHERE source = 'created' AND session = ?", [session]
+            )
+        return int(cursor.rowcount or 0)
+
     def import_events(self, events: Iterable[CalendarEvent], source: str) -> ImportResult:
         """Replace everything imported earlier from `source` with `events`, all or nothing.
 

@@ -21,6 +21,7 @@ _OWN_FILES = (
     f"{DATABASE}-wal",
     f"{DATABASE}-shm",
     f"{DATABASE}-journal",
+    f"{DATABASE}.backup",  # memory/health.py's rolling copy
     "audit.jsonl",
     "secret_key",
     "caldav_secret",  # the CalDAV password when the OS has no keyring

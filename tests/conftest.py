@@ -126,6 +126,9 @@ def data_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     """Every test gets its own data folder, never the user's."""
     folder = tmp_path / "veil-data"
     monkeypatch.setenv("VEIL_DATA_DIR", str(folder))
+    # Parsers run in-process in tests (a worker pool costs a process start per app); the
+    # tests of tools/worker.py and the hostile-input tests turn it on (ISOLATE_PARSERS).
+    monkeypatch.setenv("VEIL_ISOLATE_PARSERS", "false")
     for name in ("VEIL_MODEL", "VEIL_LLM_URL", "VEIL_NO_LLM"):
         monkeypatch.delenv(name, raising=False)
     return folder

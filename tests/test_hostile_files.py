@@ -24,6 +24,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from sqlite_utils import Database
 
+from lang.text import clean_text
 from memory.calendar import CalendarStore
 from tools.base import ToolContext, ToolResult
 from tools.calendar import recurrence
@@ -33,6 +34,7 @@ from tools.email import draft_reply, mailto_url
 from tools.errors import IcsError, TimeParseError
 
 SECONDS = 2.0
+DATA = Path(__file__).parent / "data"
 PEAK_BYTES = 200 * 1024**2
 TZ = "Europe/Berlin"
 NOW = datetime(2026, 3, 1, 12, tzinfo=ZoneInfo(TZ))
@@ -190,9 +192,31 @@ ICS_PROBES = {
         ),
         "the file is not UTF-8 text (byte 0xE9 on line 7",
     ),
-    "utf-16": Probe(
+    "utf-16": Probe(  # Outlook's UTF-16 is read, not refused (issue 40)
         lambda: calendar(vevent("u", "DTSTART:20260305T100000Z"), END).decode().encode("utf-16"),
-        "the file is UTF-16 text",
+        1,
+    ),
+    "utf-16-le-without-bom": Probe(
+        lambda: calendar(vevent("u", "DTSTART:20260305T100000Z"), END).decode().encode("utf-16-le"),
+        1,
+    ),
+    "utf-16-that-does-not-decode": Probe(
+        lambda: b"\xff\xfe" + "BEGIN:VCALENDAR".encode("utf-16-le") + b"\x00\xd8",
+        "the file is UTF-16 text that does not decode",
+    ),
+    # Issue 40: a VTIMEZONE repeating every second from 1601 ran inside dateutil's zone code,
+    # where no budget of Veil's is checked: 3.2 GB in two minutes.
+    "vtimezone-every-second-from-1601": Probe(
+        lambda: (DATA / "hostile" / "vtimezone-every-second.ics").read_bytes(),
+        "its time zone 'Bomb' changes offset every second",
+    ),
+    "end-before-start": Probe(
+        lambda: calendar(vevent("e", "DTSTART:20260305T100000Z", "DTEND:20260305T090000Z"), END),
+        "its end (DTEND) is before its start (DTSTART)",
+    ),
+    "unknown-tzid": Probe(
+        lambda: calendar(vevent("z", "DTSTART;TZID=Mars/Olympus_Mons:20260305T100000"), END),
+        "its DTSTART time zone 'Mars/Olympus_Mons' is unknown",
     ),
 }
 
@@ -277,6 +301,16 @@ def test_control_characters_never_reach_duckling(
     if "3pm" in thread or "1pm" in thread:
         assert any(m.start <= thread.index("pm") < m.end for m in mentions)
     assert "panicked" not in capfd.readouterr().err
+
+
+@pytest.mark.parametrize("code", ["\x1b[31m", "\x1b[1;31m", "\x1b[0m", "\x1b]0;title\x07", "\x1bc"])
+def test_a_terminal_code_is_no_duration(parser: TimeParser, code: str) -> None:
+    """ "[31m" left of a colour code was read as a 31-minute duration (issue 40)."""
+    thread = clean_text(f"Tom: {code}lunch tomorrow at 3pm{code}\nMe: sure")
+    assert "[" not in thread and "m\x07" not in thread
+    mentions = parser.parse_input("add lunch", thread=thread)
+    assert not [m for m in mentions if m.duration is not None]
+    assert 15 in [m.value.hour for m in mentions if m.value is not None and m.has_clock_time]
 
 
 class PanicException(BaseException):

@@ -289,7 +289,8 @@ def test_control_characters_are_stripped_before_any_parser(
     store = open_store(app.config["DATA_DIR"])
     said = [m.content for m in store.messages(done["session"]) if m.role == "user"]
     store.db.close()
-    assert said == ["lunch with Anna on sunday at 1pm\n\nAnna:[31m sunday 1pm works\r\n\tsee you"]
+    # a colour code goes whole: its "[31m" was read as 31 minutes (issue 40)
+    assert said == ["lunch with Anna on sunday at 1pm\n\nAnna: sunday 1pm works\r\n\tsee you"]
     assert_still_serving(app, earlier, changed=True)
 
 

@@ -192,7 +192,8 @@ BROKEN = [
     ),
     pytest.param(wrap() + b"END:VEVENT\r\n", "END:VEVENT without a BEGIN", id="stray-end"),
     pytest.param(wrap("SUMMARY:Caf\xe9").replace(b"\xc3\xa9", b"\xe9"), "not UTF-8", id="latin-1"),
-    pytest.param("BEGIN:VCALENDAR\r\n".encode("utf-16"), "UTF-16", id="utf-16"),
+    # UTF-16 is read since issue 40: this one then ends too soon, and says so
+    pytest.param("BEGIN:VCALENDAR\r\n".encode("utf-16"), "truncated", id="utf-16"),
     pytest.param(b"<!DOCTYPE html><html><body>Sign in</body></html>", "web page", id="html"),
     pytest.param(b"BEGIN:VTIMEZONE\r\nEND:VTIMEZONE\r\n", "no calendar events", id="tz-only"),
 ]

@@ -3,12 +3,17 @@
 from __future__ import annotations
 
 import io
+import subprocess
+import sys
+from pathlib import Path
 
 import pytest
 from PIL import Image
 
 from bench.ocr import CHATS, FONTS, Screen, cer, edit_distance, render_chat
 from tools.ocr import (
+    OCR_MAX_PIXELS,
+    OCR_MAX_WIDTH,
     ChatLine,
     ScreenshotError,
     ScreenshotReader,
@@ -107,6 +112,40 @@ def test_other_formats_and_huge_images_are_refused() -> None:
     Image.new("1", (8000, 6000)).save(huge, format="PNG")
     with pytest.raises(ScreenshotError, match="crop it"):
         open_image(huge.getvalue())
+
+
+def _png(width: int, height: int, mode: str = "1") -> bytes:
+    out = io.BytesIO()
+    Image.new(mode, (width, height), 1).save(out, format="PNG")
+    return out.getvalue()
+
+
+def test_a_wide_image_is_scaled_down_before_ocr_in_bounded_memory(tmp_path: Path) -> None:
+    """A few KB of PNG just under the pixel limit cost 850 MB at OCR (issue 40). Pillow's
+    buffers are not Python allocations, so the peak is the process's, in a fresh one."""
+    data = _png(4400, 4400)
+    assert len(data) < 20_000
+    source = tmp_path / "wide.png"
+    source.write_bytes(data)
+    script = (
+        "import resource, sys; from tools.ocr import open_image; "
+        "before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss; "
+        f"image = open_image(open({str(source)!r}, 'rb').read()); "
+        "after = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss; "
+        "print(image.size[0], image.size[1], image.mode, (after - before) // 1024)"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, check=True,
+        cwd=Path(__file__).parent.parent,
+    ).stdout.split()  # fmt: skip
+    assert out[:3] == [str(OCR_MAX_WIDTH), str(OCR_MAX_WIDTH), "RGB"]
+    assert int(out[3]) < 150, f"{out[3]} MB"
+
+
+def test_a_tall_image_past_what_ocr_reads_at_once_is_refused_with_advice() -> None:
+    with pytest.raises(ScreenshotError, match="crop it to the messages, or take two"):
+        open_image(_png(1440, OCR_MAX_PIXELS // 1440 + 10))
+    assert open_image(_png(1080, 2400)).size == (1080, 2400)
 
 
 def test_edit_distance_and_cer() -> None:

@@ -386,7 +386,9 @@ def test_sessions_create_list_rename_forget_delete(app: Flask, client: FlaskClie
     assert client.get(f"/api/sessions/{session}").get_json()["turns"] == []
     assert not any(f.exists() for f in files)  # forgetting removes the generated files too
 
-    assert client.post(f"/api/sessions/{session}/delete").get_json() == {"ok": True}
+    # deleting takes the chat's created lunch off the calendar (issue 40); forgetting kept it
+    deleted = client.post(f"/api/sessions/{session}/delete").get_json()
+    assert deleted == {"ok": True, "events_removed": 1}
     assert client.get("/api/sessions").get_json()["sessions"] == []
 
 

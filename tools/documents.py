@@ -10,11 +10,13 @@ from __future__ import annotations
 import io
 import re
 from collections import Counter
+from collections.abc import Callable
 from datetime import datetime
 from pathlib import Path
 from typing import Any
 from zoneinfo import ZoneInfo
 
+from tools import worker
 from tools.base import Tool, ToolContext, ToolResult
 from tools.errors import ToolError
 
@@ -22,6 +24,7 @@ NO_FOLDER = "no documents folder configured; start Veil with --docs-dir DIR"
 TYPES = {".txt": "text", ".md": "markdown", ".pdf": "pdf", ".docx": "docx"}
 MAX_BYTES = 20 * 1024 * 1024
 MAX_LIST = 100
+READ_SECONDS = 10.0  # wall clock for one PDF or Word file in a parser worker
 _UTF16_BOMS = (b"\xff\xfe", b"\xfe\xff")
 DEFAULT_CHARS = 8_000
 # What a file's first bytes say it is, to catch a file whose name lies about its type.
@@ -137,6 +140,21 @@ def _read_docx(data: bytes, doc_id: str) -> tuple[str, dict[str, Any]]:
     return "\n\n".join(b for b in blocks if b.strip()), {}
 
 
+def _bounded(
+    reader: Callable[[bytes, str], tuple[str, dict[str, Any]]], data: bytes, doc_id: str
+) -> tuple[str, dict[str, Any]]:
+    """A PDF or Word reader in the parser pool when one is set (tools/worker.py): pypdf and
+    python-docx on a hostile file (a compression bomb, a page tree that loops) are stopped
+    at the pool's time and memory limit instead of holding the server (issue 40)."""
+    pool = worker.shared_pool()
+    if pool is None:
+        return reader(data, doc_id)
+    try:
+        return pool.run(reader, data, doc_id, seconds=READ_SECONDS, what=doc_id)
+    except (worker.WorkerLimitError, worker.WorkerCrashError) as error:
+        raise DocumentError(str(error)) from None
+
+
 def read_text(path: Path, doc_id: str) -> tuple[str, dict[str, Any]]:
     """The text of one document and facts about how it was read (encoding, pages)."""
     suffix = path.suffix.lower()
@@ -150,11 +168,11 @@ def read_text(path: Path, doc_id: str) -> tuple[str, dict[str, Any]]:
             kind = "a PDF"
         if kind != "a PDF":
             raise DocumentError(f"{doc_id} is named .pdf but holds {kind or 'no PDF data'}")
-        return _read_pdf(data, doc_id)
+        return _bounded(_read_pdf, data, doc_id)
     if suffix == ".docx":
         if kind != "a ZIP archive (such as .docx)":
             raise DocumentError(f"{doc_id} is named .docx but holds {kind or 'no Word data'}")
-        return _read_docx(data, doc_id)
+        return _bounded(_read_docx, data, doc_id)
     binary = b"\x00" in data[:8192] and not data.startswith(_UTF16_BOMS)
     if kind is not None or binary:
         raise DocumentError(f"{doc_id} is named {suffix} but holds {kind or 'binary data'}")

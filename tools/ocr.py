@@ -23,6 +23,7 @@ from typing import Any, Protocol
 from PIL import Image, ImageOps, UnidentifiedImageError
 
 from tools.errors import ToolError
+from tools.worker import WorkerCrashError, WorkerLimitError, WorkerPool
 
 # onnxruntime (1.29 and later) runs 1DS telemetry on Linux too. At `import onnxruntime` it writes
 # a device id and an event database to ~/.cache/Microsoft/DeveloperTools/.onnxruntime/, and its
@@ -39,7 +40,16 @@ _ORT_LOADED_WITH_TELEMETRY = (
 )
 os.environ["ORT_DISABLE_TELEMETRY"] = "1"
 
-MAX_PIXELS = 40_000_000  # a 4K-wide, 10K-tall scroll capture; beyond is a decompression bomb
+MAX_PIXELS = 20_000_000  # a 2K-wide, 10K-tall scroll capture; beyond is a decompression bomb
+# What OCR reads (issue 40): a 4.9 KB PNG just under MAX_PIXELS cost 850 MB at OCR, six at once
+# 3 GB. Wider images are scaled down to OCR_MAX_WIDTH first (a phone's screenshot is 1080-1440
+# wide and its text stays legible there); what is still over OCR_MAX_PIXELS (a scroll capture
+# taller than about 5,500 px at 1440) is refused with the advice to crop. At that size one read
+# adds about 350 MB and a few seconds.
+OCR_MAX_WIDTH = 1_600
+OCR_SECONDS = 20.0  # wall clock for one read in a worker (the first loads the engine, ~2 s)
+OCR_MEMORY_MB = 600  # what one read may add to the warm OCR worker
+OCR_MAX_PIXELS = 8_000_000
 BACKGROUND_DISTANCE = 24  # how far (RGB) a pixel may be from the background and still be it
 
 
@@ -305,12 +315,23 @@ def as_thread(lines: list[ChatLine]) -> str:
 class ScreenshotReader:
     """Reads chat screenshots one at a time (OCR uses both cores; two at once only thrash)."""
 
-    def __init__(self, engine: TextDetector | None = None) -> None:
+    def __init__(
+        self, engine: TextDetector | None = None, *, pool: WorkerPool | None = None
+    ) -> None:
         self.engine = engine or RapidOcrEngine()
+        self.pool = pool  # read in a worker with a time and memory limit (issue 40)
         self._lock = threading.Lock()
 
     def read(self, data: bytes) -> ScreenRead:
         """The screenshot's messages in speaker order, raw and repaired."""
+        if self.pool is not None:
+            open_image(data)  # the size and format checks answer at once, without a worker
+            try:
+                return self.pool.run(
+                    read_in_worker, data, seconds=OCR_SECONDS, what="this screenshot"
+                )
+            except (WorkerLimitError, WorkerCrashError) as error:
+                raise ScreenshotError(f"{error}; crop the screenshot to the messages") from None
         image = open_image(data)
         started = time.perf_counter()
         with self._lock:
@@ -335,6 +356,58 @@ def open_image(data: bytes) -> Image.Image:
                 raise ScreenshotError(
                     f"the image is {image.width}x{image.height} pixels; crop it to the messages"
                 )
-            return ImageOps.exif_transpose(image).convert("RGB")
+            width, height = image.width, image.height
+            if width > OCR_MAX_WIDTH:
+                height = max(1, round(height * OCR_MAX_WIDTH / width))
+                width = OCR_MAX_WIDTH
+            if width * height > OCR_MAX_PIXELS:
+                raise ScreenshotError(_too_large(image))
+            image.draft("RGB", (width, height))  # JPEG decodes at a smaller scale; PNG whole
+            rgb = image.convert("RGB")  # the one full-size copy
+            if rgb.width > width:
+                rgb = rgb.reduce(max(1, rgb.width // width))  # a box filter: fast, no copies
+                rgb = rgb.resize((width, height), Image.BILINEAR)
+            return ImageOps.exif_transpose(rgb) if image.getexif() else rgb
     except (UnidentifiedImageError, OSError, Image.DecompressionBombError) as error:
         raise ScreenshotError("the file is not a readable PNG, JPEG or WebP image") from error
+
+
+def _too_large(image: Image.Image) -> str:
+    return (
+        f"the image is {image.width}x{image.height} pixels, more than OCR reads at once "
+        f"({OCR_MAX_PIXELS // 1_000_000} million at up to {OCR_MAX_WIDTH} wide); crop it to "
+        "the messages, or take two screenshots"
+    )
+
+
+_READER: ScreenshotReader | None = None
+
+
+def warm_reader() -> None:
+    """Load the OCR engine (a worker calls this once, before its memory is capped)."""
+    global _READER
+    _READER = ScreenshotReader()
+    _READER.read(_blank_png())
+
+
+def read_in_worker(data: bytes) -> ScreenRead:
+    """A worker's half of ScreenshotReader.read; onnxruntime's own errors (not picklable)
+    become a MemoryError when it ran out of memory, else a ScreenshotError."""
+    if _READER is None:
+        warm_reader()
+    if _READER is None:
+        raise ScreenshotError("the OCR engine could not start")
+    try:
+        return _READER.read(data)
+    except ScreenshotError:
+        raise
+    except Exception as error:
+        if "bad_alloc" in str(error):
+            raise MemoryError from None
+        raise ScreenshotError(f"OCR failed on this image ({type(error).__name__})") from None
+
+
+def _blank_png() -> bytes:
+    out = io.BytesIO()
+    Image.new("RGB", (320, 200), "white").save(out, format="PNG")
+    return out.getvalue()

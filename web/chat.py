@@ -48,7 +48,10 @@ def json_body(*, default: Any = None) -> Any:
     nothing; the app-wide limit stays at the upload size.
     """
     request.max_content_length = MAX_JSON_BYTES
-    payload = request.get_json(silent=True)
+    try:
+        payload = request.get_json(silent=True)
+    except RecursionError:  # "[[[[..." 100,000 deep: no request of ours nests past a few levels
+        raise InputError("that JSON is nested too deeply; send a flat object") from None
     return default if payload is None else payload
 
 
@@ -113,9 +116,16 @@ def index() -> str:
 
 @chat.get("/healthz")
 def health() -> Any:
-    """Liveness for scripts and benchmarks; `ready` once the background load has ended."""
+    """Liveness for scripts and benchmarks; `ready` once the background load has ended and
+    while the store works (503 with the store's problem when it does not)."""
     warmup: Warmup = current_app.extensions["warmup"]
-    return jsonify(ok=True, model=_assistant().gateway.description, **warmup.status())
+    status = warmup.status()
+    store = current_app.extensions["store"].current()
+    if not store.ok:  # not ready, and why: the file and the fix (issue 40)
+        status = {**status, "ready": False, "stage": "store", "error": store.problem}
+    body = jsonify(ok=store.ok, model=_assistant().gateway.description, store=store.problem,
+                   **status)  # fmt: skip
+    return body if store.ok else (body, 503)
 
 
 @chat.get("/api/csrf")

@@ -12,12 +12,16 @@ in a header or form field) tells Veil's own page apart from any other page.
 from __future__ import annotations
 
 import hmac
+import ipaddress
 import secrets
 from collections.abc import Iterable
 from urllib.parse import urlsplit
 
-from flask import abort, current_app, request, session
+from flask import Response, abort, current_app, g, request, session
 
+TOKEN_PARAM = "token"  # ?token=... in the URL printed at start (as Jupyter's)
+TOKEN_COOKIE = "veil_token"
+TOKEN_HEADER = "X-Veil-Token"
 CSRF_HEADER = "X-CSRF-Token"
 CSRF_FIELD = "csrf_token"
 SAFE_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
@@ -89,14 +93,84 @@ def _served_port() -> int | None:
     return int(port) if port.isdigit() else None
 
 
+def is_loopback_bind(host: str) -> bool:
+    """Whether binding `host` keeps the server on this machine (127.0.0.0/8, ::1, localhost)."""
+    name = host.strip().strip("[]").lower()
+    if name == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(name).is_loopback
+    except ValueError:
+        return False
+
+
+def new_access_token() -> str:
+    """A token for a server reachable beyond loopback: 32 random bytes, URL-safe."""
+    return secrets.token_urlsafe(32)
+
+
+def access_url(host: str, port: int, token: str) -> str:
+    """The URL printed once at start: the page, with the token that opens it."""
+    shown = "127.0.0.1" if host in ("0.0.0.0", "::", "") else host
+    shown = f"[{shown}]" if ":" in shown else shown
+    return f"http://{shown}:{port}/?{TOKEN_PARAM}={token}"
+
+
+def _given_token() -> tuple[str, bool]:
+    """The token this request carries, and whether it came in the URL."""
+    in_url = request.args.get(TOKEN_PARAM, "")
+    if in_url:
+        return in_url, True
+    header = request.headers.get(TOKEN_HEADER) or request.headers.get("Authorization", "")
+    header = header.removeprefix("token ").removeprefix("Token ").removeprefix("Bearer ")
+    return header or request.cookies.get(TOKEN_COOKIE, ""), False
+
+
+def check_token() -> None:
+    """With ACCESS_TOKEN set (always when bound beyond loopback), refuse (403) any request
+    that does not carry it: in the URL, the X-Veil-Token or Authorization header, or the
+    cookie set on first use. Runs before every route, so a request without it never sees
+    the page, nor the CSRF token the page holds (issue 40)."""
+    expected = current_app.config.get("ACCESS_TOKEN")
+    if not expected:
+        return
+    given, in_url = _given_token()
+    if not given or not hmac.compare_digest(given.encode(), str(expected).encode()):
+        abort(
+            403,
+            description="This Veil needs its access token: open the address with ?token=... "
+            "that Veil printed when it started (or send it in the X-Veil-Token header).",
+        )
+    if in_url:
+        g.veil_token_seen = True
+
+
+def remember_token(response: Response) -> Response:
+    """After a token came in the URL, keep it in a cookie so the page's own requests carry it:
+    HttpOnly (no script reads it), SameSite=Strict (no other site's request sends it)."""
+    if g.pop("veil_token_seen", False):
+        response.set_cookie(
+            TOKEN_COOKIE,
+            str(current_app.config["ACCESS_TOKEN"]),
+            httponly=True,
+            samesite="Strict",
+            secure=request.is_secure,
+        )
+    return response
+
+
 def check_host() -> None:
     """Refuse (403) a request for another name: DNS rebinding, a foreign page's post.
 
-    Runs before every route, static files, streams and downloads included.
+    Runs before every route, static files, streams and downloads included. Behind an access
+    token (a server bound beyond loopback) the token is what admits a request, so any Host
+    is served; a post must still come from a page of that same host.
     """
     extra = allowed_hosts(current_app.config.get("ALLOWED_HOSTS"))
     served = _served_port()
     host = request.headers.get("Host", "")
+    if current_app.config.get("ACCESS_TOKEN"):
+        extra = extra | allowed_hosts(host)
     if not host_allowed(host, served_port=served, extra=extra, default_port=None):
         abort(
             403,

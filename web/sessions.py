@@ -9,6 +9,7 @@ from flask import Blueprint, jsonify
 
 from agent.errors import InputError
 from lang.text import clean_text
+from memory.calendar import CalendarStore
 from memory.store import Session
 from web.chat import json_body, turn_payload
 from web.db import get_store
@@ -78,9 +79,16 @@ def forget_session(session_id: str) -> Any:
 
 @sessions.post("/<session_id>/delete")
 def delete_session(session_id: str) -> Any:
-    """Forget the chat and remove it from the list."""
+    """Forget the chat, remove it from the list and, as the dialog says ("everything Veil
+    remembers from it"), take the events it created off the calendar (issue 40); send
+    {"keep_events": true} to keep them."""
+    payload = json_body(default={})
+    keep = payload.get("keep_events", False) if isinstance(payload, dict) else False
+    if not isinstance(keep, bool):
+        raise InputError("keep_events is true or false")
     store = get_store()
     doomed = store.files(session_id)
     store.delete_session(session_id)
+    removed = 0 if keep else CalendarStore(store.db).remove_created_in(session_id)
     remove_files(doomed)
-    return jsonify(ok=True)
+    return jsonify(ok=True, events_removed=removed)

@@ -21,6 +21,7 @@ from agent.bundle import TurnBundle
 from agent.errors import AgentError, InputError
 from agent.session import answer_in_session, close_turn, open_turn
 from memory.errors import StoreError
+from memory.health import StoreMonitor
 from memory.paths import private_dir, private_file
 from memory.store import MemoryStore
 from privacy import EntityMap, PrivacyError
@@ -107,8 +108,11 @@ class TurnRunner:
         data_dir: str | Path,
         queue: GenerationQueue,
         warmup: Warmup | None = None,
+        *,
+        store: StoreMonitor | None = None,
     ) -> None:
         self.assistant = assistant
+        self.store = store  # its rolling backup is taken after every finished turn
         self.data_dir = Path(data_dir)
         self.queue = queue
         self.warmup = warmup
@@ -168,6 +172,8 @@ class TurnRunner:
             if store is not None:
                 store.db.close()
             live.finish(outcome)
+        if self.store is not None and fatal is None:
+            self.store.backup()  # after the turn is stored: a damaged file loses at most it
         if fatal is not None:
             raise fatal
 

@@ -15,7 +15,7 @@ from agent.assistant import IMPORT_AHEAD, IMPORT_PAST, local_zone_name, parse_no
 from agent.errors import InputError
 from lang.text import clean_bytes, clean_text
 from memory.calendar import CalendarStore
-from tools.calendar.ics import import_ics
+from tools.calendar.ics import as_utf8, import_ics
 from tools.ocr import ScreenshotReader
 from web.security import image_kind, looks_like_ics
 
@@ -30,8 +30,8 @@ def upload() -> Any:
     sent = request.files.get("file")
     if sent is None:
         raise InputError(f"choose a file to upload: {ACCEPTED}")
-    data = sent.read()
     name = secure_filename(sent.filename or "") or "upload"
+    data = as_utf8(sent.read())  # before clean_bytes, which would strip UTF-16's NULs
     if looks_like_ics(data):
         return jsonify(kind="ics", name=name, **_import(clean_bytes(data), name))
     kind = image_kind(data)

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from datetime import date, datetime, timedelta
 from zoneinfo import ZoneInfo
 
+from lang.fold import fold
 from lang.thread import CHAT_ROLES, ORDER_FILLERS, TURN_LABELS, reported_speech, split_thread
 from tools.calendar.lang import MONTHS, states_date
 from tools.calendar.times import MOVE_CLOSER_BY, TimeMention
@@ -579,7 +580,25 @@ def _plan_above(text: str, at: int) -> bool:
 def find_injections(text: str) -> list[Injection]:
     """Instructions to the assistant inside pasted text, each widened to the end of its line:
     the rest of a message that gives the assistant orders is no one's real plan (what the
-    message said before the order still is)."""
+    message said before the order still is).
+
+    The patterns read the text folded (lang.fold: NFKC, look-alike letters, invisible tag
+    characters, spelled-out words), so "ЅУЅТЕМ：" is "SYSTEM:" to them (issue 40); the spans
+    are mapped back onto `text`.
+    """
+    folded = fold(text)
+    spans = [folded.span(start, end) for start, end in _injection_spans(folded.text)]
+    merged: list[tuple[int, int]] = []
+    for start, end in sorted(spans):
+        if merged and start <= merged[-1][1]:
+            merged[-1] = (merged[-1][0], max(end, merged[-1][1]))
+        else:
+            merged.append((start, end))
+    return [Injection(text[s:e], s, e) for s, e in merged]
+
+
+def _injection_spans(text: str) -> list[tuple[int, int]]:
+    """find_injections' spans in already folded text, unmerged."""
     spans: list[tuple[int, int]] = []
     for pattern in (*_INJECTION_RES, _ORDER_RE):
         for match in pattern.finditer(text):
@@ -605,10 +624,4 @@ def find_injections(text: str) -> list[Injection]:
         else (start, end)
         for start, end in spans
     ]  # fmt: skip
-    merged: list[tuple[int, int]] = []
-    for start, end in sorted(spans):
-        if merged and start <= merged[-1][1]:
-            merged[-1] = (merged[-1][0], max(end, merged[-1][1]))
-        else:
-            merged.append((start, end))
-    return [Injection(text[s:e], s, e) for s, e in merged]
+    return spans

@@ -17,7 +17,7 @@ import logging
 import re
 import uuid
 import warnings
-from collections.abc import Iterable
+from collections.abc import Collection, Iterable
 from dataclasses import dataclass, field
 from datetime import UTC, date, datetime, timedelta, tzinfo
 from functools import lru_cache
@@ -30,6 +30,7 @@ from icalendar.timezone.windows_to_olson import WINDOWS_TO_OLSON
 
 from memory.event import CalendarEvent, local_midnight, zone
 from privacy.entity_map import PLACEHOLDER_RE
+from tools import worker
 from tools.calendar import ics_text, recurrence
 from tools.errors import IcsError
 
@@ -46,12 +47,24 @@ _TOO_SLOW = (
     "the file needs more than {:g} s of work to import (too many events or repeats in the "
     "window); export a shorter date range"
 )
+# Offset changes one VTIMEZONE part may list by date (RDATE): real ones list a few dozen.
+MAX_ZONE_DATES = 1_000
+_EVERY = {
+    "SECONDLY": "every second",
+    "MINUTELY": "every minute",
+    "HOURLY": "every hour",
+    "DAILY": "every day",
+    "WEEKLY": "every week",
+    "MONTHLY": "every month",
+}
+# Wall-clock seconds an import may take in a worker (tools/worker.py): the CPU budget above
+# covers Veil's own loops, this the libraries' (a zone's rules, the parser) as well.
+IMPORT_WALL_SECONDS = 4.0
 PRODID = "-//Veil//Veil private assistant//EN"
 NO_TITLE = "(no title)"
 
+_UTF16 = "UTF-16 text that does not decode; export it again as UTF-8"
 _MAGIC = (
-    (b"\xff\xfe", "UTF-16 text; iCalendar files are UTF-8: export it again as UTF-8"),
-    (b"\xfe\xff", "UTF-16 text; iCalendar files are UTF-8: export it again as UTF-8"),
     (b"%PDF", "a PDF document"),
     (b"PK\x03\x04", "a ZIP archive (or an Office document)"),
     (b"\x89PNG", "a PNG image"),
@@ -98,10 +111,34 @@ def _one_line(text: str, limit: int = 120) -> str:
     return cleaned if len(cleaned) <= limit else cleaned[: limit - 1] + "…"
 
 
+def as_utf8(data: bytes) -> bytes:
+    """UTF-16 calendars (Outlook on Windows saves them; a BOM, or NULs between ASCII letters)
+    as UTF-8; anything else unchanged. Called before control bytes are stripped, which would
+    tear UTF-16 apart.
+
+    Raises:
+        IcsError: The bytes claim UTF-16 but do not decode.
+    """
+    head = bytes(data[:12])
+    if head.startswith((b"\xff\xfe", b"\xfe\xff")):
+        encoding = "utf-16"
+    elif head[1::2].startswith(b"BEGIN") and not head[::2].strip(b"\x00"):
+        encoding = "utf-16-be"  # "\0B\0E\0G..."
+    elif head[::2].startswith(b"BEGIN") and not head[1::2].strip(b"\x00"):
+        encoding = "utf-16-le"
+    else:
+        return bytes(data)
+    try:
+        return bytes(data).decode(encoding).lstrip("\ufeff").encode("utf-8")
+    except UnicodeDecodeError:
+        raise IcsError(f"the file is {_UTF16}") from None
+
+
 def _sniff(data: bytes, max_bytes: int) -> bytes:
     """Refuse what is clearly not an iCalendar file before the parser sees it."""
     if not isinstance(data, bytes | bytearray):
         raise TypeError(f"import_ics needs bytes, got {type(data).__name__}")
+    data = as_utf8(data)
     if len(data) > max_bytes:
         raise IcsError(
             f"the file is {len(data) / 1_048_576:.1f} MB, over the {max_bytes / 1_048_576:.0f} MB "
@@ -112,14 +149,12 @@ def _sniff(data: bytes, max_bytes: int) -> bytes:
         raise IcsError("the file is empty")
     for magic, what in _MAGIC:
         if body[: len(magic)].upper() == magic:
-            if what.startswith("UTF-16"):
-                raise IcsError(f"the file is {what}")
             raise IcsError(f"this is {what}, not an iCalendar (.ics) file")
     if body[:1] in (b"[", b"{"):
         raise IcsError("this is a jCal (JSON) calendar; export it as .ics (text/calendar)")
     if b"\x00" in body[:4096]:
         if b"BEGIN:" in (body[:12:2], body[1:12:2]):
-            raise IcsError(f"the file is {_MAGIC[0][1]}")
+            raise IcsError(f"the file is {_UTF16}")
         raise IcsError("this is a binary file, not an iCalendar (.ics) file")
     if not body[:6].upper().startswith(b"BEGIN:"):
         raise IcsError(
@@ -284,8 +319,9 @@ def _broken(component: icalendar.Component) -> str | None:
     return None
 
 
-def _check_event(component: icalendar.Component) -> str | None:
-    """Why this VEVENT cannot be imported, or None when it looks usable."""
+def _check_event(component: icalendar.Component, zones: Collection[str] = ()) -> str | None:
+    """Why this VEVENT cannot be imported, or None when it looks usable; `zones` are the
+    TZIDs of the file's own VTIMEZONEs."""
     start = component.get("DTSTART")
     if start is None:
         return "it has no start time (DTSTART)"
@@ -308,7 +344,28 @@ def _check_event(component: icalendar.Component) -> str | None:
         end_value, datetime
     ):
         return "its start and end mix a date with a date-time"
+    for name, value in (("DTSTART", start), ("DTEND", component.get("DTEND"))):
+        # icalendar leaves a time naive when it cannot place its TZID: neither an IANA or
+        # Windows name nor a VTIMEZONE beside it. Taken as the user's zone it was an hour or
+        # more off, silently (issue 40).
+        tzid = str(getattr(value, "params", {}).get("TZID", "") or "")
+        moment = _dt(value)
+        if tzid and isinstance(moment, datetime) and moment.tzinfo is None and tzid not in zones:
+            return (
+                f"its {name} time zone '{_one_line(tzid, 40)}' is unknown (not an IANA name "
+                "like Europe/Berlin, and the file has no VTIMEZONE for it)"
+            )
+    if end_value is not None and _ends_before_start(start_value, end_value):
+        return "its end (DTEND) is before its start (DTSTART); fix the event and export it again"
     return None
+
+
+def _ends_before_start(start: date, end: date) -> bool:
+    """Whether `end` is earlier than `start` (a naive and an aware time compare as wall times)."""
+    if isinstance(start, datetime) and isinstance(end, datetime):
+        if (start.tzinfo is None) != (end.tzinfo is None):
+            start, end = start.replace(tzinfo=None), end.replace(tzinfo=None)
+    return bool(end < start)
 
 
 def _recurrence_key(value: date, user_tz: str) -> str:
@@ -407,14 +464,17 @@ def _event_from(
 
 
 def _series_groups(
-    components: Iterable[icalendar.Component], source: str, refused: list[Refused]
+    components: Iterable[icalendar.Component],
+    source: str,
+    refused: list[Refused],
+    zones: Collection[str] = (),
 ) -> dict[str, list[icalendar.Component]]:
     """Usable VEVENTs grouped by UID (a series and its moved occurrences share a UID)."""
     groups: dict[str, list[icalendar.Component]] = {}
     for component in components:
         if component.name != "VEVENT":
             continue
-        problem = _check_event(component)
+        problem = _check_event(component, zones)
         if problem:
             refused.append(Refused(_describe(component), problem))
             continue
@@ -490,6 +550,40 @@ def _expand_group(
     return events
 
 
+def _check_zone_rules(component: icalendar.Component) -> None:
+    """Refuse a VTIMEZONE whose offsets change more often than real zones do.
+
+    Every zone in use changes its offset at most a few times a year, written as yearly rules.
+    dateutil expands a zone's rule from its DTSTART on every offset lookup, outside any budget
+    of ours: a STANDARD part repeating every second since 1601 froze a core and grew memory
+    without bound (issue 40).
+    """
+    name = _one_line(_text(component, "TZID"), 40) or "(no TZID)"
+    for part in component.subcomponents:
+        rules = part.get("RRULE")
+        for rule in rules if isinstance(rules, list) else [rules]:
+            if rule is None:
+                continue
+            freq = rule.get("FREQ") if hasattr(rule, "get") else None
+            freq = str(freq[0] if isinstance(freq, list) and freq else freq or "").upper()
+            if freq != "YEARLY":
+                every = _EVERY.get(freq, "by a rule that is not yearly")
+                raise IcsError(
+                    f"its time zone '{name}' changes offset {every} (real zones change at most "
+                    "a few times a year); export the calendar again"
+                )
+        dates = part.get("RDATE")
+        count = sum(
+            len(getattr(d, "dts", [d]))
+            for d in (dates if isinstance(dates, list) else [dates] if dates else [])
+        )
+        if count > MAX_ZONE_DATES:
+            raise IcsError(
+                f"its time zone '{name}' lists more than {MAX_ZONE_DATES} offset changes; "
+                "export the calendar again"
+            )
+
+
 def _parse_calendar(
     calendar: ics_text.CalendarText, budget: recurrence.Budget
 ) -> tuple[list[icalendar.Component], dict[str, icalendar.Component]]:
@@ -507,6 +601,7 @@ def _parse_calendar(
             raise IcsError("only Gregorian calendars are supported (CALSCALE)")
         for component in parsed.subcomponents:
             if component.name == "VTIMEZONE":
+                _check_zone_rules(component)
                 timezones.setdefault(_text(component, "TZID"), component)
             else:
                 components.append(component)
@@ -549,6 +644,40 @@ def import_ics(
         raise ValueError("window_end must be after window_start")
     if not source.startswith("import:"):
         raise ValueError(f"source must be 'import:<name>', got {source!r}")
+    options = {
+        "tz": tz,
+        "window_start": window_start,
+        "window_end": window_end,
+        "source": source,
+        "max_bytes": max_bytes,
+        "max_occurrences_per_series": max_occurrences_per_series,
+        "max_events": max_events,
+        "max_seconds": max_seconds,
+    }
+    pool = worker.shared_pool()
+    if pool is None:
+        return _import_here(data, **options)
+    try:
+        return pool.run(
+            _import_here, data, seconds=IMPORT_WALL_SECONDS, what="this .ics file", **options
+        )
+    except (worker.WorkerLimitError, worker.WorkerCrashError) as error:
+        raise IcsError(f"{error}; export a shorter date range") from None
+
+
+def _import_here(
+    data: bytes,
+    *,
+    tz: str,
+    window_start: datetime,
+    window_end: datetime,
+    source: str,
+    max_bytes: int,
+    max_occurrences_per_series: int,
+    max_events: int,
+    max_seconds: float,
+) -> IcsImport:
+    """import_ics in this process (a worker's, or the caller's when none is set)."""
     budget = recurrence.Budget(max_seconds)
     text = ics_text.decode(_sniff(data, max_bytes))
     days = (window_start.astimezone(zone(tz)).date(), window_end.astimezone(zone(tz)).date())
@@ -564,7 +693,7 @@ def import_ics(
         try:
             for calendar in calendars:
                 components, timezones = _parse_calendar(calendar, budget)
-                groups = _series_groups(components, source, result.refused)
+                groups = _series_groups(components, source, result.refused, timezones.keys())
                 for uid, group in groups.items():
                     for event in _expand_series(
                         timezones.values(),

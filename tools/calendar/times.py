@@ -38,6 +38,7 @@ from lang import data, zones
 from lang.activities import ACTIVITY_RE
 from lang.once import once
 from lang.thread import ZERO_LED_CLOCK_RE, age_order, is_self, messages, speaker_note
+from tools import worker
 from tools.calendar import lang
 from tools.calendar.ranges import (
     join_ranges,
@@ -870,6 +871,10 @@ def _zoneinfo_dir() -> str:
         raise TimeParseError(str(exc)) from exc
 
 
+# Wall-clock seconds one Duckling call may take in a worker (tools/worker.py): a real message's
+# line takes milliseconds; a line built to stall it is stopped here (issue 40).
+DUCKLING_SECONDS = 3.0
+
 # Control characters (tab, newline, CR kept) and lone surrogates: what the native parser cannot
 # take; see _DucklingEngine.parse.
 _NATIVE_UNSAFE = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f\ud800-\udfff]")
@@ -919,8 +924,37 @@ class _DucklingEngine:
         failure that is not an Exception (pyo3's PanicException) becomes a TimeParseError.
         """
         text = _NATIVE_UNSAFE.sub(" ", text)
+        pool = worker.shared_pool()
+        if pool is not None:  # Duckling can spin on one line for minutes: a killable worker
+            try:
+                return pool.run(
+                    _parse_in_worker, text, tz=tz, timestamp=int(ref.timestamp()),
+                    language=language, locale=locale, latent=latent, lengths_only=lengths_only,
+                    seconds=DUCKLING_SECONDS, what="the times in this text",
+                )  # fmt: skip
+            except (worker.WorkerLimitError, worker.WorkerCrashError) as error:
+                raise TimeParseError(
+                    f"{error}. Paste a shorter part of the thread (the messages that matter)."
+                ) from None
+        return self.parse_here(
+            text, tz=tz, timestamp=int(ref.timestamp()), language=language, locale=locale,
+            latent=latent, lengths_only=lengths_only,
+        )  # fmt: skip
+
+    def parse_here(
+        self,
+        text: str,
+        *,
+        tz: str,
+        timestamp: int,
+        language: str,
+        locale: str | None,
+        latent: bool,
+        lengths_only: bool,
+    ) -> list[dict[str, Any]]:
+        """`parse` in this process, on text already made safe for the native code."""
         try:
-            ref_time = self._duckling.parse_ref_time(self._tzdb, tz, int(ref.timestamp()))
+            ref_time = self._duckling.parse_ref_time(self._tzdb, tz, timestamp)
             context = self._duckling.Context(ref_time, self._locale(language, locale))
             dims = self._length_dims if lengths_only else self._dims
             return self._duckling.parse(text, context, dims, latent)
@@ -936,6 +970,16 @@ class _DucklingEngine:
 @once
 def _engine() -> _DucklingEngine:
     return _DucklingEngine()
+
+
+def warm_engine() -> None:
+    """Load Duckling (a worker calls this once at start, before its memory is capped)."""
+    _engine()
+
+
+def _parse_in_worker(text: str, **options: Any) -> list[dict[str, Any]]:
+    """A worker's half of _DucklingEngine.parse."""
+    return _engine().parse_here(text, **options)
 
 
 # A weekday right before a day of the month: "Friday the 12th", "Fri, 12 December" (a bare
