@@ -9,7 +9,17 @@ const form = $("ask");
 const conversation = $("conversation");
 let session = new URLSearchParams(location.hash.slice(1)).get("s");
 
+let running = null; // the turn this page is waiting for: {id, view}
 $("tz").value = Intl.DateTimeFormat().resolvedOptions().timeZone || "UTC";
+// The zone picker searches the browser's own IANA list, filled on first use (no page weight).
+$("tz").addEventListener("focus", () => {
+  const list = $("zones");
+  if (list.childElementCount || !Intl.supportedValuesOf) return;
+  // ICU still lists a few zones by their old names (Asia/Calcutta): add today's as well.
+  const zones = new Set([...Intl.supportedValuesOf("timeZone"), "Asia/Kolkata", "Europe/Kyiv",
+    "Asia/Ho_Chi_Minh", "Asia/Kathmandu", "Asia/Yangon", "America/Nuuk", "Pacific/Kanton"]);
+  list.append(...[...zones].sort().map((zone) => el("option", { value: zone })));
+}, { once: true });
 
 function el(tag, attrs = {}, ...children) {
   const node = document.createElement(tag);
@@ -74,18 +84,34 @@ async function openSession(id) {
   document.body.dataset.ready = "1";
 }
 
+// Actions show only for a saved chat; a failure is said on the page, never left uncaught.
+function sessionAction(id, work) {
+  $(id).addEventListener("click", async () => {
+    if (!session) return;
+    try {
+      await work();
+    } catch (error) {
+      showError(error.message);
+    }
+  });
+}
+
+function showError(message) {
+  $("upload-status").replaceChildren(el("p", { class: "error", role: "alert", text: message }));
+}
+
 $("new-session").addEventListener("click", () => openSession(null));
-$("rename-session").addEventListener("click", async () => {
+sessionAction("rename-session", async () => {
   const title = prompt("New name for this chat:", $("session-title").textContent);
   if (title) await api(`/api/sessions/${session}/rename`, { method: "POST", json: { title } });
   await loadSessions();
 });
-$("forget-session").addEventListener("click", async () => {
+sessionAction("forget-session", async () => {
   if (!confirm("Forget this chat's messages, files and names? The chat stays in the list.")) return;
   await api(`/api/sessions/${session}/forget`, { method: "POST", json: {} });
   await openSession(session);
 });
-$("delete-session").addEventListener("click", async () => {
+sessionAction("delete-session", async () => {
   if (!confirm("Delete this chat and everything Veil remembers from it?")) return;
   await api(`/api/sessions/${session}/delete`, { method: "POST", json: {} });
   await openSession(null);
@@ -101,6 +127,7 @@ function turnView(id, said) {
   const article = el("article", { class: "turn", id: `turn-${id}`, "aria-label": "Turn" },
     el("p", { class: "said", text: said }), trace, answer);
   conversation.append(article);
+  article.scrollIntoView({ block: "end" });
   return { id, article, list, count, answer, trace };
 }
 
@@ -110,6 +137,22 @@ const STAGES = {
   times: "Finding the times you stated", import: "Importing the calendar",
   reply: "Writing the reply", done: "Done",
 };
+// The progress line: what a person would call the stage, not the tool's name.
+const DOING = {
+  queued: "Waiting to start", warming: "Waiting for Veil to finish loading",
+  redact: "Reading the thread", times: "Reading the thread", link: "Reading the thread",
+  plan: "Planning", reply: "Writing the reply", import: "Importing the calendar",
+};
+const TOOL_DOING = { create_event: "Adding the event", create_reminder: "Adding the reminder",
+  draft_reply: "Drafting the e-mail", move_event: "Moving the event", cancel_event: "Cancelling the event" };
+
+function doing(event) {
+  if (event.stage === "queue") return `In line behind another turn: position ${event.position}`;
+  if (event.stage === "step")
+    return TOOL_DOING[event.tool] || (/event|slot|conflict/.test(event.tool) ?
+      "Checking your calendar" : "Working on the plan");
+  return DOING[event.stage];
+}
 
 function describe(event) {
   if (event.stage === "queue") return `In line: position ${event.position}`;
@@ -129,9 +172,44 @@ function addTrace(view, event) {
   view.list.append(el("li", { class: `trace-event ${event.status || ""}`, "data-stage": event.stage },
     `${describe(event)} `, el("span", { class: "meta", text: `+${seconds} s` })));
   view.count.textContent = String(view.list.children.length);
+  if (running && running.view === view && doing(event) && !running.stopping)
+    $("stage").textContent = `${doing(event)}…`;
 }
 
+// While a turn runs: the stage and a spinner, Ask disabled, Stop (or Esc) ends it cleanly.
+function setRunning(turn) {
+  running = turn;
+  $("send").disabled = Boolean(turn);
+  $("stop").hidden = !turn;
+  $("stop").disabled = false;
+  $("progress").hidden = !turn;
+  if (turn) $("stage").textContent = "Starting…";
+}
+
+async function stop() {
+  if (!running || running.stopping) return;
+  const turn = running;
+  turn.stopping = true;
+  $("stop").disabled = true;
+  $("stage").textContent = "Stopping…";
+  try {
+    const { stopping } = await api(`/api/turns/${turn.id}/stop`, { method: "POST", json: {} });
+    if (!stopping && running === turn) $("stage").textContent = "Too late to stop: Veil is saving, almost done…";
+  } catch (error) {
+    showError(error.message);
+  }
+}
+
+$("stop").addEventListener("click", stop);
+document.addEventListener("keydown", (key) => { if (key.key === "Escape" && running) stop(); });
+$("request").addEventListener("keydown", (key) => {
+  if (key.key !== "Enter" || key.shiftKey || key.isComposing) return;
+  key.preventDefault();
+  form.requestSubmit();
+});
+
 function follow(view, id) {
+  setRunning({ id, view });
   const source = new EventSource(`/api/turns/${id}/events`);
   let seen = view.list.children.length;
   source.addEventListener("trace", (message) => {
@@ -140,7 +218,13 @@ function follow(view, id) {
   });
   source.addEventListener("end", async () => {
     source.close();
-    showOutcome(view, await api(`/api/turns/${id}`));
+    try {
+      showOutcome(view, await api(`/api/turns/${id}`));
+    } catch (error) {
+      view.answer.replaceChildren(el("p", { class: "error", role: "alert", text: error.message }));
+    }
+    if (running && running.id === id) setRunning(null);
+    view.article.scrollIntoView({ block: "end" });
   });
 }
 
@@ -150,6 +234,7 @@ form.addEventListener("submit", async (submit) => {
 });
 
 async function ask(request, thread) {
+  if (running) return;
   const said = [request, thread].filter((part) => part.trim()).join("\n\n");
   try {
     const started = await api("/api/turns", {
@@ -164,7 +249,7 @@ async function ask(request, thread) {
     $("ocr-note").hidden = true;
     follow(turnView(started.turn, said), started.turn);
   } catch (error) {
-    $("upload-status").replaceChildren(el("p", { class: "error", role: "alert", text: error.message }));
+    showError(error.message);
   }
 }
 
@@ -188,6 +273,10 @@ function showOutcome(view, turn) {
     view.answer.replaceChildren(
       el("p", { class: "error", text: "This turn was interrupted (Veil stopped while it ran)." }),
       rerun);
+    return;
+  }
+  if (turn.status === "stopped") {
+    view.answer.replaceChildren(el("p", { class: "stopped meta", text: turn.error }));
     return;
   }
   if (turn.error || !turn.answer) {
