@@ -252,3 +252,19 @@ def test_blocked_cards_speak_to_the_user_not_of_the_gate(detail: str) -> None:
     assert reason.startswith("Not added")
     for internal in ("user's input", "stated as", "Blocked:", "'", "2026-"):
         assert internal not in reason, (internal, reason)
+
+
+def test_text_is_sent_gzipped_to_a_browser_and_plain_to_others(app: Flask) -> None:
+    import gzip
+
+    client = app.test_client()
+    plain = client.get("/static/veil.js").get_data()
+    zipped = client.get("/static/veil.js", headers={"Accept-Encoding": "gzip, br"})
+    assert zipped.headers["Content-Encoding"] == "gzip"
+    assert "Accept-Encoding" in zipped.headers["Vary"]
+    assert gzip.decompress(zipped.get_data()) == plain
+    assert len(zipped.get_data()) < len(plain) / 2
+    page = client.get("/", headers={"Accept-Encoding": "gzip"})
+    assert b"<title>Veil</title>" in gzip.decompress(page.get_data())
+    health = client.get("/healthz", headers={"Accept-Encoding": "gzip"})
+    assert "Content-Encoding" not in health.headers  # JSON stays plain

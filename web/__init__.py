@@ -17,6 +17,7 @@ from memory.paths import default_data_dir, secure_data_dir
 from privacy.errors import PrivacyError
 from tools.errors import ToolError
 from tools.ocr import ScreenshotReader
+from web.compress import compress
 from web.db import close_store
 from web.generation import BusyError, GenerationQueue
 from web.security import check_csrf, check_host
@@ -115,6 +116,7 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
     app.before_request(check_host)  # first: a foreign name learns nothing, not even a token
     app.before_request(check_csrf)
     app.after_request(_secure_headers)
+    app.after_request(compress)
     app.teardown_appcontext(close_store)
     _register_errors(app)
     return app

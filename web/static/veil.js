@@ -1,6 +1,5 @@
 // Veil's page: sessions, turns with a live trace (Server-Sent Events), answers, uploads.
-// Plain DOM code, no build step; every element is made with textContent, never innerHTML,
-// so text from a thread can never become markup.
+// Plain DOM, no build step; elements get textContent, never innerHTML (thread text stays text).
 "use strict";
 
 const csrf = document.querySelector('meta[name="csrf-token"]').content;
@@ -11,11 +10,11 @@ let session = new URLSearchParams(location.hash.slice(1)).get("s");
 
 let running = null; // the turn this page is waiting for: {id, view}
 $("tz").value = Intl.DateTimeFormat().resolvedOptions().timeZone || "UTC";
-// The zone picker searches the browser's own IANA list, filled on first use (no page weight).
+// The zone picker searches the browser's IANA list, filled on first use.
 $("tz").addEventListener("focus", () => {
   const list = $("zones");
   if (list.childElementCount || !Intl.supportedValuesOf) return;
-  // ICU still lists a few zones by their old names (Asia/Calcutta): add today's as well.
+  // ICU lists a few zones by old names (Asia/Calcutta): add today's too.
   const zones = new Set([...Intl.supportedValuesOf("timeZone"), "Asia/Kolkata", "Europe/Kyiv",
     "Asia/Ho_Chi_Minh", "Asia/Kathmandu", "Asia/Yangon", "America/Nuuk", "Pacific/Kanton"]);
   list.append(...[...zones].sort().map((zone) => el("option", { value: zone })));
@@ -131,40 +130,31 @@ function turnView(id, said) {
   return { id, article, list, count, answer, trace };
 }
 
+// Stages as a person would say them: the trace lists them, the progress line shows the last.
 const STAGES = {
-  queued: "Waiting for the model", warming: "Waiting for Veil to finish loading",
-  redact: "Replacing names with placeholders",
-  times: "Finding the times you stated", import: "Importing the calendar",
-  reply: "Writing the reply", done: "Done",
-};
-// The progress line: what a person would call the stage, not the tool's name.
-const DOING = {
   queued: "Waiting to start", warming: "Waiting for Veil to finish loading",
-  redact: "Reading the thread", times: "Reading the thread", link: "Reading the thread",
-  plan: "Planning", reply: "Writing the reply", import: "Importing the calendar",
+  redact: "Reading the thread", times: "Finding the times you stated", link: "Reading the thread",
+  plan: "Planning", import: "Importing the calendar", reply: "Writing the reply", done: "Done",
 };
-const TOOL_DOING = { create_event: "Adding the event", create_reminder: "Adding the reminder",
+const TOOLS = { create_event: "Adding the event", create_reminder: "Adding the reminder",
   draft_reply: "Drafting the e-mail", move_event: "Moving the event", cancel_event: "Cancelling the event" };
 
 function doing(event) {
   if (event.stage === "queue") return `In line behind another turn: position ${event.position}`;
   if (event.stage === "step")
-    return TOOL_DOING[event.tool] || (/event|slot|conflict/.test(event.tool) ?
-      "Checking your calendar" : "Working on the plan");
-  return DOING[event.stage];
+    return TOOLS[event.tool] || (/event|slot|conflict/.test(event.tool) ? "Checking your calendar" : "Working");
+  return event.stage === "done" ? "" : STAGES[event.stage];
 }
 
 function describe(event) {
-  if (event.stage === "queue") return `In line: position ${event.position}`;
   if (event.stage === "plan" && event.status === "ok")
     return `Plan (${event.planner}): ${(event.steps || []).join(" → ")}`;
-  if (event.stage === "plan") return "Planning";
   if (event.stage === "step") {
     const mark = { running: "▶", ok: "✓", failed: "✗", blocked: "⛔" }[event.status] || "";
     return `${mark} ${event.tool}${event.status === "running" ? "…" : ` ${event.status}`}` +
       (event.detail ? ` — ${event.detail}` : "");
   }
-  return STAGES[event.stage] || `${event.stage} ${event.status || ""}`;
+  return doing(event) || STAGES[event.stage] || `${event.stage} ${event.status || ""}`;
 }
 
 function addTrace(view, event) {
