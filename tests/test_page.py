@@ -20,7 +20,7 @@ from flask import Flask
 from playwright.sync_api import Browser, Page, expect
 from werkzeug.serving import make_server
 
-from bench.journeys import CHROMIUM
+from bench.journeys import CALENDAR, CHROMIUM, drop
 from web import create_app
 from web.answer import answer_view
 
@@ -129,8 +129,8 @@ def test_a_turn_reads_as_a_chat_and_fits_with_its_cards(watched: Watched) -> Non
     page.wait_for_selector(".turn:nth-child(2) .reply")
     said = page.locator(".turn .said").all_inner_texts()
     assert said[0].startswith("lunch with Karthik") and said[1].startswith("what's on")
-    box = page.locator("#ask").bounding_box()
-    assert box and box["y"] + box["height"] <= 844 + 1  # the input stays in view, below
+    box = page.locator("#composer").bounding_box()
+    assert box and 844 / 2 < box["y"] and box["y"] + box["height"] <= 844 + 1  # in view, below
     page.locator("summary", has_text="What the model saw").first.click()
     for width in WIDTHS:
         page.set_viewport_size({"width": width, "height": 800})
@@ -268,3 +268,31 @@ def test_text_is_sent_gzipped_to_a_browser_and_plain_to_others(app: Flask) -> No
     assert b"<title>Veil</title>" in gzip.decompress(page.get_data())
     health = client.get("/healthz", headers={"Accept-Encoding": "gzip"})
     assert "Content-Encoding" not in health.headers  # JSON stays plain
+
+
+def test_a_pasted_thread_becomes_an_event_in_the_week_and_a_download(watched: Watched) -> None:
+    """Issue 42's done-when: from the first screen to an event seen in the week and saved."""
+    page = watched.page
+    drop(page, "work.ics", CALENDAR, "text/calendar")  # Dentist tomorrow 14:00-15:00 Berlin
+    expect(page.locator("#week .chip.imported")).to_contain_text("14:00 Dentist")
+    expect(page.locator("#week .chip.clash")).to_have_count(0)
+    _ask(page, "lunch with Anna tomorrow at 2pm")
+    page.wait_for_selector(".turn .event-card")
+    expect(page.locator("#week .chip.created")).to_contain_text("14:00 Lunch with Anna")
+    expect(page.locator("#week .chip.clash")).to_have_count(2)  # both sides of the conflict
+    with page.expect_download() as download:
+        page.locator("a.file-ics").first.click()
+    assert b"BEGIN:VEVENT" in Path(download.value.path()).read_bytes()
+    assert _overflow(page) <= 0
+
+
+def test_a_proposal_in_the_week_books_with_a_click(watched: Watched) -> None:
+    page = watched.page
+    _ask(page, "dinner with sam sometime next week")
+    page.wait_for_selector(".turn .slots")
+    proposals = page.locator("#week .chip.proposed button")
+    expect(proposals.first).to_be_visible()
+    chosen = proposals.first.inner_text()
+    proposals.first.click()
+    page.wait_for_selector(".turn:nth-child(2) .event-card .status-created")
+    expect(page.locator("#week .chip.created")).to_contain_text(chosen)

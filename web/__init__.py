@@ -110,8 +110,9 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
     from web.files import files
     from web.sessions import sessions
     from web.uploads import uploads
+    from web.week import week
 
-    for blueprint in (chat, sessions, files, uploads):
+    for blueprint in (chat, sessions, files, uploads, week):
         app.register_blueprint(blueprint)
     app.before_request(check_host)  # first: a foreign name learns nothing, not even a token
     app.before_request(check_csrf)

@@ -64,6 +64,7 @@ async function openSession(id) {
   session = id;
   location.hash = id ? `s=${id}` : "";
   conversation.replaceChildren();
+  proposals = [];
   if (id) {
     try {
       const { turns } = await api(`/api/sessions/${id}`);
@@ -78,7 +79,7 @@ async function openSession(id) {
       location.hash = "";
     }
   }
-  await loadSessions();
+  await Promise.all([loadSessions(), loadWeek()]);
   $("request").focus();
   document.body.dataset.ready = "1";
 }
@@ -209,12 +210,15 @@ function follow(view, id) {
   source.addEventListener("end", async () => {
     source.close();
     try {
-      showOutcome(view, await api(`/api/turns/${id}`));
+      const turn = await api(`/api/turns/${id}`);
+      showOutcome(view, turn);
+      view.shows = turn.answer?.events[0]?.start;
     } catch (error) {
       view.answer.replaceChildren(el("p", { class: "error", role: "alert", text: error.message }));
     }
     if (running && running.id === id) setRunning(null);
     view.article.scrollIntoView({ block: "end" });
+    loadWeek(view.shows);
   });
 }
 
@@ -274,6 +278,8 @@ function showOutcome(view, turn) {
     return;
   }
   const answer = turn.answer;
+  const proposed = answer.events.filter((e) => e.status === "proposed");
+  proposals = proposed.map((e, i) => ({ title: e.title, start: e.start, answer: answer.slots[i]?.answer }));
   const parts = [el("p", { class: "reply", text: answer.reply })];
   if (answer.question) parts.push(el("p", { class: "question", text: answer.question }));
   if (answer.slots.length) {
@@ -340,6 +346,62 @@ function modelSaw(id) {
   return panel;
 }
 
+// ---------------------------------------------------------------- the week strip
+// Seven days of the calendar (imported and created events, conflicts marked) and the last
+// answer's proposals, which book with a click; redrawn after every turn and import.
+let weekStart = null; // the strip's first day, YYYY-MM-DD in the user's zone
+let proposals = [];
+
+function shiftDay(day, days) {
+  const [y, m, d] = day.split("-").map(Number);
+  return new Date(Date.UTC(y, m - 1, d + days)).toISOString().slice(0, 10);
+}
+
+async function loadWeek(showing) {
+  const tz = $("tz").value;
+  try {
+    weekStart ||= new Intl.DateTimeFormat("en-CA", { timeZone: tz }).format(new Date());
+    const day = showing && showing.slice(0, 10);
+    if (day && (day < weekStart || day >= shiftDay(weekStart, 7))) weekStart = day;
+    const { events, more } = await api(`/api/week?start=${weekStart}&tz=${encodeURIComponent(tz)}`);
+    drawWeek(events, more);
+  } catch (error) {
+    $("week-days").replaceChildren(el("li", { class: "meta", text: error.message }));
+  }
+}
+
+function drawWeek(events, more) {
+  const items = [...events.map((e) => ({ ...e, status: e.kind })),
+    ...proposals.map((p) => ({ ...p, status: "proposed" }))];
+  const days = [];
+  for (let i = 0; i < 7; i++) {
+    const day = shiftDay(weekStart, i);
+    const list = el("ul");
+    for (const item of items.filter((e) => e.start.slice(0, 10) === day).sort((a, b) => a.start < b.start ? -1 : 1)) {
+      const text = `${item.all_day ? "all day" : item.start.slice(11, 16)} ${item.title}`;
+      const chip = el("li", { class: `chip ${item.status}${item.conflict ? " clash" : ""}` });
+      if (item.answer) {
+        const choose = el("button", { type: "button", text, "aria-label": `Choose ${text}` });
+        choose.addEventListener("click", () => ask(item.answer, ""));
+        chip.append(choose, " (proposed)");
+      } else chip.append(text);
+      if (item.conflict) chip.append(" ", el("span", { class: "badge conflict", text: "conflict" }));
+      list.append(chip);
+    }
+    const name = new Date(`${day}T12:00Z`).toLocaleDateString(undefined,
+      { weekday: "short", day: "numeric", month: "short", timeZone: "UTC" });
+    days.push(el("li", { class: list.childElementCount ? "day" : "day empty" }, el("strong", { text: name }), list));
+  }
+  if (!items.some((e) => e.start.slice(0, 10) >= weekStart && e.start.slice(0, 10) < shiftDay(weekStart, 7)))
+    days.push(el("li", { class: "meta", text: "Nothing in these seven days yet." }));
+  if (more) days.push(el("li", { class: "meta", text: "More events than fit here." }));
+  $("week-days").replaceChildren(...days);
+}
+
+$("week-prev").addEventListener("click", () => { weekStart = shiftDay(weekStart, -7); loadWeek(); });
+$("week-next").addEventListener("click", () => { weekStart = shiftDay(weekStart, 7); loadWeek(); });
+$("tz").addEventListener("change", () => { weekStart = null; loadWeek(); });
+
 // ---------------------------------------------------------------- uploads
 async function upload(file) {
   const status = $("upload-status");
@@ -357,6 +419,7 @@ async function upload(file) {
         parts.push(list);
       }
       status.replaceChildren(...parts);
+      loadWeek();
     } else {
       const thread = $("thread");
       thread.value = (thread.value.trim() ? `${thread.value.trim()}\n` : "") + result.text;
