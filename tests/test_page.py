@@ -284,6 +284,13 @@ def test_a_pasted_thread_becomes_an_event_in_the_week_and_a_download(watched: Wa
         page.locator("a.file-ics").first.click()
     assert b"BEGIN:VEVENT" in Path(download.value.path()).read_bytes()
     assert _overflow(page) <= 0
+    page.get_by_role("button", name="Undo import of work.ics").click()
+    expect(page.locator("#upload-status .undone")).to_have_text(
+        "Removed 1 event(s) imported from work.ics."
+    )
+    expect(page.locator("#week .chip.imported")).to_have_count(0)
+    expect(page.locator("#week .chip.clash")).to_have_count(0)  # the conflict went with it
+    expect(page.locator("#week .chip.created")).to_have_count(1)
 
 
 def test_a_proposal_in_the_week_books_with_a_click(watched: Watched) -> None:
@@ -296,3 +303,13 @@ def test_a_proposal_in_the_week_books_with_a_click(watched: Watched) -> None:
     proposals.first.click()
     page.wait_for_selector(".turn:nth-child(2) .event-card .status-created")
     expect(page.locator("#week .chip.created")).to_contain_text(chosen)
+
+
+def test_undo_import_names_a_file_and_nothing_else(app: Flask) -> None:
+    client = app.test_client()
+    token = client.get("/api/csrf").get_json()["token"]
+    for name in ("", "../veil.db", 7):
+        answer = client.post(
+            "/api/imports/undo", json={"name": name}, headers={"X-CSRF-Token": token}
+        )
+        assert answer.status_code == 400, name

@@ -6,12 +6,14 @@ from datetime import date, datetime, time, timedelta
 from typing import Any
 
 from flask import Blueprint, jsonify, request
+from werkzeug.utils import secure_filename
 
 from agent.assistant import local_zone_name, parse_zone
 from agent.errors import InputError
 from lang.text import clean_text
 from memory.calendar import CalendarStore
 from memory.event import CalendarEvent
+from web.chat import json_body
 from web.db import get_store
 
 week = Blueprint("week", __name__)
@@ -53,3 +55,15 @@ def week_events() -> Any:
         for event in shown
     ]
     return jsonify(start=first.isoformat(), tz=tz, events=rows, more=len(events) > MAX_EVENTS)
+
+
+@week.post("/api/imports/undo")
+def undo_import() -> Any:
+    """Take back an .ics import: every event that file brought is removed, nothing else."""
+    payload = json_body(default={})
+    name = payload.get("name") if isinstance(payload, dict) else None
+    if not isinstance(name, str) or not name or secure_filename(name) != name:
+        raise InputError("say which import to undo: the file name the upload answered with")
+    store = CalendarStore(get_store().db)
+    removed = store.import_events([], f"import:{name}").removed
+    return jsonify(removed=removed, message=f"Removed {removed} event(s) imported from {name}.")

@@ -418,7 +418,18 @@ async function upload(file) {
         for (const r of result.refused) list.append(el("li", { text: `${r.item}: ${r.reason}` }));
         parts.push(list);
       }
-      status.replaceChildren(...parts);
+      const undo = el("button", { type: "button", text: `Undo import of ${result.name}` });
+      undo.addEventListener("click", async () => {
+        undo.disabled = true;
+        try {
+          const { message } = await api("/api/imports/undo", { method: "POST", json: { name: result.name } });
+          status.replaceChildren(el("p", { class: "undone", text: message }));
+          loadWeek();
+        } catch (error) {
+          showError(error.message);
+        }
+      });
+      status.replaceChildren(...parts, undo);
       loadWeek();
     } else {
       const thread = $("thread");
