@@ -10,6 +10,7 @@ the app's one generation slot, so its progress and Stop can be seen however fast
 from __future__ import annotations
 
 import threading
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -313,3 +314,61 @@ def test_undo_import_names_a_file_and_nothing_else(app: Flask) -> None:
             "/api/imports/undo", json={"name": name}, headers={"X-CSRF-Token": token}
         )
         assert answer.status_code == 400, name
+
+
+# --- the page as it looks: stored references, compared with a tolerance ---------------------
+SCREENS = Path(__file__).resolve().parent / "data" / "screens"
+PIXEL_STEP = 16  # a channel differing by more than this counts (anti-aliasing differs less)
+MAX_CHANGED = 0.005  # share of pixels that may differ: hinting and rounding vary a little
+
+
+def _changed(shot: bytes, reference: Path) -> float:
+    """Share of pixels that differ visibly between a screenshot and its reference."""
+    import io
+
+    from PIL import Image, ImageChops
+
+    new = Image.open(io.BytesIO(shot)).convert("RGB")
+    old = Image.open(reference).convert("RGB")
+    if new.size != old.size:
+        return 1.0
+    red, green, blue = ImageChops.difference(new, old).split()
+    most = ImageChops.lighter(ImageChops.lighter(red, green), blue)  # the largest channel's change
+    return sum(most.histogram()[PIXEL_STEP + 1 :]) / (new.width * new.height)
+
+
+@pytest.mark.parametrize(
+    ("name", "width", "height", "scheme"),
+    [("phone-dark", 390, 844, "dark"), ("desktop-light", 1280, 800, "light")],
+)
+def test_the_new_page_looks_as_it_did(
+    browser: Browser, server: str, name: str, width: int, height: int, scheme: str
+) -> None:
+    """A fresh page against its reference; VEIL_UPDATE_SCREENS=1 rewrites the references."""
+    import os
+
+    context = browser.new_context(
+        viewport={"width": width, "height": height}, color_scheme=scheme,
+        timezone_id="Europe/Berlin", locale="en-GB",
+    )  # fmt: skip
+    page = context.new_page()
+    page.clock.set_fixed_time("2026-11-23T09:00:00+01:00")  # the week strip's dates
+    for _ in range(600):  # the parts load first, so no "Getting ready" note is drawn
+        if page.request.get(server + "/healthz").json().get("ready"):
+            break
+        time.sleep(0.1)
+    page.goto(server)
+    page.wait_for_selector("body[data-ready]")
+    shot = page.screenshot(animations="disabled", caret="hide")
+    context.close()
+    reference = SCREENS / f"{name}.png"
+    if os.environ.get("VEIL_UPDATE_SCREENS") == "1":
+        SCREENS.mkdir(parents=True, exist_ok=True)
+        reference.write_bytes(shot)
+    assert reference.exists(), f"no reference {reference}: run with VEIL_UPDATE_SCREENS=1"
+    changed = _changed(shot, reference)
+    if changed > MAX_CHANGED:
+        failed = SCREENS.parent.parent.parent / "test-artifacts" / "screens"
+        failed.mkdir(parents=True, exist_ok=True)
+        (failed / f"{name}.png").write_bytes(shot)
+    assert changed <= MAX_CHANGED, f"{name}: {changed:.1%} of pixels changed (see test-artifacts)"
