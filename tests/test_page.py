@@ -116,6 +116,7 @@ def test_a_new_chat_fits_every_width_and_hides_its_actions(watched: Watched) -> 
     page.set_viewport_size({"width": 390, "height": 844})
     ask = page.get_by_role("button", name="Ask").bounding_box()
     assert ask and ask["x"] >= 0 and ask["x"] + ask["width"] <= 390, ask
+    assert not _serious(page)
 
 
 def test_a_turn_reads_as_a_chat_and_fits_with_its_cards(watched: Watched) -> None:
