@@ -373,3 +373,25 @@ def test_the_new_page_looks_as_it_did(
         failed.mkdir(parents=True, exist_ok=True)
         (failed / f"{name}.png").write_bytes(shot)
     assert changed <= MAX_CHANGED, f"{name}: {changed:.1%} of pixels changed (see test-artifacts)"
+
+
+def test_stop_is_refused_once_a_turn_writes_and_for_a_finished_turn(app: Flask) -> None:
+    from web.turns import LiveTurn, StopError
+
+    runner = app.extensions["turns"]
+    reading = LiveTurn(1, "s")
+    runner._check_stop(reading, {"stage": "step", "tool": "find_free_slots", "status": "running"})
+    assert reading.request_stop()  # reading the calendar: Stop still lands
+    with pytest.raises(StopError):
+        runner._check_stop(reading, {"stage": "reply", "status": "running"})
+    writing = LiveTurn(2, "s")
+    runner._check_stop(writing, {"stage": "step", "tool": "create_event", "status": "running"})
+    assert not writing.request_stop()  # the event is being written: the turn finishes
+    runner._check_stop(writing, {"stage": "reply", "status": "running"})  # and is not cut
+    moving = LiveTurn(3, "s")  # a follow-up's move is no registered tool, and writes
+    runner._check_stop(moving, {"stage": "step", "tool": "move_event", "status": "running"})
+    assert not moving.request_stop()
+
+    client = app.test_client()
+    token = client.get("/api/csrf").get_json()["token"]
+    assert client.post("/api/turns/999/stop", headers={"X-CSRF-Token": token}).status_code == 404
