@@ -20,7 +20,7 @@ import tempfile
 import time
 import urllib.request
 
-from bench.common import median, write_table
+from bench.common import median, run_notes, write_table
 from bench.serve import ROOT, _free_port
 
 TURNS = 3
@@ -193,6 +193,7 @@ def main() -> None:
             "gzipped), first paint 144-172 ms. First contentful paint: "
             f"{paint:.0f} ms (median of {PAINT_LOADS} fresh loads in headless Chromium, "
             "1280×800, rules-only server on loopback).",
+            *run_notes(None),
         ],
     )
 

@@ -395,3 +395,21 @@ def test_stop_is_refused_once_a_turn_writes_and_for_a_finished_turn(app: Flask) 
     client = app.test_client()
     token = client.get("/api/csrf").get_json()["token"]
     assert client.post("/api/turns/999/stop", headers={"X-CSRF-Token": token}).status_code == 404
+
+
+def test_a_listener_that_raises_leaves_the_line_free() -> None:
+    """A turn stopped while its place is being reported must not keep its ticket: the next
+    turn would wait behind it forever."""
+    from web.generation import GenerationQueue
+
+    queue = GenerationQueue(wait_limit=5)
+
+    def stopped(_place: int) -> None:
+        raise RuntimeError("stopped")
+
+    with queue.slot():
+        with pytest.raises(RuntimeError):
+            with queue.slot(stopped):
+                pass
+    with queue.slot():  # free at once, no ticket left ahead of it
+        pass

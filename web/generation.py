@@ -44,7 +44,12 @@ class GenerationQueue:
             while self._running is not None or self._waiting[0] is not ticket:
                 place = self._waiting.index(ticket) + 1
                 if on_wait and place != told:
-                    on_wait(place)
+                    try:
+                        on_wait(place)
+                    except BaseException:  # a stopped turn's listener: leave the line first
+                        self._waiting.remove(ticket)
+                        self._changed.notify_all()
+                        raise
                     told = place
                 remaining = deadline - time.monotonic()
                 if remaining <= 0:
