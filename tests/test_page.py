@@ -245,6 +245,7 @@ def _bundle(status: str, detail: str) -> dict[str, Any]:
         "2026-11-27 20:00 is not stated; the user's input has no date and clock time",
         "'Today 9:41' is in the past (now is 2026-11-28 10:00)",
         "'at 8' could mean 08:00 or 20:00",
+        "'9am my time' is in a time zone the input does not name",
         "'Sat 28 Nov' is not a time the user's input states (it states 'Today 9:41')",
     ],
 )

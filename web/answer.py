@@ -10,6 +10,8 @@ from collections.abc import Callable
 from datetime import datetime
 from typing import Any
 
+from tools.calendar.gate import COULD_MEAN, ZONE_UNSAID
+
 Register = Callable[[str, str, str], str]  # (path, type, label) -> file id
 
 _REASONS = {
@@ -55,10 +57,10 @@ def _conflict(conflict: dict[str, Any]) -> dict[str, str]:
 # A blocked card says why in the user's words; the gate's own reason (dates, quoted mention
 # text, "the user's input") stays in the trace for whoever wants it.
 _BLOCKED = (
-    ("in the past", "Not added: that time has already passed."),
-    ("could mean", "Not added yet: the time can be read more than one way; answer the question "
+    (" is in the past ", "Not added: that time has already passed."),
+    (COULD_MEAN, "Not added yet: the time can be read more than one way; answer the question "
      "above and Veil adds it."),
-    ("zone", "Not added yet: the time was said without saying whose time zone; tell me the "
+    (ZONE_UNSAID, "Not added yet: the time was said without saying whose time zone; tell me the "
      "zone or the time in yours."),
 )  # fmt: skip
 
