@@ -1,6 +1,6 @@
 """Veil's benchmarks: `python -m bench` runs them all; `python -m bench.NAME` runs one."""
 
-# The benchmark modules, in the order `make bench` runs them and the README shows them.
+# The benchmark modules, in the order `make bench` runs them and docs/benchmarks.md shows them.
 BENCHMARKS = (
     "model",
     "cli",

@@ -334,12 +334,12 @@ def write_table(figures: dict[str, Any], summary: dict[str, Any]) -> str:
     text = "\n".join(lines) + "\n"
     RESULTS.mkdir(exist_ok=True)
     (RESULTS / "training.md").write_text(text, encoding="utf-8")
-    readme = ROOT / "README.md"
+    readme = ROOT / "docs" / "training.md"  # the README keeps only headline figures
     start, end = "<!-- training:start -->", "<!-- training:end -->"
     current = readme.read_text(encoding="utf-8")
     if start in current and end in current:
         head, rest = current.split(start, 1)
-        body = text.replace("### ", "#### ", 1)
+        body = text.replace("### ", "## ", 1)
         readme.write_text(f"{head}{start}\n{body}{end}{rest.split(end, 1)[1]}", "utf-8")
     return text
 

@@ -22,6 +22,7 @@ from tools import worker
 from tools.errors import ToolError
 from tools.ocr import OCR_MEMORY_MB, ScreenshotReader
 from tools.worker import WorkerPool
+from web.compress import compress
 from web.db import close_store
 from web.errors import StartupError
 from web.generation import BusyError, GenerationQueue
@@ -148,8 +149,9 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
     from web.files import files
     from web.sessions import sessions
     from web.uploads import uploads
+    from web.week import week
 
-    for blueprint in (chat, sessions, files, uploads, caldav):
+    for blueprint in (chat, sessions, files, uploads, caldav, week):
         app.register_blueprint(blueprint)
     app.before_request(check_host)  # first: a foreign name learns nothing, not even a token
     app.before_request(check_token)  # then: without the access token, no page, no CSRF token
@@ -157,6 +159,7 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
     app.before_request(check_csrf)
     app.after_request(remember_token)
     app.after_request(_secure_headers)
+    app.after_request(compress)
     app.teardown_appcontext(close_store)
     _register_errors(app)
     return app

@@ -10,12 +10,15 @@ from collections.abc import Callable
 from datetime import datetime
 from typing import Any
 
+from tools.calendar.gate import COULD_MEAN, ZONE_UNSAID
+
 Register = Callable[[str, str, str], str]  # (path, type, label) -> file id
 
 _REASONS = {
     "created": "The time was stated in your message and the calendar check passed.",
     "proposed": "No exact time was stated: this is a free slot to confirm, nothing is booked.",
-    "blocked": "The scheduling gate refused it.",
+    "blocked": "Not added: Veil could not find this time stated and agreed in a message, so "
+    "it booked nothing. Tell me the time to add it.",
     "updated": "Moved as you asked: same event, new time; the .ics replaces the earlier one.",
     "cancelled": "Cancelled as you asked: the .ics removes it from your calendar.",
 }
@@ -51,9 +54,21 @@ def _conflict(conflict: dict[str, Any]) -> dict[str, str]:
     }
 
 
+# A blocked card says why in the user's words; the gate's own reason (dates, quoted mention
+# text, "the user's input") stays in the trace for whoever wants it.
+_BLOCKED = (
+    (" is in the past ", "Not added: that time has already passed."),
+    (COULD_MEAN, "Not added yet: the time can be read more than one way; answer the question "
+     "above and Veil adds it."),
+    (ZONE_UNSAID, "Not added yet: the time was said without saying whose time zone; tell me the "
+     "zone or the time in yours."),
+)  # fmt: skip
+
+
 def _reason(event: dict[str, Any], blocked_details: list[str]) -> str:
-    if event["status"] == "blocked" and blocked_details:
-        return "Blocked: " + "; ".join(blocked_details)
+    if event["status"] == "blocked":
+        said = " ".join(blocked_details)
+        return next((text for cue, text in _BLOCKED if cue in said), _REASONS["blocked"])
     if event["status"] == "created" and event.get("conflicts"):
         return "Created at the time you stated, but it overlaps other events."
     return _REASONS.get(event["status"], "")

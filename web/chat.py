@@ -114,6 +114,12 @@ def index() -> str:
     return render_template("index.html", model=_assistant().gateway.description, csrf=csrf_token())
 
 
+@chat.get("/favicon.ico")
+def favicon() -> Response:
+    """The page links its SVG icon; tools that guess /favicon.ico get it too, not a 404."""
+    return current_app.send_static_file("favicon.svg")
+
+
 @chat.get("/healthz")
 def health() -> Any:
     """Liveness for scripts and benchmarks; `ready` once the background load has ended and
@@ -188,6 +194,15 @@ def rerun_turn(turn_id: int) -> Any:
     )
 
 
+@chat.post("/api/turns/<int:turn_id>/stop")
+def stop_turn(turn_id: int) -> Any:
+    """Stop a running turn at its next stage, unless it has begun to save (then it finishes)."""
+    get_store().get_turn(turn_id)  # 404 for a turn that never was
+    live = _runner().get(turn_id)
+    stopping = live.request_stop() if live is not None else False
+    return jsonify(stopping=stopping)
+
+
 @chat.get("/api/turns/<int:turn_id>")
 def turn_status(turn_id: int) -> Any:
     """A turn's state: running, done (with the answer), error (with the message), interrupted."""
@@ -203,6 +218,8 @@ def turn_payload(turn_id: int) -> dict[str, Any]:
         status = "running"
     elif outcome is None:
         status = stored.status  # running in a dead process: "interrupted"
+    elif outcome.get("stopped"):
+        status = "stopped"
     else:
         status = "error" if "error" in outcome else "done"
     events = live.events if live else [step["detail"] for step in stored.steps]

@@ -17,6 +17,10 @@ class BusyError(Exception):
     """The wait for the model passed the limit."""
 
 
+class LeftQueueError(Exception):
+    """The turn was stopped while it waited in line."""
+
+
 class GenerationQueue:
     """A fair lock: tickets run in arrival order, one at a time."""
 
@@ -27,8 +31,11 @@ class GenerationQueue:
         self._running: object | None = None
 
     @contextmanager
-    def slot(self, on_wait: Callable[[int], None] | None = None) -> Iterator[None]:
-        """Hold the generation slot; `on_wait(position)` hears each change while queued."""
+    def slot(
+        self, on_wait: Callable[[int], None] | None = None, stop: threading.Event | None = None
+    ) -> Iterator[None]:
+        """Hold the generation slot; `on_wait(position)` hears each change while queued, and a
+        set `stop` leaves the line (LeftQueueError) within a quarter of a second."""
         ticket = object()
         deadline = time.monotonic() + self.wait_limit
         with self._changed:
@@ -37,7 +44,12 @@ class GenerationQueue:
             while self._running is not None or self._waiting[0] is not ticket:
                 place = self._waiting.index(ticket) + 1
                 if on_wait and place != told:
-                    on_wait(place)
+                    try:
+                        on_wait(place)
+                    except BaseException:  # a stopped turn's listener: leave the line first
+                        self._waiting.remove(ticket)
+                        self._changed.notify_all()
+                        raise
                     told = place
                 remaining = deadline - time.monotonic()
                 if remaining <= 0:
@@ -47,7 +59,11 @@ class GenerationQueue:
                         f"Veil is busy with other requests and this one waited more than "
                         f"{self.wait_limit:.0f} s; try again in a moment."
                     )
-                self._changed.wait(remaining)
+                if stop is not None and stop.is_set():
+                    self._waiting.remove(ticket)
+                    self._changed.notify_all()
+                    raise LeftQueueError("stopped while waiting in line")
+                self._changed.wait(remaining if stop is None else min(remaining, 0.25))
             self._waiting.pop(0)
             self._running = ticket
         try:

@@ -28,7 +28,7 @@ from privacy import EntityMap, PrivacyError
 from tools.errors import ToolError
 from web.answer import answer_view
 from web.db import open_store
-from web.generation import BusyError, GenerationQueue
+from web.generation import BusyError, GenerationQueue, LeftQueueError
 from web.warmup import Warmup
 
 log = logging.getLogger(__name__)
@@ -40,9 +40,14 @@ CRASH_MESSAGE = (
     "stopped; nothing was changed. Remove unusual characters from the request or thread and "
     "try again."
 )
+STOPPED_MESSAGE = "You stopped this turn before Veil saved anything; nothing was added."
 # Exits that must keep going up once the turn is marked: the process is stopping.
 FATAL = (KeyboardInterrupt, SystemExit)
 T = TypeVar("T")
+
+
+class StopError(Exception):
+    """The user pressed Stop, and the turn had not begun to write: it ends here, clean."""
 
 
 class CrashError(Exception):
@@ -73,6 +78,16 @@ class LiveTurn:
     events: list[dict[str, Any]] = field(default_factory=list)
     outcome: dict[str, Any] | None = None
     changed: threading.Condition = field(default_factory=threading.Condition)
+    stop: threading.Event = field(default_factory=threading.Event)
+    writing: bool = False  # a write step began: Stop is too late, the turn runs to its end
+
+    def request_stop(self) -> bool:
+        """Ask the turn to end at its next stage; False when it is writing or has ended."""
+        with self.changed:
+            if self.writing or self.outcome is not None:
+                return False
+            self.stop.set()
+            return True
 
     def emit(self, event: dict[str, Any]) -> dict[str, Any]:
         """Add one trace event (numbered, timed) and wake the streams."""
@@ -152,6 +167,8 @@ class TurnRunner:
             store = open_store(self.data_dir)
             outcome = self._answer(live, turn, store)
             status = "done"
+        except (StopError, LeftQueueError):
+            outcome = {"error": STOPPED_MESSAGE, "status": 409, "stopped": True}
         except BusyError as error:
             outcome = {"error": str(error), "status": 503}
         except InputError as error:
@@ -182,6 +199,9 @@ class TurnRunner:
         entity_map = EntityMap()
 
         def emit(event: dict[str, Any]) -> None:
+            # Stop is honoured at each stage until a write step is about to run: the turn then
+            # ends before any event, file or draft exists (the wait in line ends at once too).
+            self._check_stop(live, event)
             shown = live.emit(
                 {k: entity_map.restore(v) if isinstance(v, str) else v for k, v in event.items()}
             )
@@ -194,7 +214,9 @@ class TurnRunner:
         if self.warmup is not None and not self.warmup.ready:
             emit({"stage": "warming", "status": "waiting"})  # queued, never refused
             self.warmup.wait()
-        with self.queue.slot(lambda place: emit({"stage": "queue", "position": place})):
+        with self.queue.slot(
+            lambda place: emit({"stage": "queue", "position": place}), stop=live.stop
+        ):
             entity_map = store.load_map(live.session_id)  # the trace restores names with it
             audit_from = self._audit_count(live.session_id)
             bundle = answer_in_session(
@@ -205,6 +227,19 @@ class TurnRunner:
         outcome = turn_outcome(bundle, turn, store, self.data_dir, audit=span)
         close_turn(store, turn, bundle)
         return outcome
+
+    def _check_stop(self, live: LiveTurn, event: dict[str, Any]) -> None:
+        """Raise StopError if Stop was pressed; mark the turn writing before a write step."""
+        if event.get("stage") == "done":
+            return  # the work is over (a direct answer may have kept a fact): let it show
+        with live.changed:
+            writes = event.get("stage") in ("step", "import") and event.get("status") == "running"
+            if writes and event.get("stage") == "step":
+                tool = self.assistant.registry.get(str(event.get("tool")))
+                writes = tool is None or tool.writes  # a follow-up's move or cancel writes
+            if live.stop.is_set() and not live.writing:
+                raise StopError
+            live.writing = live.writing or writes
 
     def _end(
         self, store: MemoryStore | None, turn_id: int, outcome: dict[str, Any], status: str

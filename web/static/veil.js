@@ -1,6 +1,5 @@
 // Veil's page: sessions, turns with a live trace (Server-Sent Events), answers, uploads.
-// Plain DOM code, no build step; every element is made with textContent, never innerHTML,
-// so text from a thread can never become markup.
+// Plain DOM, no build step; elements get textContent, never innerHTML (thread text stays text).
 "use strict";
 
 const csrf = document.querySelector('meta[name="csrf-token"]').content;
@@ -9,7 +8,17 @@ const form = $("ask");
 const conversation = $("conversation");
 let session = new URLSearchParams(location.hash.slice(1)).get("s");
 
+let running = null; // the turn this page is waiting for: {id, view}
 $("tz").value = Intl.DateTimeFormat().resolvedOptions().timeZone || "UTC";
+// The zone picker searches the browser's IANA list, filled on first use.
+$("tz").addEventListener("focus", () => {
+  const list = $("zones");
+  if (list.childElementCount || !Intl.supportedValuesOf) return;
+  // ICU lists a few zones by old names (Asia/Calcutta): add today's too.
+  const zones = new Set([...Intl.supportedValuesOf("timeZone"), "Asia/Kolkata", "Europe/Kyiv",
+    "Asia/Ho_Chi_Minh", "Asia/Kathmandu", "Asia/Yangon", "America/Nuuk", "Pacific/Kanton"]);
+  list.append(...[...zones].sort().map((zone) => el("option", { value: zone })));
+}, { once: true });
 
 function el(tag, attrs = {}, ...children) {
   const node = document.createElement(tag);
@@ -55,6 +64,7 @@ async function openSession(id) {
   session = id;
   location.hash = id ? `s=${id}` : "";
   conversation.replaceChildren();
+  proposals = [];
   if (id) {
     try {
       const { turns } = await api(`/api/sessions/${id}`);
@@ -69,23 +79,39 @@ async function openSession(id) {
       location.hash = "";
     }
   }
-  await loadSessions();
+  await Promise.all([loadSessions(), loadWeek()]);
   $("request").focus();
   document.body.dataset.ready = "1";
 }
 
+// Actions show only for a saved chat; a failure is said on the page, never left uncaught.
+function sessionAction(id, work) {
+  $(id).addEventListener("click", async () => {
+    if (!session) return;
+    try {
+      await work();
+    } catch (error) {
+      showError(error.message);
+    }
+  });
+}
+
+function showError(message) {
+  $("upload-status").replaceChildren(el("p", { class: "error", role: "alert", text: message }));
+}
+
 $("new-session").addEventListener("click", () => openSession(null));
-$("rename-session").addEventListener("click", async () => {
+sessionAction("rename-session", async () => {
   const title = prompt("New name for this chat:", $("session-title").textContent);
   if (title) await api(`/api/sessions/${session}/rename`, { method: "POST", json: { title } });
   await loadSessions();
 });
-$("forget-session").addEventListener("click", async () => {
+sessionAction("forget-session", async () => {
   if (!confirm("Forget this chat's messages, files and names? The chat stays in the list.")) return;
   await api(`/api/sessions/${session}/forget`, { method: "POST", json: {} });
   await openSession(session);
 });
-$("delete-session").addEventListener("click", async () => {
+sessionAction("delete-session", async () => {
   if (!confirm("Delete this chat and everything Veil remembers from it?")) return;
   await api(`/api/sessions/${session}/delete`, { method: "POST", json: {} });
   await openSession(null);
@@ -101,27 +127,35 @@ function turnView(id, said) {
   const article = el("article", { class: "turn", id: `turn-${id}`, "aria-label": "Turn" },
     el("p", { class: "said", text: said }), trace, answer);
   conversation.append(article);
+  article.scrollIntoView({ block: "end" });
   return { id, article, list, count, answer, trace };
 }
 
+// Stages as a person would say them: the trace lists them, the progress line shows the last.
 const STAGES = {
-  queued: "Waiting for the model", warming: "Waiting for Veil to finish loading",
-  redact: "Replacing names with placeholders",
-  times: "Finding the times you stated", import: "Importing the calendar",
-  reply: "Writing the reply", done: "Done",
+  queued: "Waiting to start", warming: "Waiting for Veil to finish loading",
+  redact: "Reading the thread", times: "Finding the times you stated", link: "Reading the thread",
+  plan: "Planning", import: "Importing the calendar", reply: "Writing the reply", done: "Done",
 };
+const TOOLS = { create_event: "Adding the event", create_reminder: "Adding the reminder",
+  draft_reply: "Drafting the e-mail", move_event: "Moving the event", cancel_event: "Cancelling the event" };
+
+function doing(event) {
+  if (event.stage === "queue") return `In line behind another turn: position ${event.position}`;
+  if (event.stage === "step")
+    return TOOLS[event.tool] || (/event|slot|conflict/.test(event.tool) ? "Checking your calendar" : "Working");
+  return event.stage === "done" ? "" : STAGES[event.stage];
+}
 
 function describe(event) {
-  if (event.stage === "queue") return `In line: position ${event.position}`;
   if (event.stage === "plan" && event.status === "ok")
     return `Plan (${event.planner}): ${(event.steps || []).join(" → ")}`;
-  if (event.stage === "plan") return "Planning";
   if (event.stage === "step") {
     const mark = { running: "▶", ok: "✓", failed: "✗", blocked: "⛔" }[event.status] || "";
     return `${mark} ${event.tool}${event.status === "running" ? "…" : ` ${event.status}`}` +
       (event.detail ? ` — ${event.detail}` : "");
   }
-  return STAGES[event.stage] || `${event.stage} ${event.status || ""}`;
+  return doing(event) || STAGES[event.stage] || `${event.stage} ${event.status || ""}`;
 }
 
 function addTrace(view, event) {
@@ -129,9 +163,44 @@ function addTrace(view, event) {
   view.list.append(el("li", { class: `trace-event ${event.status || ""}`, "data-stage": event.stage },
     `${describe(event)} `, el("span", { class: "meta", text: `+${seconds} s` })));
   view.count.textContent = String(view.list.children.length);
+  if (running && running.view === view && doing(event) && !running.stopping)
+    $("stage").textContent = `${doing(event)}…`;
 }
 
+// While a turn runs: the stage and a spinner, Ask disabled, Stop (or Esc) ends it cleanly.
+function setRunning(turn) {
+  running = turn;
+  $("send").disabled = Boolean(turn);
+  $("stop").hidden = !turn;
+  $("stop").disabled = false;
+  $("progress").hidden = !turn;
+  if (turn) $("stage").textContent = "Starting…";
+}
+
+async function stop() {
+  if (!running || running.stopping) return;
+  const turn = running;
+  turn.stopping = true;
+  $("stop").disabled = true;
+  $("stage").textContent = "Stopping…";
+  try {
+    const { stopping } = await api(`/api/turns/${turn.id}/stop`, { method: "POST", json: {} });
+    if (!stopping && running === turn) $("stage").textContent = "Too late to stop: Veil is saving, almost done…";
+  } catch (error) {
+    showError(error.message);
+  }
+}
+
+$("stop").addEventListener("click", stop);
+document.addEventListener("keydown", (key) => { if (key.key === "Escape" && running) stop(); });
+$("request").addEventListener("keydown", (key) => {
+  if (key.key !== "Enter" || key.shiftKey || key.isComposing) return;
+  key.preventDefault();
+  form.requestSubmit();
+});
+
 function follow(view, id) {
+  setRunning({ id, view });
   const source = new EventSource(`/api/turns/${id}/events`);
   let seen = view.list.children.length;
   source.addEventListener("trace", (message) => {
@@ -140,7 +209,16 @@ function follow(view, id) {
   });
   source.addEventListener("end", async () => {
     source.close();
-    showOutcome(view, await api(`/api/turns/${id}`));
+    try {
+      const turn = await api(`/api/turns/${id}`);
+      showOutcome(view, turn);
+      view.shows = turn.answer?.events[0]?.start;
+    } catch (error) {
+      view.answer.replaceChildren(el("p", { class: "error", role: "alert", text: error.message }));
+    }
+    if (running && running.id === id) setRunning(null);
+    view.article.scrollIntoView({ block: "end" });
+    loadWeek(view.shows);
   });
 }
 
@@ -150,6 +228,7 @@ form.addEventListener("submit", async (submit) => {
 });
 
 async function ask(request, thread) {
+  if (running) return;
   const said = [request, thread].filter((part) => part.trim()).join("\n\n");
   try {
     const started = await api("/api/turns", {
@@ -164,7 +243,7 @@ async function ask(request, thread) {
     $("ocr-note").hidden = true;
     follow(turnView(started.turn, said), started.turn);
   } catch (error) {
-    $("upload-status").replaceChildren(el("p", { class: "error", role: "alert", text: error.message }));
+    showError(error.message);
   }
 }
 
@@ -190,11 +269,17 @@ function showOutcome(view, turn) {
       rerun);
     return;
   }
+  if (turn.status === "stopped") {
+    view.answer.replaceChildren(el("p", { class: "stopped meta", text: turn.error }));
+    return;
+  }
   if (turn.error || !turn.answer) {
     view.answer.replaceChildren(el("p", { class: "error", role: "alert", text: turn.error || "No answer." }));
     return;
   }
   const answer = turn.answer;
+  const proposed = answer.events.filter((e) => e.status === "proposed");
+  proposals = proposed.map((e, i) => ({ title: e.title, start: e.start, answer: answer.slots[i]?.answer }));
   const parts = [el("p", { class: "reply", text: answer.reply })];
   if (answer.question) parts.push(el("p", { class: "question", text: answer.question }));
   if (answer.slots.length) {
@@ -261,6 +346,62 @@ function modelSaw(id) {
   return panel;
 }
 
+// ---------------------------------------------------------------- the week strip
+// Seven days of the calendar (imported and created events, conflicts marked) and the last
+// answer's proposals, which book with a click; redrawn after every turn and import.
+let weekStart = null; // the strip's first day, YYYY-MM-DD in the user's zone
+let proposals = [];
+
+function shiftDay(day, days) {
+  const [y, m, d] = day.split("-").map(Number);
+  return new Date(Date.UTC(y, m - 1, d + days)).toISOString().slice(0, 10);
+}
+
+async function loadWeek(showing) {
+  const tz = $("tz").value;
+  try {
+    weekStart ||= new Intl.DateTimeFormat("en-CA", { timeZone: tz }).format(new Date());
+    const day = showing && showing.slice(0, 10);
+    if (day && (day < weekStart || day >= shiftDay(weekStart, 7))) weekStart = day;
+    const { events, more } = await api(`/api/week?start=${weekStart}&tz=${encodeURIComponent(tz)}`);
+    drawWeek(events, more);
+  } catch (error) {
+    $("week-days").replaceChildren(el("li", { class: "meta", text: error.message }));
+  }
+}
+
+function drawWeek(events, more) {
+  const items = [...events.map((e) => ({ ...e, status: e.kind })),
+    ...proposals.map((p) => ({ ...p, status: "proposed" }))];
+  const days = [];
+  for (let i = 0; i < 7; i++) {
+    const day = shiftDay(weekStart, i);
+    const list = el("ul");
+    for (const item of items.filter((e) => e.start.slice(0, 10) === day).sort((a, b) => a.start < b.start ? -1 : 1)) {
+      const text = `${item.all_day ? "all day" : item.start.slice(11, 16)} ${item.title}`;
+      const chip = el("li", { class: `chip ${item.status}${item.conflict ? " clash" : ""}` });
+      if (item.answer) {
+        const choose = el("button", { type: "button", text, "aria-label": `Choose ${text}` });
+        choose.addEventListener("click", () => ask(item.answer, ""));
+        chip.append(choose, " (proposed)");
+      } else chip.append(text);
+      if (item.conflict) chip.append(" ", el("span", { class: "badge conflict", text: "conflict" }));
+      list.append(chip);
+    }
+    const name = new Date(`${day}T12:00Z`).toLocaleDateString(undefined,
+      { weekday: "short", day: "numeric", month: "short", timeZone: "UTC" });
+    days.push(el("li", { class: list.childElementCount ? "day" : "day empty" }, el("strong", { text: name }), list));
+  }
+  if (!items.some((e) => e.start.slice(0, 10) >= weekStart && e.start.slice(0, 10) < shiftDay(weekStart, 7)))
+    days.push(el("li", { class: "meta", text: "Nothing in these seven days yet." }));
+  if (more) days.push(el("li", { class: "meta", text: "More events than fit here." }));
+  $("week-days").replaceChildren(...days);
+}
+
+$("week-prev").addEventListener("click", () => { weekStart = shiftDay(weekStart, -7); loadWeek(); });
+$("week-next").addEventListener("click", () => { weekStart = shiftDay(weekStart, 7); loadWeek(); });
+$("tz").addEventListener("change", () => { weekStart = null; loadWeek(); });
+
 // ---------------------------------------------------------------- uploads
 async function upload(file) {
   const status = $("upload-status");
@@ -277,7 +418,19 @@ async function upload(file) {
         for (const r of result.refused) list.append(el("li", { text: `${r.item}: ${r.reason}` }));
         parts.push(list);
       }
-      status.replaceChildren(...parts);
+      const undo = el("button", { type: "button", text: `Undo import of ${result.name}` });
+      undo.addEventListener("click", async () => {
+        undo.disabled = true;
+        try {
+          const { message } = await api("/api/imports/undo", { method: "POST", json: { name: result.name } });
+          status.replaceChildren(el("p", { class: "undone", text: message }));
+          loadWeek();
+        } catch (error) {
+          showError(error.message);
+        }
+      });
+      status.replaceChildren(...parts, undo);
+      loadWeek();
     } else {
       const thread = $("thread");
       thread.value = (thread.value.trim() ? `${thread.value.trim()}\n` : "") + result.text;
