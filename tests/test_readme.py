@@ -15,7 +15,7 @@ ROOT = Path(__file__).resolve().parent.parent
 README = (ROOT / "README.md").read_text(encoding="utf-8")
 # Pages the parallel CalDAV (issue 41) and hostile-content (issue 40) work adds; the README
 # points at them already. Drop a name from here once its page is merged.
-PENDING_PAGES = {"docs/caldav.md", "docs/mcp.md", "docs/hostile.md"}
+PENDING_PAGES = {"docs/mcp.md"}
 
 
 def _subparsers(parser: argparse.ArgumentParser) -> dict[str, argparse.ArgumentParser]:
@@ -34,8 +34,10 @@ def _commands(text: str) -> list[tuple[str, list[str]]]:
     continued with a backslash counting as one."""
     joined = re.sub(r"\\\n\s*", " ", text)
     found = []
-    for match in re.finditer(r"run\.py(?: (?P<sub>[a-z]+))?(?P<rest>[^\n`|#]*)", joined):
-        found.append((match["sub"] or "", re.findall(r"(?<![\w-])--[a-z][a-z-]*", match["rest"])))
+    for match in re.finditer(r"run\.py(?P<subs>(?: [a-z]+)*)(?P<rest>[^\n`|#]*)", joined):
+        found.append(
+            (match["subs"].strip(), re.findall(r"(?<![\w-])--[a-z][a-z-]*", match["rest"]))
+        )
     return found
 
 
@@ -46,20 +48,29 @@ def _make_targets() -> set[str]:
 
 def test_every_run_py_subcommand_and_its_flags_exist() -> None:
     parser = run.build_parser()
-    subs = _subparsers(parser)
     commands = _commands(README)
     assert commands, "the README shows no run.py command"
-    for sub, flags in commands:
-        # `run.py` alone is the page; a word after it must be a real subcommand.
-        assert not sub or sub in subs, f"README: run.py has no subcommand {sub!r}"
-        known = _flags(subs[sub]) if sub in subs else _flags(parser)
+    for words, flags in commands:
+        # `run.py` alone is the page; a word after it must be a real subcommand, and a word
+        # after that one of its own subcommands where it has them ("calendar connect").
+        command, sub, subs = parser, "", _subparsers(parser)
+        for word in words.split():
+            if not subs and command is not parser:
+                break  # a positional argument, not a subcommand
+            assert word in subs, f"README: run.py {sub} has no subcommand {word!r}"
+            command, sub = subs[word], f"{sub} {word}".strip()
+            subs = _subparsers(command)
+        known = _flags(command)
         for flag in flags:
             assert flag in known, f"README: run.py {sub} {flag} is not a flag of that command"
 
 
+def _all_parsers(parser: argparse.ArgumentParser) -> list[argparse.ArgumentParser]:
+    return [parser, *(p for sub in _subparsers(parser).values() for p in _all_parsers(sub))]
+
+
 def test_every_flag_the_readme_names_exists_somewhere() -> None:
-    parser = run.build_parser()
-    known = _flags(parser).union(*(_flags(p) for p in _subparsers(parser).values()))
+    known = set().union(*(_flags(p) for p in _all_parsers(run.build_parser())))
     named = set(re.findall(r"(?<![\w-])--[a-z][a-z-]*", README))
     assert named, "the README names no flag"
     assert not named - known, f"flags in the README that run.py lacks: {named - known}"
