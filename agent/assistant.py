@@ -36,7 +36,12 @@ from agent.extraction import ProposedEvent, RuleLinker, candidates, link_with_mo
 from agent.followup import carry_out, find_follow_up
 from agent.gateway import ModelGateway
 from agent.intent import asks_to_act, intent_by_rules
-from agent.memory_answers import carry_out_memory, describe_contact, find_memory_act
+from agent.memory_answers import (
+    answer_from_recall,
+    carry_out_memory,
+    describe_contact,
+    find_memory_act,
+)
 from agent.model import ChatModel, Message
 from agent.planner import PlanInput, Planner
 from agent.prompts import load_prompt
@@ -59,6 +64,7 @@ from tools.calendar.ics import import_ics
 from tools.calendar.slots import MEAL_DURATIONS
 from tools.calendar.times import TimeMention, TimeParser
 from tools.registry import builtin_registry
+from understanding.acts import read_act
 
 logger = logging.getLogger(__name__)
 
@@ -466,6 +472,12 @@ class Assistant:
         )
         if question is not None:
             return answer_calendar_question(question, store=store, now=turn.now, tz=turn.tz)
+        if (
+            not turn.thread.strip()
+            and memory.fact_count()
+            and read_act(turn.request, "request").act == "recall"
+        ):
+            return answer_from_recall(self._recall(turn.request, RECALL_K, memory))
         return None
 
     def _out_dir(self, turn: Turn) -> Path:

@@ -1,10 +1,13 @@
 """Questions about the user's own calendar, answered by code from the store.
 
 "what's on thursday?", "am I free thursday afternoon?", "when is lunch with sam?": the answer
-is a read of the local calendar, so no model is asked and nothing is created. The window comes
-from the request's time words (TimeParser mentions, in the user's zone); with none, the next 7
-days. Every time is shown in the user's zone with the zone named; an event kept in another zone
-says its own wall time too.
+is a read of the local calendar, so no model is asked and nothing is created. The phrases of
+requests.toml say which kind of answer a request wants (free time, a listing, when something
+is); a request in words they do not hold ("how does friday look?") is a calendar question when
+the act model (understanding.acts) reads it as one, and gets the listing. The window comes from
+the request's time words (TimeParser mentions, in the user's zone); with none, the next 7 days.
+Every time is shown in the user's zone with the zone named; an event kept in another zone says
+its own wall time too.
 """
 
 from __future__ import annotations
@@ -19,6 +22,7 @@ from memory.calendar import CalendarStore
 from memory.event import CalendarEvent, local_midnight, zone
 from tools.calendar.slots import Schedule, WorkingHours
 from tools.calendar.times import TimeMention
+from understanding.acts import read_act
 
 DEFAULT_DAYS = 7
 MAX_LISTED = 12
@@ -60,10 +64,12 @@ def find_calendar_question(
         None,
     )
     if found is None:
-        return None
+        if read_act(request, "request").act != "calendar_question":
+            return None
+        found = ("list", None)
     kind, hit = found
     said = [m for m in mentions if m.source == "request" and m.value is not None]
-    if kind == "when":
+    if kind == "when" and hit is not None:
         words = tuple(w for w in hit.object_words if len(w) >= 3)
         if not words or said:
             return None  # "when is good for you on friday" is no event's name

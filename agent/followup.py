@@ -1,12 +1,17 @@
 """Follow-ups in a chat: "cancel it", "actually make it 8:30", "move it to Friday", and an
 answer to Veil's own proposal ("make it 20:30" after "dinner sometime next week").
 
-A chat has state, and code decides what a follow-up means, never the model. A follow-up is
-recognised only in a chat, with nothing pasted, and only when the request's words (its act, its
-times and fillers aside; lang/data/acts.toml) all name the event meant:
-- after a turn that proposed a time, a request stating a clock time answers that proposal: the
-  proposed event is created at the stated time (the day the proposal's unless said);
-- otherwise a cancel or move act acts on the chat's last created event, if it is still ahead.
+A chat has state, and code decides what a follow-up changes, never the language model. What the
+request does is read by the learned act model (understanding.acts), in any wording and language
+it was fitted on; a reading under its act's fitted threshold is no follow-up. A follow-up is
+recognised only in a chat, with nothing pasted, and only when it is about the event meant: the
+activities it names all name that event, or it points back at it ("that", "it"), or it says
+little else (at most MAX_UNNAMED_WORDS words that are neither filler nor time):
+- after a turn that proposed a time, a request stating a clock time answers that proposal (the
+  proposed event is created at the stated time, the day the proposal's unless said), unless the
+  model reads it as something else entirely (a cancel, a question, a draft, a memory act);
+- otherwise a cancel act (or the user's decline of their own event), or a move act with a new
+  time or shift, acts on the chat's last created event, if it is still ahead.
 New times come only from the request (tools/calendar/gate.moved_start); a reading with two
 answers is a question. The calendar keeps one event per UID: a move rewrites it with SEQUENCE
 + 1 and a new .ics, a cancel removes it and writes a METHOD:CANCEL .ics.
@@ -22,18 +27,29 @@ from typing import Any, Literal
 
 from agent.bundle import BundleEvent, BundleFile, PlanItem, StepOutcome, TurnBundle, in_zone
 from agent.calendar_answers import event_time
-from agent.extraction.cue import MOVE_RE, calls_off
 from lang import data
+from lang.activities import ACTIVITY_RE
 from memory.calendar import CalendarStore
 from memory.errors import StoreError
 from memory.event import CalendarEvent
+from privacy.entity_map import PLACEHOLDER_RE
 from tools.calendar.gate import moved_start
 from tools.calendar.ics import export_event
 from tools.calendar.slots import Schedule
 from tools.calendar.times import TimeMention
+from understanding.acts import read_act
 
 _WORD_RE = re.compile(r"[^\W\d_][\w'’-]*")
 _FILLER = data.words("acts", "filler")
+_POINTERS = data.words("acts", "event_pointers")
+# A follow-up that names no activity and points at nothing may say this many other words
+# ("push to friday", "cancel pls"); "cancel my newsletter subscription" says more.
+MAX_UNNAMED_WORDS = 1
+# Acts that are no answer to a proposal, whatever time they state.
+_NOT_ANSWERS = frozenset(
+    {"cancel", "decline", "calendar_question", "ask_availability", "draft", "remember",
+     "recall", "forget"}
+)  # fmt: skip
 
 
 @dataclass(frozen=True)
@@ -64,7 +80,9 @@ def find_follow_up(
     if not session or thread.strip():
         return None
     said = [m for m in mentions if m.source == "request" and m.value is not None]
-    cancel, move = calls_off(request), MOVE_RE.search(request)
+    # "push it back an hour", "30 min earlier": a shift by an amount is a new time too
+    shifts = [m for m in mentions if m.source == "request" and m.shift is not None]
+    act = read_act(request, "request").act
     if pending is not None:
         # A proposal's clock was Veil's suggestion (a meal default), so only a clock time
         # answers it. An event refused for words read two ways ("at 8", "next thursday") had
@@ -73,16 +91,20 @@ def find_follow_up(
         own = pending.get("status") == "blocked"
         if proposal is None or not any(m.has_clock_time or (own and m.all_day) for m in said):
             return None
-        return FollowUp("answer", proposal) if _about(request, proposal, [move], said) else None
+        if act in _NOT_ANSWERS or not _about(request, proposal, said):
+            return None
+        return FollowUp("answer", proposal)
     event = store.latest_of_chat(session)
     if event is None or event.end <= now:
         return None
-    # "push it back an hour", "30 min earlier": a move by an amount is a move act in itself
-    shifts = [m for m in mentions if m.source == "request" and m.shift is not None]
-    act = "cancel" if cancel and not said else "move" if (move and said) or shifts else None
-    if act is None or not _about(request, event, [cancel, move], [*said, *shifts]):
+    follow: Literal["cancel", "move"] | None = None
+    if act in ("cancel", "decline") and not said:
+        follow = "cancel"  # the user declining their own chat's event calls it off
+    elif act in ("move", "counter") and (said or shifts):
+        follow = "move"
+    if follow is None or not _about(request, event, [*said, *shifts]):
         return None
-    return FollowUp(act, event)
+    return FollowUp(follow, event)
 
 
 def _proposal(pending: dict[str, Any], *, tz: str, session: str) -> CalendarEvent | None:
@@ -101,21 +123,30 @@ def _proposal(pending: dict[str, Any], *, tz: str, session: str) -> CalendarEven
         return None
 
 
-def _about(
-    request: str, event: CalendarEvent, acts: list[re.Match[str] | None], said: list[TimeMention]
-) -> bool:
-    """Whether the request's words, besides its act, its times and fillers, all name `event`."""
-    spans = [(m.start(), m.end()) for m in acts if m] + [(m.start, m.end) for m in said]
-    title = {w.casefold() for w in _WORD_RE.findall(event.title)}
-    for word in _WORD_RE.finditer(request):
-        if any(s <= word.start() < e for s, e in spans):
-            continue
-        low = word.group().casefold()
-        if low in _FILLER or len(low) < 3:
-            continue
-        if not any(t.startswith(low[:4]) or low.startswith(t[:4]) for t in title if len(t) >= 3):
-            return False
-    return True
+def _about(request: str, event: CalendarEvent, said: list[TimeMention]) -> bool:
+    """Whether the request is about `event`: every activity it names names the event, and it
+    names one, points back at the chat's event, or says little else besides filler and times."""
+    title = [w.casefold() for w in _WORD_RE.findall(event.title) if len(w) >= 3]
+    named = [m.group().casefold() for m in ACTIVITY_RE.finditer(request)]
+    if named:
+        return all(_names(word, title) for word in named)
+    # a person's placeholder is who, not what: blanked to its own length, so spans still fit
+    spans = [(m.start, m.end) for m in said]
+    blanked = PLACEHOLDER_RE.sub(lambda m: " " * len(m.group()), request)
+    words = [
+        w.group().casefold()
+        for w in _WORD_RE.finditer(blanked)
+        if not any(s <= w.start() < e for s, e in spans)
+    ]
+    if any(w in _POINTERS for w in words):
+        return True
+    other = [w for w in words if w not in _FILLER and len(w) >= 3 and not _names(w, title)]
+    return len(other) <= MAX_UNNAMED_WORDS
+
+
+def _names(word: str, title: list[str]) -> bool:
+    """Whether `word` names a word of the title, allowing for endings ("dinners", "Dinner")."""
+    return any(t.startswith(word[:4]) or word.startswith(t[:4]) for t in title)
 
 
 def carry_out(

@@ -142,6 +142,18 @@ def carry_out_memory(
                    f"{len(contacts)} contact(s), {len(facts)} fact(s) deleted")  # fmt: skip
 
 
+def answer_from_recall(facts: list[str]) -> TurnBundle:
+    """A question about something remembered, asked in words no phrase of requests.toml holds
+    ("what's Sam allergic to again?"): the act model read it as a recall, and the nearest
+    remembered sentences in meaning answer it, quoted as the user said them."""
+    if not facts:
+        return _bundle("I have nothing remembered that answers that.", "memory_recall", "ok",
+                       "nothing found")  # fmt: skip
+    quoted = " ".join(f"“{fact}”" for fact in facts[:MAX_QUOTED])
+    return _bundle(f"Closest to that, you told me: {quoted}", "memory_recall", "ok",
+                   f"{len(facts[:MAX_QUOTED])} fact(s) nearest in meaning")  # fmt: skip
+
+
 def _bundle(reply: str, tool: str, status: str, detail: str) -> TurnBundle:
     return TurnBundle(
         reply=reply,

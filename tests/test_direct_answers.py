@@ -47,6 +47,11 @@ def _mentions(request: str) -> list:
         ("when's the standup", "when"),
         ("was habe ich morgen?", "list"),
         ("suis-je libre jeudi ?", "free"),
+        # in words no phrase holds: the act model reads them as calendar questions
+        ("what does friday look like?", "list"),
+        ("how's my thursday looking", "list"),
+        ("wie sieht mein Freitag aus?", "list"),
+        ("¿qué tengo el viernes?", "list"),
         # must not fire
         ("lunch with sam friday at 1pm", None),
         ("email sam when is good for lunch", None),
@@ -207,6 +212,21 @@ def test_a_calendar_question_in_a_chat_creates_nothing(
     assert "Lunch with sam, Fri 27 Nov, 13:00–14:00 (Europe/Berlin)" in answer.reply
     assert not answer.events and not answer.files and answer.question is None
     assert CalendarStore(Database(chat[0].data_dir / "veil.db")).count() == before
+
+
+@pytest.mark.parametrize(
+    "question",
+    ["what was it Priya can't eat again?", "remind me what Priya is allergic to", "Priya allergy?"],
+)
+def test_a_question_about_a_remembered_fact_in_any_words_quotes_it(
+    chat: tuple[Assistant, MemoryStore], question: str
+) -> None:
+    session = chat[1].create_session("notes").id
+    say(chat, session, "remember that Priya is allergic to peanuts")
+    say(chat, session, "remember that the office wifi password is on the fridge")
+    answer = say(chat, session, question)
+    assert "Priya is allergic to peanuts" in answer.reply
+    assert not answer.events and not answer.files
 
 
 def test_a_conflict_kept_in_another_zone_is_shown_in_the_users(tmp_path: Path) -> None:

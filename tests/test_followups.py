@@ -113,6 +113,32 @@ def test_follow_ups_that_must_not_change_the_event(
         assert answer.question and "08:00 or 20:00" in answer.question
 
 
+@pytest.mark.parametrize(
+    ("request_text", "status", "start"),
+    [
+        ("can we push that to 3pm instead?", "updated", "2026-12-03T15:00"),
+        ("hmm shift it to 2:30pm pls", "updated", "2026-12-03T14:30"),
+        ("lunch needs to move to friday dec 4", "updated", "2026-12-04T13:00"),
+        ("scrap lunch, something came up", "cancelled", None),
+        ("forget lunch", "cancelled", None),
+        ("something came up, can't make it", "cancelled", None),
+        ("verschieb das bitte auf 15 Uhr", "updated", "2026-12-03T15:00"),
+        ("annule ça, j'ai un empêchement", "cancelled", None),
+        ("cancela eso por favor", "cancelled", None),
+    ],
+)
+def test_follow_ups_in_a_persons_own_words(
+    chat: tuple[Assistant, MemoryStore], request_text: str, status: str, start: str | None
+) -> None:
+    session = chat[1].create_session("lunch").id
+    made = say(chat, session, "lunch with Karthik Rao thursday next week at 1")
+    [event] = say(chat, session, request_text).events
+    assert event.status == status and event.uid == made.events[0].uid
+    if start is not None:
+        assert event.start.startswith(start)
+    assert "Instead" not in event.title and event.title == made.events[0].title
+
+
 def test_another_chat_or_a_pasted_thread_is_not_a_follow_up(
     chat: tuple[Assistant, MemoryStore],
 ) -> None:

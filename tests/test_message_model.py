@@ -192,9 +192,19 @@ def test_a_timed_divider_stamps_the_bubbles_of_a_screenshot() -> None:
 
 
 # Each package's rank in DESIGN.md's "Layers" (imports point down only); memory sits under
-# the tools that read and write it; run.py, the entry point, may start the web app. training/
-# is the offline loop over the agent, like bench/.
-_RANK = {"lang": 0, "privacy": 1, "memory": 2, "tools": 3, "agent": 4, "web": 5, "run": 6}
+# the tools that read and write it; understanding (what messages mean) sits between the tools
+# and the agent; run.py, the entry point, may start the web app. training/ is the offline loop
+# over the agent, like bench/.
+_RANK = {
+    "lang": 0,
+    "privacy": 1,
+    "memory": 2,
+    "tools": 3,
+    "understanding": 3.5,
+    "agent": 4,
+    "web": 5,
+    "run": 6,
+}
 
 
 def _veil_imports(path: Path) -> set[str]:

@@ -1,0 +1,180 @@
+"""What a message does: one learned act model for every message, the typed request included.
+
+A request, or a message of a thread, is read as one of `ACTS` (propose, accept, counter, decline,
+cancel, move, ...) by a linear model over two kinds of features: hashed word and character
+n-grams, which carry the wording of any language the model was fitted on without a word list
+here (digits are folded to one sign so "7pm" and "19:30" are the same shape), and the sentence
+vector of the shipped MiniLM encoder (memory/encoder.py), which carries meaning across wordings
+the fit never saw ("something came up" near "can't make it"). The weights are fitted by
+`training/act_model.py` on third-party dialogue corpora and generated scenarios, and ship in
+`understanding/models/acts.npz` with their manifest (`acts.json`: data, commit, seed, figures).
+
+The model proposes what a message does; code around it decides what may happen. A reading
+below its act's threshold (fitted by cross-validation, stored in the manifest) counts as
+`other`, so an unsure reading never moves or cancels anything.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import re
+import unicodedata
+import zlib
+from dataclasses import dataclass
+from importlib import resources
+from typing import Literal
+
+import numpy as np
+
+from memory.encoder import OnnxEncoder
+
+Act = Literal[
+    "propose",
+    "accept",
+    "counter",
+    "decline",
+    "cancel",
+    "move",
+    "confirm",
+    "ask_availability",
+    "calendar_question",
+    "schedule",
+    "remember",
+    "recall",
+    "forget",
+    "draft",
+    "inform",
+    "other",
+]
+ACTS: tuple[Act, ...] = Act.__args__  # type: ignore[attr-defined]
+Context = Literal["request", "thread"]
+
+BUCKETS = 1 << 20
+CHAR_NGRAMS = (2, 5)
+_TOKEN_RE = re.compile(r"\w+|[?!]", re.UNICODE)
+_DIGITS_RE = re.compile(r"\d")
+
+
+def normalise(text: str) -> str:
+    """NFKC, case folded, digits as one sign, accents kept: what every feature reads."""
+    return _DIGITS_RE.sub("0", unicodedata.normalize("NFKC", text).casefold())
+
+
+def _bucket(feature: str) -> int:
+    return zlib.crc32(feature.encode("utf-8")) & (BUCKETS - 1)
+
+
+def feature_names(text: str, context: str) -> list[str]:
+    """The named features of one message: words, word pairs, character n-grams of each word,
+    its first and last words, and the same first words joined with the context (a request's
+    "move it" and a thread's "move it" can differ)."""
+    tokens = _TOKEN_RE.findall(normalise(text))[:200]
+    names = [f"ctx={context}"]
+    if not tokens:
+        return [*names, "empty"]
+    names += [f"w={t}" for t in tokens]
+    names += [f"b={a}_{b}" for a, b in zip(tokens, tokens[1:], strict=False)]
+    low, high = CHAR_NGRAMS
+    for token in tokens:
+        padded = f" {token} "
+        for n in range(low, high + 1):
+            names += [f"c={padded[i : i + n]}" for i in range(len(padded) - n + 1)]
+    names += [f"first={tokens[0]}", f"last={tokens[-1]}", f"{context}:first={tokens[0]}"]
+    if len(tokens) > 1:
+        names.append(f"{context}:first2={tokens[0]}_{tokens[1]}")
+    names.append(f"len={min(len(tokens), 12) // 3}")
+    return names
+
+
+def featurise(text: str, context: str) -> tuple[np.ndarray, np.ndarray]:
+    """Hashed feature buckets and their weights (log counts, L2-normalised)."""
+    counts: dict[int, int] = {}
+    for name in feature_names(text, context):
+        bucket = _bucket(name)
+        counts[bucket] = counts.get(bucket, 0) + 1
+    index = np.fromiter(counts, dtype=np.int64, count=len(counts))
+    value = 1.0 + np.log(np.fromiter(counts.values(), dtype=np.float64, count=len(counts)))
+    return index, value / np.linalg.norm(value)
+
+
+@functools.cache
+def _encoder() -> OnnxEncoder:
+    return OnnxEncoder()
+
+
+def embed(texts: list[str]) -> np.ndarray:
+    """Sentence vectors (unit length, 384 wide) of the shipped MiniLM encoder."""
+    return _encoder().encode(texts)
+
+
+@dataclass(frozen=True)
+class ActReading:
+    """What one message does, with the model's probability for it and for every act."""
+
+    act: Act
+    score: float
+    scores: dict[str, float]
+
+    def is_(self, *acts: str) -> bool:
+        return self.act in acts
+
+
+class ActModel:
+    """The shipped weights: a row of class weights per used feature bucket."""
+
+    def __init__(
+        self,
+        labels: tuple[str, ...],
+        buckets: np.ndarray,
+        weights: np.ndarray,
+        bias: np.ndarray,
+        thresholds: dict[str, float],
+        dense: np.ndarray | None = None,
+    ) -> None:
+        self.labels = labels
+        self.buckets = buckets
+        self.weights = weights.astype(np.float32)
+        self.bias = bias.astype(np.float32)
+        self.thresholds = thresholds
+        self.dense = dense.astype(np.float32) if dense is not None else None
+
+    @classmethod
+    def load(cls) -> ActModel:
+        folder = resources.files("understanding").joinpath("models")
+        with folder.joinpath("acts.npz").open("rb") as handle, np.load(handle) as arrays:
+            buckets, weights, bias = arrays["buckets"], arrays["weights"], arrays["bias"]
+            dense = arrays["dense"] if "dense" in arrays.files else None
+        manifest = json.loads(folder.joinpath("acts.json").read_text(encoding="utf-8"))
+        labels, thresholds = tuple(manifest["labels"]), manifest["thresholds"]
+        return cls(labels, buckets, weights, bias, thresholds, dense)
+
+    def probabilities(self, text: str, context: str) -> np.ndarray:
+        index, value = featurise(text, context)
+        rows = np.searchsorted(self.buckets, index)
+        rows = np.minimum(rows, len(self.buckets) - 1)
+        known = self.buckets[rows] == index
+        logits = self.bias + value[known] @ self.weights[rows[known]]
+        if self.dense is not None:
+            logits = logits + embed([text])[0] @ self.dense
+        logits = np.exp(logits - logits.max())
+        return logits / logits.sum()
+
+    def read(self, text: str, context: Context = "request") -> ActReading:
+        """The act of one message; below its threshold the reading is `other`."""
+        probabilities = self.probabilities(text, context)
+        scores = {label: float(p) for label, p in zip(self.labels, probabilities, strict=True)}
+        best = self.labels[int(probabilities.argmax())]
+        act = best if scores[best] >= self.thresholds.get(best, 0.0) else "other"
+        return ActReading(act, scores[best], scores)  # type: ignore[arg-type]
+
+
+@functools.cache
+def model() -> ActModel:
+    """The shipped act model, loaded once per process."""
+    return ActModel.load()
+
+
+def read_act(text: str, context: Context = "request") -> ActReading:
+    """What `text` does, read by the shipped act model."""
+    return model().read(text, context)
