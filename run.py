@@ -3,6 +3,7 @@
 python run.py                     start the chat page on http://127.0.0.1:5000
 python run.py ask [...] "request" one turn; --json prints the turn bundle
 python run.py redact [--json] FILE|-
+python run.py mcp [...]           an MCP server on stdio (docs/mcp.md)
 """
 
 from __future__ import annotations
@@ -121,6 +122,13 @@ def build_parser() -> argparse.ArgumentParser:
         "--session",
         help="continue the chat of this name or id (the page's chats too); new if none has it",
     )
+
+    mcp = sub.add_parser("mcp", help="serve Veil's tools over the Model Context Protocol (stdio)")
+    _add_model_flags(mcp)
+    mcp.add_argument("--now", help="a fixed ISO 8601 time for every call (default: the clock)")
+    mcp.add_argument("--tz", help="IANA zone (default: this machine's)")
+    mcp.add_argument("--calendar", help="your calendar as an .ics file, imported at start")
+    mcp.add_argument("--audit", help="JSONL file that receives every model call")
 
     redact = sub.add_parser("redact", help="run the privacy layer alone")
     redact.add_argument("file", help="a text file, or - for standard input")
@@ -252,6 +260,31 @@ def ask(args: argparse.Namespace) -> None:
             print(bundle.question)
 
 
+def mcp(args: argparse.Namespace) -> None:
+    """Serve the MCP tools on stdin/stdout until the client closes them."""
+    from agent.assistant import build_assistant, local_zone_name, parse_now, parse_zone
+    from memory.paths import secure_data_dir
+    from web.mcp_server import McpConfig, serve_stdio
+
+    data_dir = secure_data_dir(_data_dir(args))
+    tz = args.tz or os.environ.get("TZ") or local_zone_name()
+    zone = parse_zone(tz)
+    assistant = build_assistant(
+        audit_path=args.audit,
+        data_dir=data_dir,
+        mail_dir=args.mail_dir or os.environ.get("VEIL_MAIL_DIR"),
+        docs_dir=args.docs_dir or os.environ.get("VEIL_DOCS_DIR"),
+        **_model_choice(args),
+    )
+    assistant.gateway.check()  # a model that cannot load fails now, not at the first call
+    config = McpConfig(
+        tz=tz,
+        now=parse_now(args.now, zone) if args.now else None,
+        calendar=Path(args.calendar) if args.calendar else None,
+    )
+    serve_stdio(assistant, config)
+
+
 def _ask_in_session(assistant: Any, turn: Any, name: str, data_dir: Path, **calendar: Any) -> Any:
     """One turn of a stored chat (the page's store): its history and name map carry over."""
     import sqlite_utils
@@ -332,7 +365,7 @@ def main(argv: list[str] | None = None) -> int:
     """Dispatch; known failures become one line on stderr and exit code 2."""
     logging.basicConfig(level=os.environ.get("VEIL_LOG_LEVEL", "WARNING"))
     given = list(sys.argv[1:] if argv is None else argv)
-    if not given or given[0] not in ("serve", "ask", "redact", "-h", "--help"):
+    if not given or given[0] not in ("serve", "ask", "redact", "mcp", "-h", "--help"):
         given.insert(0, "serve")  # `run.py --no-llm` means `run.py serve --no-llm`
     args = build_parser().parse_args(given)
     command = args.command
@@ -342,7 +375,7 @@ def main(argv: list[str] | None = None) -> int:
     from tools.errors import ToolError
 
     try:
-        code = {"serve": serve, "ask": ask, "redact": redact}[command](args)
+        code = {"serve": serve, "ask": ask, "redact": redact, "mcp": mcp}[command](args)
     except (AgentError, ToolError, PrivacyError, StoreError, OSError, UnicodeError) as error:
         print(f"veil: {error}", file=sys.stderr)
         return 2
