@@ -45,6 +45,7 @@ from privacy.redactor import Redactor
 from tools.calendar.slots import MEAL_TIMES
 from tools.calendar.tools import MAX_DAYS
 from tools.errors import ToolError
+from web.warmup import Warmup
 
 logger = logging.getLogger(__name__)
 
@@ -94,9 +95,25 @@ def _veil_errors() -> tuple[type[BaseException], ...]:
     return (AgentError, ToolError, PrivacyError, StoreError, ValueError, UnicodeError, OSError)
 
 
-def _run(work: Callable[[], T], lock: threading.Lock) -> T:
-    """Run one call alone (the assistant's parts are not shared between threads) and turn
-    Veil's refusals into MCP tool errors with their own message."""
+class _Gate:
+    """Calls run one at a time (the assistant's parts are not shared between threads), and
+    only after the background warm-up ended, so none races it to load the model."""
+
+    def __init__(self, warmup: Warmup | None) -> None:
+        self.warmup = warmup
+        self.lock = threading.Lock()
+
+    def __enter__(self) -> None:
+        if self.warmup is not None:
+            self.warmup.wait()
+        self.lock.acquire()
+
+    def __exit__(self, *exc: object) -> None:
+        self.lock.release()
+
+
+def _run(work: Callable[[], T], lock: _Gate) -> T:
+    """Run one call alone and turn Veil's refusals into MCP tool errors with their message."""
     with lock:
         try:
             return work()
@@ -144,11 +161,16 @@ def read_draft(bundle: TurnBundle) -> dict[str, Any] | None:
     }
 
 
-def build_server(assistant: Assistant, config: McpConfig) -> MCPServer:
-    """The MCP server over `assistant`: six tools and the calendar's coming events."""
+def build_server(
+    assistant: Assistant, config: McpConfig, warmup: Warmup | None = None
+) -> MCPServer:
+    """The MCP server over `assistant`: six tools and the calendar's coming events.
+
+    With a `warmup`, each call waits until it has loaded what a first turn needs.
+    """
     ZoneInfo(config.tz)  # an unknown zone fails here, at start-up, not at the first call
     server: MCPServer = MCPServer("veil", instructions=INSTRUCTIONS, log_level="WARNING")
-    lock = threading.Lock()
+    lock = _Gate(warmup)
 
     def clock() -> datetime:
         return config.now or datetime.now(ZoneInfo(config.tz))
@@ -293,7 +315,11 @@ def build_server(assistant: Assistant, config: McpConfig) -> MCPServer:
 
 
 def serve_stdio(assistant: Assistant, config: McpConfig) -> None:
-    """Import the calendar file, if any, then answer MCP requests on stdin/stdout until EOF."""
+    """Import the calendar file, if any, then answer MCP requests on stdin/stdout until EOF.
+
+    spaCy, Duckling and the model load on a thread while the client initializes, as the page
+    does (web/warmup.py): a session's first call does not pay for them when it comes later.
+    """
     if config.calendar is not None:
         from lang.text import clean_bytes
 
@@ -305,4 +331,6 @@ def serve_stdio(assistant: Assistant, config: McpConfig) -> None:
             tz=config.tz,
         )
         logger.info("%s", said)
-    build_server(assistant, config).run("stdio")
+    warmup = Warmup(assistant)
+    warmup.start()
+    build_server(assistant, config, warmup).run("stdio")
