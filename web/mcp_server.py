@@ -22,8 +22,10 @@ from __future__ import annotations
 import email
 import json
 import logging
+import queue
 import threading
 from collections.abc import Callable
+from concurrent.futures import Future
 from dataclasses import dataclass
 from datetime import datetime
 from email import policy
@@ -45,7 +47,6 @@ from privacy.redactor import Redactor
 from tools.calendar.slots import MEAL_TIMES
 from tools.calendar.tools import MAX_DAYS
 from tools.errors import ToolError
-from web.warmup import Warmup
 
 logger = logging.getLogger(__name__)
 
@@ -95,42 +96,67 @@ def _veil_errors() -> tuple[type[BaseException], ...]:
     return (AgentError, ToolError, PrivacyError, StoreError, ValueError, UnicodeError, OSError)
 
 
-class _Gate:
-    """Calls run one at a time (the assistant's parts are not shared between threads), and
-    only after the background warm-up ended, so none races it to load the model."""
+class MainThreadWorker:
+    """Runs Veil's work on the process's main thread, one call at a time.
 
-    def __init__(self, warmup: Warmup | None) -> None:
-        self.warmup = warmup
-        self.lock = threading.Lock()
+    Measured here (2 cores): the assistant's warm-up took 7.8 s on the main thread and 88.6 s
+    on any other thread, and the first extract_events of a session 54-150 s when called from
+    the SDK's worker threads; llama.cpp evaluates far slower off the main thread. So the MCP
+    event loop runs on a thread of its own, and every call is handed to the main thread.
+    """
 
-    def __enter__(self) -> None:
-        if self.warmup is not None:
-            self.warmup.wait()
-        self.lock.acquire()
+    def __init__(self) -> None:
+        self._jobs: queue.Queue[tuple[Callable[[], Any], Future[Any]]] = queue.Queue()
 
-    def __exit__(self, *exc: object) -> None:
-        self.lock.release()
+    def __call__(self, work: Callable[[], T]) -> T:
+        """Queue `work` for the main thread and wait for its result (or its exception)."""
+        future: Future[T] = Future()
+        self._jobs.put((work, future))
+        return future.result()
+
+    def serve_until(self, done: threading.Event) -> None:
+        """On the main thread: run queued work until `done` is set and the queue is empty."""
+        while not (done.is_set() and self._jobs.empty()):
+            try:
+                work, future = self._jobs.get(timeout=0.1)
+            except queue.Empty:
+                continue
+            try:
+                future.set_result(work())
+            except BaseException as error:  # the caller's thread re-raises it and reports it
+                future.set_exception(error)
 
 
-def _run(work: Callable[[], T], lock: _Gate) -> T:
-    """Run one call alone and turn Veil's refusals into MCP tool errors with their message."""
-    with lock:
-        try:
-            return work()
-        except McpToolError:
-            raise
-        except _veil_errors() as error:
-            raise McpToolError(str(error)) from error
-        except (KeyboardInterrupt, SystemExit, GeneratorExit):
-            raise
-        except Exception:
-            raise  # a bug of ours: the SDK logs the traceback and answers a generic error
-        except BaseException as error:  # a native panic (pyo3's PanicException) is no Exception
-            logger.debug("native crash", exc_info=True)
-            raise McpToolError(
-                f"a native library crashed on this input ({type(error).__name__}); nothing was "
-                "saved. Remove unusual characters and try again."
-            ) from None
+_INLINE_LOCK = threading.Lock()
+
+
+def _inline(work: Callable[[], T]) -> T:
+    """Run `work` on the calling thread, one call at a time (a server built in-process)."""
+    with _INLINE_LOCK:
+        return work()
+
+
+Runner = Callable[[Callable[[], Any]], Any]
+
+
+def _run(work: Callable[[], T], runner: Runner) -> T:
+    """Run one call through `runner` and turn Veil's refusals into MCP tool errors."""
+    try:
+        return runner(work)  # type: ignore[no-any-return]
+    except McpToolError:
+        raise
+    except _veil_errors() as error:
+        raise McpToolError(str(error)) from error
+    except (KeyboardInterrupt, SystemExit, GeneratorExit):
+        raise
+    except Exception:
+        raise  # a bug of ours: the SDK logs the traceback and answers a generic error
+    except BaseException as error:  # a native panic (pyo3's PanicException) is no Exception
+        logger.debug("native crash", exc_info=True)
+        raise McpToolError(
+            f"a native library crashed on this input ({type(error).__name__}); nothing was "
+            "saved. Remove unusual characters and try again."
+        ) from None
 
 
 def turn_result(bundle: TurnBundle) -> dict[str, Any]:
@@ -161,16 +187,14 @@ def read_draft(bundle: TurnBundle) -> dict[str, Any] | None:
     }
 
 
-def build_server(
-    assistant: Assistant, config: McpConfig, warmup: Warmup | None = None
-) -> MCPServer:
+def build_server(assistant: Assistant, config: McpConfig, runner: Runner = _inline) -> MCPServer:
     """The MCP server over `assistant`: six tools and the calendar's coming events.
 
-    With a `warmup`, each call waits until it has loaded what a first turn needs.
+    `runner` runs each call's work; `serve_stdio` passes the main-thread worker.
     """
     ZoneInfo(config.tz)  # an unknown zone fails here, at start-up, not at the first call
     server: MCPServer = MCPServer("veil", instructions=INSTRUCTIONS, log_level="WARNING")
-    lock = _Gate(warmup)
+    lock = runner
 
     def clock() -> datetime:
         return config.now or datetime.now(ZoneInfo(config.tz))
@@ -317,8 +341,9 @@ def build_server(
 def serve_stdio(assistant: Assistant, config: McpConfig) -> None:
     """Import the calendar file, if any, then answer MCP requests on stdin/stdout until EOF.
 
-    spaCy, Duckling and the model load on a thread while the client initializes, as the page
-    does (web/warmup.py): a session's first call does not pay for them when it comes later.
+    The event loop runs on a thread; the main thread first loads spaCy, Duckling and the
+    model (Assistant.warm_up, while the client initializes, as the page does), then runs each
+    call. A load that fails is logged; the call that needs the part reports it again.
     """
     if config.calendar is not None:
         from lang.text import clean_bytes
@@ -331,6 +356,21 @@ def serve_stdio(assistant: Assistant, config: McpConfig) -> None:
             tz=config.tz,
         )
         logger.info("%s", said)
-    warmup = Warmup(assistant)
-    warmup.start()
-    build_server(assistant, config, warmup).run("stdio")
+    worker = MainThreadWorker()
+    server = build_server(assistant, config, worker)
+    done = threading.Event()
+
+    def serve() -> None:
+        try:
+            server.run("stdio")
+        finally:
+            done.set()
+
+    threading.Thread(target=serve, name="veil-mcp-loop", daemon=True).start()
+    try:
+        assistant.warm_up()
+    except Exception as error:
+        logger.warning("warm-up failed: %s", error)
+    except BaseException as error:  # a native panic: the call that needs the part says so
+        logger.warning("warm-up crashed: %s", type(error).__name__)
+    worker.serve_until(done)
