@@ -99,10 +99,12 @@ def _veil_errors() -> tuple[type[BaseException], ...]:
 class MainThreadWorker:
     """Runs Veil's work on the process's main thread, one call at a time.
 
-    Measured here (2 cores): the assistant's warm-up took 7.8 s on the main thread and 88.6 s
-    on any other thread, and the first extract_events of a session 54-150 s when called from
-    the SDK's worker threads; llama.cpp evaluates far slower off the main thread. So the MCP
-    event loop runs on a thread of its own, and every call is handed to the main thread.
+    Measured here (2 cores, back to back): the assistant's warm-up took 7.8 s on the main
+    thread and 88.6 s on another thread, and a session's first embedded extract_events took
+    54-150 s from the SDK's worker threads against 8 s from the main thread. Why llama.cpp is
+    this much slower off the main thread here is not established (the page loads its model on
+    a thread in 3.6 s, bench/results/serve.md), so the server simply avoids it: the MCP event
+    loop runs on a thread of its own, and every call is handed to the main thread.
     """
 
     def __init__(self) -> None:
