@@ -308,3 +308,24 @@ def test_a_bad_zone_stops_the_server_at_start_with_one_line(tmp_path: Path) -> N
     assert done.stderr.strip().splitlines() == [
         "veil: unknown time zone 'Mars/Olympus'; use an IANA name like Europe/Berlin"
     ]
+
+
+def test_with_the_embedded_model_only_redacted_text_reaches_it(tmp_path: Path) -> None:
+    """extract_events runs a turn: the model (here the real embedded one) sees placeholders."""
+    audit = tmp_path / "audit.jsonl"
+    params = StdioServerParameters(
+        command=sys.executable,
+        args=[str(ROOT / "run.py"), "mcp", "--now", NOW, "--tz", TZ, "--audit", str(audit)],
+        env=server_env(tmp_path),
+        cwd=ROOT,
+    )
+    with (
+        start_blocking_portal() as portal,
+        portal.wrap_async_context_manager(open_session(params)) as session,
+    ):
+        answer = Client(portal, session).result("extract_events", {"thread": LUNCH})
+    assert [e["status"] for e in answer["events"]] == ["created"]
+    assert answer["planner"] == "model"
+    prompts = [json.loads(line)["prompt"] for line in audit.read_text().splitlines()]
+    assert any("<PERSON_1>" in json.dumps(prompt) for prompt in prompts)
+    assert "Sam Lee" not in audit.read_text()  # a venue ("Blue Bottle") is no PII; it stays
