@@ -127,6 +127,8 @@ class MainThreadWorker:
                 future.set_result(work())
             except BaseException as error:  # the caller's thread re-raises it and reports it
                 future.set_exception(error)
+                if isinstance(error, KeyboardInterrupt | SystemExit):
+                    raise  # Ctrl-C stops the server, not only the call it interrupted
 
 
 _INLINE_LOCK = threading.Lock()
@@ -371,6 +373,8 @@ def serve_stdio(assistant: Assistant, config: McpConfig) -> None:
     threading.Thread(target=serve, name="veil-mcp-loop", daemon=True).start()
     try:
         assistant.warm_up()
+    except (KeyboardInterrupt, SystemExit):
+        raise
     except Exception as error:
         logger.warning("warm-up failed: %s", error)
     except BaseException as error:  # a native panic: the call that needs the part says so
