@@ -4,6 +4,7 @@ python run.py                     start the chat page on http://127.0.0.1:5000
 python run.py ask [...] "request" one turn; --json prints the turn bundle
 python run.py redact [--json] FILE|-
 python run.py calendar connect URL --user NAME [--calendar NAME]...   your own CalDAV calendar
+python run.py mcp [...]           an MCP server on stdio (docs/mcp.md)
 """
 
 from __future__ import annotations
@@ -153,6 +154,13 @@ def build_parser() -> argparse.ArgumentParser:
     actions.add_parser("sync", help="refresh the cached copy now")
     actions.add_parser("status", help="the account, calendars and unsent writes")
     actions.add_parser("disconnect", help="forget the account, its password and its cache")
+
+    mcp = sub.add_parser("mcp", help="serve Veil's tools over the Model Context Protocol (stdio)")
+    _add_model_flags(mcp)
+    mcp.add_argument("--now", help="a fixed ISO 8601 time for every call (default: the clock)")
+    mcp.add_argument("--tz", help="IANA zone (default: this machine's)")
+    mcp.add_argument("--calendar", help="your calendar as an .ics file, imported at start")
+    mcp.add_argument("--audit", help="JSONL file that receives every model call")
 
     redact = sub.add_parser("redact", help="run the privacy layer alone")
     redact.add_argument("file", help="a text file, or - for standard input")
@@ -343,6 +351,31 @@ def calendar(args: argparse.Namespace) -> int:
     return 0
 
 
+def mcp(args: argparse.Namespace) -> None:
+    """Serve the MCP tools on stdin/stdout until the client closes them."""
+    from agent.assistant import build_assistant, local_zone_name, parse_now, parse_zone
+    from memory.paths import secure_data_dir
+    from web.mcp_server import McpConfig, serve_stdio
+
+    data_dir = secure_data_dir(_data_dir(args))
+    tz = args.tz or os.environ.get("TZ") or local_zone_name()
+    zone = parse_zone(tz)
+    assistant = build_assistant(
+        audit_path=args.audit,
+        data_dir=data_dir,
+        mail_dir=args.mail_dir or os.environ.get("VEIL_MAIL_DIR"),
+        docs_dir=args.docs_dir or os.environ.get("VEIL_DOCS_DIR"),
+        **_model_choice(args),
+    )
+    assistant.gateway.check()  # a model that cannot load fails now, not at the first call
+    config = McpConfig(
+        tz=tz,
+        now=parse_now(args.now, zone) if args.now else None,
+        calendar=Path(args.calendar) if args.calendar else None,
+    )
+    serve_stdio(assistant, config)
+
+
 def _ask_in_session(assistant: Any, turn: Any, name: str, data_dir: Path, **calendar: Any) -> Any:
     """One turn of a stored chat (the page's store): its history and name map carry over."""
     import sqlite_utils
@@ -425,7 +458,8 @@ def main(argv: list[str] | None = None) -> int:
     """Dispatch; known failures become one line on stderr and exit code 2."""
     logging.basicConfig(level=os.environ.get("VEIL_LOG_LEVEL", "WARNING"))
     given = list(sys.argv[1:] if argv is None else argv)
-    if not given or given[0] not in ("serve", "ask", "redact", "calendar", "-h", "--help"):
+    commands = ("serve", "ask", "redact", "calendar", "mcp", "-h", "--help")
+    if not given or given[0] not in commands:
         given.insert(0, "serve")  # `run.py --no-llm` means `run.py serve --no-llm`
     args = build_parser().parse_args(given)
     command = args.command
@@ -437,7 +471,8 @@ def main(argv: list[str] | None = None) -> int:
 
     known = (AgentError, ToolError, PrivacyError, StoreError, WebError, OSError, UnicodeError)
     try:
-        code = {"serve": serve, "ask": ask, "redact": redact, "calendar": calendar}[command](args)
+        commands_run = {"serve": serve, "ask": ask, "redact": redact, "calendar": calendar}
+        code = {**commands_run, "mcp": mcp}[command](args)
     except known as error:
         print(f"veil: {error}", file=sys.stderr)
         return 2

@@ -29,6 +29,7 @@ from agent.backends import model_cache_dir, select_model
 from agent.bundle import BundleEvent, BundleFile, PlanItem, StepOutcome, TurnBundle, in_zone
 from agent.calendar_answers import answer_calendar_question, find_calendar_question
 from agent.contacts import learn_contacts, name_roles
+from agent.direct_call import call_tool, grounding_mentions, heard_times
 from agent.drafting import draft_points, is_reply_only, reply_target
 from agent.errors import AgentError, InputError
 from agent.executor import EventOutcome, Executor, TurnState
@@ -53,13 +54,7 @@ from memory.store import Contact, MemoryStore
 from privacy import EntityMap, PrivacyGuard
 from privacy.entity_map import PLACEHOLDER_RE
 from privacy.redactor import Redactor
-from tools.base import ToolContext
-from tools.calendar.gate import (
-    drop_injected,
-    find_injections,
-    reported_times,
-    structured_blocks,
-)
+from tools.base import ToolContext, ToolResult
 from tools.calendar.ics import import_ics
 from tools.calendar.slots import MEAL_DURATIONS
 from tools.calendar.times import TimeMention, TimeParser
@@ -196,6 +191,35 @@ class Assistant:
         refused = f", {len(found.refused)} item(s) refused" if found.refused else ""
         return f"Imported {stored.stored} event(s) from {name}{refused}."
 
+    def call_tool(
+        self, name: str, args: dict[str, Any], *, now: datetime, tz: str, thread: str = ""
+    ) -> ToolResult:
+        """One calendar tool called directly (agent.direct_call), against this user's calendar.
+
+        `thread` is what a write is grounded in: it is redacted and its times read as a turn
+        reads them, so `create_event` lets through only a start the thread states.
+        """
+        parse_zone(tz)
+        thread = clean_text(thread)
+        if len(thread) > MAX_INPUT_CHARS:
+            raise InputError(
+                f"thread too long ({len(thread):,} characters; the limit is {MAX_INPUT_CHARS:,})"
+            )
+        db = sqlite_utils.Database(self.data_dir / "veil.db")
+        try:
+            contacts = MemoryStore(db).contact_names() if thread.strip() else []
+            mentions = grounding_mentions(thread, tz=tz, now=now, contacts=contacts)
+            context = ToolContext(
+                tz=tz,
+                now=now,
+                out_dir=self._out_dir(Turn(request="", now=now, tz=tz)),
+                calendar=CalendarStore(db),
+                mentions=mentions,
+            )
+            return call_tool(self.registry, name, args, context=context)
+        finally:
+            db.close()
+
     def ask(
         self,
         turn: Turn,
@@ -274,21 +298,9 @@ class Assistant:
                 )
             recall = self._recall_for(memory, request)
             guard = PrivacyGuard(entity_map, contacts)
-            injections = find_injections(thread)
             notify({"stage": "times", "status": "running"})
-            parser = TimeParser(tz=turn.tz, now=turn.now)
-            said = parser.parse_input(request, thread)
-            # Injected text, and a quote holding a time that a message reports, keep their
-            # length (offsets stay valid) but say nothing to the linker.
-            silenced = [
-                *injections,
-                *reported_times(thread, said),
-                *structured_blocks(thread, said),
-            ]
-            quiet = thread
-            for span in silenced:
-                quiet = quiet[: span.start] + " " * (span.end - span.start) + quiet[span.end :]
-            mentions = drop_injected(said, silenced, "thread")
+            heard = heard_times(TimeParser(tz=turn.tz, now=turn.now), request, thread)
+            mentions, quiet, injections = heard.mentions, heard.quiet, heard.injections
             follow = find_follow_up(
                 request, thread=thread, mentions=mentions, store=CalendarStore(db),
                 session=turn.session, now=turn.now,

@@ -5,6 +5,7 @@ BENCHMARKS = (
     "model",
     "cli",
     "serve",
+    "mcp",
     "privacy",
     "times",
     "ics",
