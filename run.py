@@ -471,8 +471,8 @@ def main(argv: list[str] | None = None) -> int:
 
     known = (AgentError, ToolError, PrivacyError, StoreError, WebError, OSError, UnicodeError)
     try:
-        commands_run = {"serve": serve, "ask": ask, "redact": redact, "calendar": calendar}
-        code = {**commands_run, "mcp": mcp}[command](args)
+        handlers = {"serve": serve, "ask": ask, "redact": redact, "calendar": calendar, "mcp": mcp}
+        code = handlers[command](args)
     except known as error:
         print(f"veil: {error}", file=sys.stderr)
         return 2
