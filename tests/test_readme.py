@@ -13,8 +13,6 @@ import run
 
 ROOT = Path(__file__).resolve().parent.parent
 README = (ROOT / "README.md").read_text(encoding="utf-8")
-# Pages the parallel CalDAV (issue 41) and hostile-content (issue 40) work adds; the README
-# points at them already. Drop a name from here once its page is merged.
 
 
 def _subparsers(parser: argparse.ArgumentParser) -> dict[str, argparse.ArgumentParser]:
