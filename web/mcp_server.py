@@ -68,6 +68,9 @@ Thread = Annotated[
         description="the pasted message thread, chat export or e-mail, as plain text",
     ),
 ]
+# Calling extract_events is itself the ask to add what the thread agreed; a thread pasted on the
+# page with no request only proposes (issue 40), since nobody asked for an event there.
+EXTRACT_REQUEST = "add this to my calendar"
 Request = Annotated[
     str,
     Field(max_length=2_000, description="what the user asked, e.g. 'add the lunch' (optional)"),
@@ -216,14 +219,14 @@ def build_server(assistant: Assistant, config: McpConfig, runner: Runner = _inli
         return {k: v for k, v in result.data.items() if not k.startswith("_")}
 
     @server.tool()
-    def extract_events(thread: Thread, request: Request = "") -> dict[str, Any]:
+    def extract_events(thread: Thread, request: Request = EXTRACT_REQUEST) -> dict[str, Any]:
         """Read a thread and decide what becomes an event; runs one whole Veil turn.
 
         Each event has a status: "created" (a start stated and agreed in the thread: stored
         in Veil's calendar, .ics written), "proposed" (a vague time: free slots offered),
         or "blocked" (a time the gate refused). `reasons` and `question` say why.
         """
-        return _run(lambda: turn_result(turn(thread, request)), lock)
+        return _run(lambda: turn_result(turn(thread, request or EXTRACT_REQUEST)), lock)
 
     @server.tool()
     def check_conflicts(start: When, end: When | None = None) -> dict[str, Any]:
