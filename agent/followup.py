@@ -9,7 +9,8 @@ activities it names all name that event, or it points back at it ("that", "it"),
 little else (at most MAX_UNNAMED_WORDS words that are neither filler nor time):
 - after a turn that proposed a time, a request stating a clock time answers that proposal (the
   proposed event is created at the stated time, the day the proposal's unless said), unless the
-  model reads it as something else entirely (a cancel, a question, a draft, a memory act);
+  model reads it as something else entirely (a cancel, a question, a draft, a memory act); after
+  Veil asked which of two readings was meant, a stated day or time is the pick;
 - otherwise a cancel act (or the user's decline of their own event), or a move act with a new
   time or shift, acts on the chat's last created event, if it is still ahead.
 New times come only from the request (tools/calendar/gate.moved_start); a reading with two
@@ -91,7 +92,9 @@ def find_follow_up(
         own = pending.get("status") == "blocked"
         if proposal is None or not any(m.has_clock_time or (own and m.all_day) for m in said):
             return None
-        if act in _NOT_ANSWERS or not _about(request, proposal, said):
+        # After "which did you mean: A or B?" a bare day is the pick, whatever else a bare day
+        # can be; after a proposal of Veil's own, a question or a cancel is no answer.
+        if (not own and act in _NOT_ANSWERS) or not _about(request, proposal, said):
             return None
         return FollowUp("answer", proposal)
     event = store.latest_of_chat(session)
