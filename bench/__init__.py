@@ -7,6 +7,7 @@ BENCHMARKS = (
     "serve",
     "mcp",
     "privacy",
+    "acts",
     "times",
     "ics",
     "memory",
