@@ -114,9 +114,12 @@ def _proposal(pending: dict[str, Any], *, tz: str, session: str) -> CalendarEven
     """The proposed event of the previous turn's answer, as an event to create."""
     try:
         start = datetime.fromisoformat(str(pending["start"]))
+        # the proposal's own length (a dinner's two hours), where the answer it came in says it
+        end = datetime.fromisoformat(str(pending["end"])) if pending.get("end") else None
         return CalendarEvent.new(
             str(pending["title"]),
             start,
+            end if end is not None and end > start else None,
             tz=tz,
             location=str(pending.get("location") or ""),
             attendees=[str(a) for a in pending.get("attendees") or []],
@@ -227,6 +230,7 @@ def _answer(
     event = CalendarEvent.new(
         proposal.title,
         start,
+        start + proposal.duration,
         tz=tz,
         location=proposal.location,
         attendees=list(proposal.attendees),

@@ -82,6 +82,7 @@ def answer_view(bundle: dict[str, Any], *, register: Register, all_url: str) -> 
             "title": e["title"],
             "when": when(e["start"], e["end"], e["all_day"]),
             "start": e["start"],
+            "end": e["end"],
             "location": e["location"],
             "attendees": e["attendees"],
             "status": e["status"],
