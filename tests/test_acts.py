@@ -38,7 +38,7 @@ def test_a_message_is_read_in_milliseconds() -> None:
     read_act(texts[0])  # the load is once per process, not per message
     started = time.perf_counter()
     for text in texts:
-        read_act(text)
+        model().read(text, "request")  # the model itself: read_act would answer from its cache
     assert (time.perf_counter() - started) / len(texts) < 0.02  # issue 38: <= 20 ms a message
 
 

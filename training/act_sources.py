@@ -55,7 +55,7 @@ def _commit(repo: Path) -> str:
     return _git(repo, "rev-parse", "HEAD").decode().strip()
 
 
-BENCHMARKS = Path("../shared/benchmarks")
+BENCHMARKS = Path(__file__).resolve().parents[2] / "shared" / "benchmarks"
 
 
 @functools.cache
@@ -264,7 +264,7 @@ def capped(records: Iterator[dict], cap: int = PER_LABEL_CAP) -> list[dict]:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--out", type=Path, default=Path("../shared/benchmarks/acts"))
+    parser.add_argument("--out", type=Path, default=BENCHMARKS / "acts")
     args = parser.parse_args()
     args.out.mkdir(parents=True, exist_ok=True)
     report: dict[str, Any] = {}

@@ -116,9 +116,6 @@ class ActReading:
     score: float
     scores: dict[str, float]
 
-    def is_(self, *acts: str) -> bool:
-        return self.act in acts
-
 
 class ActModel:
     """The shipped weights: a row of class weights per used feature bucket."""
@@ -175,6 +172,8 @@ def model() -> ActModel:
     return ActModel.load()
 
 
+@functools.lru_cache(maxsize=256)
 def read_act(text: str, context: Context = "request") -> ActReading:
-    """What `text` does, read by the shipped act model."""
+    """What `text` does, read by the shipped act model. A turn asks of its request in several
+    places (follow-up, calendar question, recall): the reading is made once."""
     return model().read(text, context)
