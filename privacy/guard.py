@@ -15,7 +15,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 from privacy.entity_map import PLACEHOLDER_RE, EntityMap, normalize_value
-from privacy.errors import PrivacyLeakError
+from privacy.errors import PrivacyError, PrivacyLeakError, RedactionFailedError
 from privacy.phone import phone_key
 
 _EMAIL_RE = re.compile(r"(?<![\w.+-])[\w.+'-]+@[\w-]+(?:\.[\w-]+)+")
@@ -35,6 +35,13 @@ def _is_everyday_word(value: str) -> bool:
     from privacy.lexicon import is_everyday_word
 
     return is_everyday_word(value)
+
+
+def _key(value: str) -> str:
+    """The lookup key of a value as the screen pattern may meet it: a handle's dots, dashes and
+    underscores read as spaces ("karthik.raman"), so a hyphenated given name ("Seo-yeon") and
+    its match share one key."""
+    return normalize_value(re.sub(r"[._-]+", " ", value))
 
 
 def _value_pattern(values: Iterable[str]) -> re.Pattern[str] | None:
@@ -73,28 +80,41 @@ class PrivacyGuard:
         self.needs_refusal = refuse
 
     def screen(self, text: str) -> Screened:
-        """Return `text` with every known raw value replaced by its placeholder."""
+        """Return `text` with every known raw value replaced by its placeholder.
+
+        Fails closed like the redactor: a screen that breaks raises RedactionFailedError, so the
+        gateway never sends the unscreened prompt.
+        """
+        try:
+            return self._screen(text)
+        except PrivacyError:
+            raise
+        except Exception as error:
+            raise RedactionFailedError("the prompt guard", error) from error
+
+    def _screen(self, text: str) -> Screened:
         found: list[str] = []
         text = self._screen_patterns(text, found)
         # normalised raw value -> its placeholder; contacts not yet in the map get one now
+        # Contacts the map lacks get a placeholder first, so their parts are screened as well.
+        known = {_key(value) for _, value in self.entity_map.variants()}
+        for contact in self.contacts:
+            if _key(contact) not in known:
+                self.entity_map.placeholder_for("PERSON", contact)
+                known.add(_key(contact))
         by_key: dict[str, str] = {}
         spellings = list(self.entity_map.variants())
         for placeholder, value in spellings:
-            by_key.setdefault(normalize_value(value), placeholder)
+            by_key.setdefault(_key(value), placeholder)
         spellings += self._name_parts(by_key)
         for placeholder, value in spellings:
-            by_key.setdefault(normalize_value(value), placeholder)
-        for contact in self.contacts:
-            if normalize_value(contact) not in by_key:
-                by_key[normalize_value(contact)] = self.entity_map.placeholder_for(
-                    "PERSON", contact
-                )
+            by_key.setdefault(_key(value), placeholder)
         pattern = _value_pattern([v for _, v in spellings] + self.contacts)
         if pattern is None:
             return self._verdict(text, found)
 
         def swap(match: re.Match[str]) -> str:
-            placeholder = by_key[normalize_value(re.sub(r"[._-]+", " ", match.group("value")))]
+            placeholder = by_key[_key(match.group("value"))]
             found.append(placeholder)
             return placeholder
 
@@ -113,7 +133,7 @@ class PrivacyGuard:
                 continue
             parts = value.split()
             for part in parts if len(parts) > 1 else []:
-                key = normalize_value(part)
+                key = _key(part)
                 if len(key) >= 3 and key not in by_key and not _is_everyday_word(part):
                     owners.setdefault(key, set()).add(placeholder)
                     spelled.setdefault(key, part)

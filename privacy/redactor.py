@@ -32,7 +32,7 @@ from privacy.context import (
 from privacy.detector import detector
 from privacy.engine import get_analyzer
 from privacy.entity_map import PLACEHOLDER_RE, EntityMap, normalize_value
-from privacy.errors import InputRefusedError
+from privacy.errors import InputRefusedError, PrivacyError, RedactionFailedError
 from privacy.evidence import Candidate, Evidence, grouped, prior, threshold, weigh
 from privacy.lexicon import (
     FUNCTION_WORDS,
@@ -495,10 +495,23 @@ class Redactor:
         self._index_size = -1
 
     def redact(self, text: str) -> Redacted:
-        """Redact `text`; every placeholder comes from (and extends) the session's map."""
+        """Redact `text`; every placeholder comes from (and extends) the session's map.
+
+        Fails closed: anything the detectors or rules raise becomes RedactionFailedError, a
+        PrivacyError every front-end reports in one line, and no caller gets text to send on.
+        """
         text = _check_input(text, self.max_chars)
         if not text.strip():
             return Redacted(text)
+        try:
+            return self._redact(text)
+        except PrivacyError:
+            raise
+        except Exception as error:  # a bug or a library's failure: never pass the text on
+            logger.exception("redaction failed")
+            raise RedactionFailedError("the redactor", error) from error
+
+    def _redact(self, text: str) -> Redacted:
         lines = split_thread(text)
         found, kept = self._detect(text, lines)
         chosen = [_whole_token(text, _with_capital_tail(text, f)) for f in _resolve(found, text)]

@@ -1,0 +1,107 @@
+"""Fail closed (issue 39): when the redactor, a detector it runs, or the prompt guard breaks, no
+model is called and the user gets one clear line; a hyphenated given name no longer breaks the
+guard."""
+
+from __future__ import annotations
+
+import json
+from datetime import datetime
+from pathlib import Path
+from zoneinfo import ZoneInfo
+
+import pytest
+
+from agent.assistant import Assistant, Turn
+from agent.gateway import ModelGateway
+from agent.model import Message
+from privacy import EntityMap, PrivacyError, PrivacyGuard
+from privacy.errors import RedactionFailedError
+from privacy.redactor import Redactor
+from tests.fakes import RecordingChatModel
+
+TZ = "Europe/Berlin"
+NOW = datetime(2026, 11, 21, 9, 30, tzinfo=ZoneInfo(TZ))
+THREAD = "Seo-yeon Park: dinner friday?\nMe: sure, seo-yeon, where?"
+
+
+class BrokenDetector:
+    """The learned detector failing as a library can: an exception from inside its run."""
+
+    def word_scores(self, _text: str) -> object:
+        raise RuntimeError("onnxruntime: invalid input shape")
+
+
+@pytest.fixture
+def broken_detector(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr("privacy.redactor.detector", lambda: BrokenDetector())
+
+
+@pytest.mark.usefixtures("broken_detector")
+def test_a_broken_detector_raises_a_privacy_error_not_the_text() -> None:
+    with pytest.raises(RedactionFailedError) as caught:
+        Redactor().redact(THREAD)
+    message = str(caught.value)
+    assert "nothing was sent to a model" in message and "Seo" not in message
+
+
+@pytest.mark.usefixtures("broken_detector")
+def test_a_turn_whose_redaction_breaks_never_calls_the_model(data_dir: Path) -> None:
+    plan = {"steps": [{"tool": "create_event", "args": {"title": "Dinner"}}]}
+    model = RecordingChatModel([json.dumps(plan), "done"])
+    assistant = Assistant(ModelGateway(model), data_dir=data_dir)
+    with pytest.raises(PrivacyError):
+        assistant.ask(Turn(request="add this", thread=THREAD, now=NOW, tz=TZ))
+    assert model.received == []
+
+
+def test_a_broken_guard_blocks_the_prompt(monkeypatch: pytest.MonkeyPatch) -> None:
+    def broken(_values: object) -> None:
+        raise ValueError("bad pattern")
+
+    monkeypatch.setattr("privacy.guard._value_pattern", broken)
+    model = RecordingChatModel(["hi"])
+    entity_map = EntityMap()
+    entity_map.placeholder_for("PERSON", "Seo-yeon Park")
+    with pytest.raises(RedactionFailedError):
+        ModelGateway(model).complete(
+            [Message("user", "plan dinner with Seo-yeon Park")],
+            guard=PrivacyGuard(entity_map),
+            purpose="test",
+        )
+    assert model.received == []
+
+
+@pytest.mark.usefixtures("broken_detector")
+def test_the_cli_says_one_line_when_redaction_breaks(
+    data_dir: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from run import main
+
+    thread = tmp_path / "thread.txt"
+    thread.write_text(THREAD, encoding="utf-8")
+    code = main(["ask", "--no-llm", "--data-dir", str(data_dir), "--thread", str(thread), "add"])
+    err = capsys.readouterr().err
+    assert code == 2 and "names could not be hidden" in err
+    assert "Traceback" not in err and "Seo" not in err and len(err.strip().splitlines()) == 1
+
+
+@pytest.mark.parametrize(
+    ("known", "text", "hidden"),
+    [
+        (["Seo-yeon"], "hi Seo-yeon and seo-yeon", ["Seo-yeon", "seo-yeon"]),
+        (["Ji-woo Kim"], "ask JI-WOO and ji-woo kim", ["JI-WOO", "ji-woo kim"]),
+        (["Karthik Raman"], "ping karthik.raman today", ["karthik.raman"]),
+        (["Jean-Luc Martin"], "Jean-Luc said yes", ["Jean-Luc"]),
+    ],
+)
+def test_the_guard_screens_hyphenated_and_dotted_names(
+    known: list[str], text: str, hidden: list[str]
+) -> None:
+    # the guard matched "seo-yeon" but looked it up as "seo yeon": a KeyError crashed the turn
+    entity_map = EntityMap()
+    for value in known:
+        entity_map.placeholder_for("PERSON", value)
+    screened = PrivacyGuard(entity_map).screen(text).text
+    assert "<PERSON_" in screened
+    for value in hidden:
+        assert value not in screened
