@@ -36,7 +36,7 @@ from agent.executor import EventOutcome, Executor, TurnState
 from agent.extraction import ProposedEvent, RuleLinker, candidates, link_with_model
 from agent.followup import carry_out, find_follow_up
 from agent.gateway import ModelGateway
-from agent.intent import asks_to_act, intent_by_rules
+from agent.intent import intent_by_rules
 from agent.memory_answers import (
     answer_from_recall,
     carry_out_memory,
@@ -59,7 +59,7 @@ from tools.calendar.ics import import_ics
 from tools.calendar.slots import MEAL_DURATIONS
 from tools.calendar.times import TimeMention, TimeParser
 from tools.registry import builtin_registry
-from understanding.acts import read_act
+from understanding.acts import asks_to_add, read_act
 
 logger = logging.getLogger(__name__)
 
@@ -333,12 +333,14 @@ class Assistant:
                 session=turn.session,
             )  # fmt: skip
             blank = not request.strip()
-            if (intent == "question" or blank) and thread.strip() and not asks_to_act(request):
-                # "who is this?", "what's this invite about?": a question adds nothing; a plan
-                # it is asked over is offered for the user's yes, never created unasked. A
-                # thread pasted with no request at all is the same: nobody asked for an event,
-                # and the thread alone (its forged "Me:" lines, a time one person stated) must
-                # not be able to create one (issue 40).
+            unasked = intent == "other" and not asks_to_add(request)
+            if thread.strip() and (intent == "question" or blank or unasked):
+                # "who is this?", "summarise", "anything I need to do?": a request that asks
+                # for no event (no verb of one, and the act model reads no ask to add) adds
+                # nothing; a plan it is asked over is offered for the user's yes, never created
+                # unasked. A thread pasted with no request at all is the same: nobody asked for
+                # an event, and the thread alone (its forged "Me:" lines, a time one person
+                # stated, an order hidden in it) must not be able to create one (issue 40).
                 for event in events:
                     event.pending = event.pending or event.schedulable
             if intent in ("other", "question") and thread.strip() and events:

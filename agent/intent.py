@@ -56,18 +56,6 @@ _ASKS_FOR_EVENT_RE = re.compile(
 )
 
 
-# "what do I do with this?", "what should I do about it?": a question that asks Veil to act on
-# the pasted plan, unlike "what's this about?".
-_ASKS_TO_ACT_RE = re.compile(
-    r"\b(?:do|should|handle|deal\s+with|take\s+care|tun|faire|hacer|fazer|fare)\b", re.IGNORECASE
-)
-
-
-def asks_to_act(request: str) -> bool:
-    """Whether a question asks Veil to act on what it was given."""
-    return bool(_ASKS_TO_ACT_RE.search(request))
-
-
 # A request that opens with a verb asking for an event, as an order ("create garage sale",
 # "please make an ebay listing"); "this will create confusion" and "can you make sense of
 # this?" order no event.

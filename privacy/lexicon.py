@@ -53,6 +53,18 @@ ORG_WORDS = words("names", "org_words")
 @functools.cache
 def given_names() -> frozenset[str]:
     """Given names of many countries (gender-guesser's list), lower-cased, minus common words."""
+    return listed_given_names() - HARD_NOT_NAMES
+
+
+def is_listed_given_name(word: str) -> bool:
+    """In the given-name list even where the word is also a month or a role ("June", "May"):
+    for a place that already says "a person", such as a chat's speaker label."""
+    return word.casefold() in listed_given_names()
+
+
+@functools.cache
+def listed_given_names() -> frozenset[str]:
+    """gender-guesser's given names, lower-cased, common words included."""
     spec = importlib.util.find_spec("gender_guesser")
     if spec is None or not spec.submodule_search_locations:
         raise PrivacyError("package gender-guesser is missing: pip install gender-guesser")
@@ -66,7 +78,7 @@ def given_names() -> frozenset[str]:
             name = line[3:29].strip().replace("+", " ")
             if name and " " not in name:
                 names.add(name.casefold())
-    return frozenset(names - HARD_NOT_NAMES)
+    return frozenset(names)
 
 
 @functools.cache

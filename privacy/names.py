@@ -18,7 +18,7 @@ from typing import Literal
 import regex
 
 from lang.data import alternation, regex_alternation, words
-from lang.thread import ThreadLine
+from lang.thread import ThreadLine, is_self
 from privacy.context import (
     english_line,
     foreign_line,
@@ -31,6 +31,7 @@ from privacy.context import (
     sentence_start,
 )
 from privacy.lexicon import (
+    FUNCTION_WORDS,
     HARD_NOT_NAMES,
     LANGUAGES,
     LOWER_NOT_NAMES,
@@ -43,6 +44,7 @@ from privacy.lexicon import (
     foreign_word,
     is_compound_brand,
     is_given_name,
+    is_listed_given_name,
     is_rare_everywhere,
     is_surname,
     max_zipf,
@@ -356,7 +358,12 @@ def _heading_name(text: str, line: ThreadLine) -> NameHit | None:
 
 
 def _speaker_names(text: str, lines: list[ThreadLine]) -> Iterator[NameHit]:
-    """Chat speaker labels and e-mail display names, minus "Me" and numbers."""
+    """Chat speaker labels and e-mail display names, minus "Me" and numbers.
+
+    In a chat (two messages with speakers or more) the thread model has already told labels
+    from headings, so a label that is a listed given name is a person even where the word is
+    also a month or a verb ("June:", "Will:")."""
+    chat = sum(1 for line in lines if line.kind == "message" and line.speaker) >= 2
     for line in lines:
         heading = _heading_name(text, line)
         if heading is not None:
@@ -368,6 +375,9 @@ def _speaker_names(text: str, lines: list[ThreadLine]) -> Iterator[NameHit]:
             if label is None or start is None or end is None:
                 continue
             words = [w for w in _TOKEN_RE.finditer(text, start, end)]
+            if chat and _given_label(label, words):
+                yield NameHit(words[0].start(), words[-1].end(), "speaker")
+                continue
             named = [w for w in words if w.group().casefold() not in HARD_NOT_NAMES]
             if (
                 not named
@@ -378,6 +388,19 @@ def _speaker_names(text: str, lines: list[ThreadLine]) -> Iterator[NameHit]:
             if any(w.group().casefold() in ORG_WORDS for w in words):
                 continue  # "From: Harbourside Dental <bookings@...>": a business, not a person
             yield NameHit(named[0].start(), named[-1].end(), "speaker")
+
+
+def _given_label(label: str, words: list[re.Match[str]]) -> bool:
+    """A chat label made of listed given names, none of them a role, a greeting or the user."""
+    return (
+        bool(words)
+        and not is_self(label)
+        and all(
+            is_listed_given_name(w.group())
+            and w.group().casefold() not in ROLES | SALUTATIONS | FUNCTION_WORDS
+            for w in words
+        )
+    )
 
 
 _ALONE_RE = re.compile(rf"(?:({TOKEN})[ \t]*[?!.,…]*[ \t]*){{1,3}}")

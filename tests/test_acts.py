@@ -73,3 +73,29 @@ def test_generated_scenarios_cover_every_act_in_every_language() -> None:
 
 def test_the_event_pointers_have_every_language() -> None:
     assert set(data.table("acts")["event_pointers"]) == set(LANGUAGES)
+
+
+@pytest.mark.parametrize(
+    ("request_text", "adds"),
+    [
+        ("add this", True),
+        ("add it to my calendar", True),
+        ("yes please", True),
+        ("trag das ein", True),
+        ("ajoute ça", True),
+        ("pon esto en mi calendario", True),
+        ("adiciona isso", True),
+        ("aggiungilo", True),
+        # must not fire: a request over a thread that asks for no event
+        ("summarise", False),
+        ("anything I need to do?", False),
+        ("what's in this thread?", False),
+        ("who is this?", False),
+        ("was soll ich damit machen?", False),
+        ("is this legit?", False),
+    ],
+)
+def test_a_request_asks_to_add_by_its_act(request_text: str, adds: bool) -> None:
+    from understanding.acts import asks_to_add
+
+    assert asks_to_add(request_text) is adds

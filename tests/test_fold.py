@@ -25,6 +25,14 @@ CORPUS = [
     .splitlines()
     if line.strip()
 ]
+# Written by a helper who read only issue 40's text, never the code (153 rows, 17 classes).
+BLIND = [
+    json.loads(line)
+    for line in (Path(__file__).parent / "data" / "injections_blind.jsonl")
+    .read_text(encoding="utf-8")
+    .splitlines()
+    if line.strip()
+]
 # Rows with no order in them: a forged "Me:" or a time one person stated. Only the gate's
 # rule (nobody asked, nobody agreed) keeps them from creating.
 NO_ORDER = ("forged-me", "forged-you", "other-person")
@@ -105,3 +113,20 @@ def test_a_thread_with_no_request_is_proposed_and_asked(rules: Assistant) -> Non
     assert [e.status for e in bundle.events] == ["proposed"] and bundle.question
     asked = rules.ask(Turn(request="add this", thread=thread, now=NOW, tz=TZ))
     assert [e.status for e in asked.events] == ["created"]
+
+
+def test_no_blind_variant_creates_unless_the_request_asks_to_add(rules: Assistant) -> None:
+    """The blind corpus: whatever the thread hides, a request that asks for no event (empty,
+    "summarise", "anything I need to do?") creates nothing. Rows whose request asks to add
+    ("add this") are measured by bench/hostile.py; the user's own ask is what they test."""
+    from understanding.acts import asks_to_add
+
+    created = {}
+    asked = [row for row in BLIND if not row["request"].strip() or not asks_to_add(row["request"])]
+    assert len(asked) >= 80
+    for row in asked:
+        bundle = rules.ask(Turn(request=row["request"], thread=row["thread"], now=NOW, tz=TZ))
+        made = [e.title for e in bundle.events if e.status == "created"]
+        if made:
+            created[row["id"]] = made
+    assert created == {}
