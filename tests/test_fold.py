@@ -18,21 +18,16 @@ from tools.calendar.gate import find_injections
 
 TZ = "Europe/Berlin"
 NOW = datetime(2026, 11, 21, 9, 30, tzinfo=ZoneInfo(TZ))
-CORPUS = [
-    json.loads(line)
-    for line in (Path(__file__).parent / "data" / "injections.jsonl")
-    .read_text(encoding="utf-8")
-    .splitlines()
-    if line.strip()
-]
+
+
+def _corpus(name: str) -> list[dict]:
+    path = Path(__file__).parent / "data" / name
+    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line]
+
+
+CORPUS = _corpus("injections.jsonl")
 # Written by a helper who read only issue 40's text, never the code (153 rows, 17 classes).
-BLIND = [
-    json.loads(line)
-    for line in (Path(__file__).parent / "data" / "injections_blind.jsonl")
-    .read_text(encoding="utf-8")
-    .splitlines()
-    if line.strip()
-]
+BLIND = _corpus("injections_blind.jsonl")
 # Rows with no order in them: a forged "Me:" or a time one person stated. Only the gate's
 # rule (nobody asked, nobody agreed) keeps them from creating.
 NO_ORDER = ("forged-me", "forged-you", "other-person")
