@@ -236,9 +236,13 @@ BODIES: dict[str, Callable[[], bytes]] = {
 
 
 def injections() -> list[dict[str, str]]:
-    """The injection variants kept in the repository."""
-    text = (DATA / "injections.jsonl").read_text(encoding="utf-8")
-    return [json.loads(line) for line in text.splitlines() if line.strip()]
+    """The injection variants kept in the repository: Veil's own, then the 153 written blind
+    from issue 40's text (ids `blind-…`)."""
+    rows = []
+    for name in ("injections.jsonl", "injections_blind.jsonl"):
+        text = (DATA / name).read_text(encoding="utf-8")
+        rows += [json.loads(line) for line in text.splitlines() if line.strip()]
+    return rows
 
 
 # --- the run ---------------------------------------------------------------------------------
