@@ -31,7 +31,7 @@ ROOT = Path(__file__).resolve().parent.parent
 RESEARCH = ROOT.parent / "shared" / "benchmarks" / "pii_presidio_research.jsonl"
 CHAT = Path(__file__).resolve().parent / "data" / "chat_pii.jsonl"
 WNUT_DEV = ROOT.parent / "shared" / "benchmarks" / "wnut17_dev.jsonl"
-WNUT_TEST = Path(__file__).resolve().parent / "data" / "wnut17_test.jsonl"  # bench/wnut17_test.py
+WNUT_TEST = ROOT.parent / "shared" / "benchmarks" / "wnut17_test.jsonl"  # bench/wnut17_test.py
 # Written and labelled by a helper who saw no code (issue 39): chat and e-mail in six languages,
 # names of many cultures in every position and case. Read once per change, as a number.
 HUMAN = Path(__file__).resolve().parent / "data" / "privacy_human_sealed.jsonl"
@@ -265,6 +265,8 @@ def main() -> None:
         ("Veil", wnut_figures(wnut, run_veil(wnut), {"PERSON"})),
         ("stock Presidio", wnut_figures(wnut, [analyze(r["text"]) for r in wnut], {"PERSON"})),
     ]
+    if not WNUT_TEST.exists():
+        raise SystemExit(f"{WNUT_TEST} is missing: convert it with `python -m bench.wnut17_test`")
     wnut_test = load(WNUT_TEST)
     wnut_test_rows = [
         ("Veil", wnut_figures(wnut_test, run_veil(wnut_test), {"PERSON"})),

@@ -1,9 +1,10 @@
-"""Convert WNUT-17's test split into bench/data/wnut17_test.jsonl, a sealed privacy set.
+"""Convert WNUT-17's test split into ../shared/benchmarks/wnut17_test.jsonl, a sealed privacy set.
 
 Source: leondz/emerging_entities_17 `emerging.test.annotated` at commit e52a2d2a (CC BY 4.0;
 Derczynski, Nichols, van Erp, Limsopatham 2017). Tokens are joined by single spaces, as the
 train and dev files in ../shared/benchmarks are, so one reader serves all three. Nothing is
-fitted on it: bench/privacy.py reads it as a number. Fetch the mirror first
+fitted on it: bench/privacy.py reads it as a number. Converted data lives beside the other
+third-party sets in ../shared, never in this repository. Fetch the mirror first
 (`fetch github:leondz/emerging_entities_17`), then `python -m bench.wnut17_test`.
 """
 
@@ -17,7 +18,7 @@ from pathlib import Path
 MIRROR = Path("/work/.mirror/leondz+emerging_entities_17/repo")
 COMMIT = "e52a2d2a71ac1a051ca2d532eef28653c5c02603"
 SOURCE_PATH = "emerging.test.annotated"
-OUT = Path(__file__).resolve().parent / "data" / "wnut17_test.jsonl"
+OUT = Path(__file__).resolve().parents[2] / "shared" / "benchmarks" / "wnut17_test.jsonl"
 
 
 def convert(conll: str) -> list[dict]:

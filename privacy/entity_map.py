@@ -6,7 +6,9 @@ the life of the session (and after a restart, through `to_dict`/`from_dict`).
 
 from __future__ import annotations
 
+import functools
 import re
+import unicodedata
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 
@@ -15,8 +17,23 @@ PLACEHOLDER_RE = re.compile(r"<([A-Z][A-Z_]*?)_(\d+)>")
 
 
 def normalize_value(value: str) -> str:
-    """Key under which two spellings of one value are the same value ("Karthik" == "karthik")."""
-    return " ".join(value.split()).casefold()
+    """Key under which two spellings of one value are the same value: any case, any accents
+    ("Karthik" == "karthik", "José" == "jose", "Zoë" == "Zoe")."""
+    return " ".join(fold_accents(value).split()).casefold()
+
+
+def fold_accents(text: str) -> str:
+    """`text` with accents taken off letter by letter, at the same length, so a match in the
+    folded text has the same offsets in the original ("Zoë" -> "Zoe")."""
+    return text if text.isascii() else "".join(map(_fold_char, text))
+
+
+@functools.cache
+def _fold_char(char: str) -> str:
+    if char.isascii():
+        return char
+    base = "".join(c for c in unicodedata.normalize("NFD", char) if not unicodedata.combining(c))
+    return base if len(base) == 1 else char
 
 
 @dataclass
@@ -141,7 +158,8 @@ class EntityMap:
             raise ValueError("entity map data must have a list of entries and a counters dict")
         for entry in entries:
             placeholder = entry["placeholder"]
-            lookup = (entry["type"], entry["key"])
+            # keys saved before accents were folded are folded now, so "José" keeps its number
+            lookup = (entry["type"], normalize_value(entry["key"]))
             restored._placeholders[lookup] = placeholder
             if placeholder in restored._values:  # a later entry of one value: another spelling
                 restored._aliases[lookup] = entry["value"]

@@ -14,7 +14,7 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
-from privacy.entity_map import PLACEHOLDER_RE, EntityMap, normalize_value
+from privacy.entity_map import PLACEHOLDER_RE, EntityMap, fold_accents, normalize_value
 from privacy.errors import PrivacyError, PrivacyLeakError, RedactionFailedError
 from privacy.phone import phone_key
 
@@ -57,10 +57,11 @@ def _value_pattern(values: Iterable[str]) -> re.Pattern[str] | None:
     for value in unique:
         if _is_everyday_word(value):
             forms = sorted({value, value.capitalize(), value.upper()})
-            parts.append("(?-i:" + "|".join(re.escape(f) for f in forms) + ")")
+            parts.append("(?-i:" + "|".join(re.escape(fold_accents(f)) for f in forms) + ")")
         else:
             # "Karthik Raman" also as a handle: "karthik.raman", "karthik_raman"
-            parts.append(r"[\s._-]+".join(re.escape(word) for word in value.split()))
+            words = fold_accents(value).split()  # matched in the text as folded
+            parts.append(r"[\s._-]+".join(re.escape(word) for word in words))
     # E-mail addresses are screened before names, so "@karthik" here is a chat mention and is
     # screened too; a dotted tail ("karthik.raman:") joins the match so no surname is left.
     return re.compile(
@@ -113,12 +114,16 @@ class PrivacyGuard:
         if pattern is None:
             return self._verdict(text, found)
 
-        def swap(match: re.Match[str]) -> str:
+        # matched in the text with its accents folded ("Zoë" known, "zoe" written), spliced
+        # into the text as written
+        pieces, position = [], 0
+        for match in pattern.finditer(fold_accents(text)):
             placeholder = by_key[_key(match.group("value"))]
             found.append(placeholder)
-            return placeholder
-
-        return self._verdict(pattern.sub(swap, text), found)
+            pieces += [text[position : match.start()], placeholder]
+            position = match.end()
+        pieces.append(text[position:])
+        return self._verdict("".join(pieces), found)
 
     def _name_parts(self, by_key: dict[str, str]) -> list[tuple[str, str]]:
         """Each part of a known full name ("karthik" of "Karthik Raman") that points at one person.

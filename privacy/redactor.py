@@ -31,7 +31,7 @@ from privacy.context import (
 )
 from privacy.detector import detector
 from privacy.engine import get_analyzer
-from privacy.entity_map import PLACEHOLDER_RE, EntityMap, normalize_value
+from privacy.entity_map import PLACEHOLDER_RE, EntityMap, fold_accents, normalize_value
 from privacy.errors import InputRefusedError, PrivacyError, RedactionFailedError
 from privacy.evidence import Candidate, Evidence, grouped, prior, threshold, weigh
 from privacy.lexicon import (
@@ -668,8 +668,9 @@ class Redactor:
     def _known(self, text: str) -> list[_Found]:
         """Every occurrence of a value the session or the contacts already know, in any case."""
         found = []
+        folded = fold_accents(text)  # "josé" is the "Jose" the session knows
         for regex, kinds in self._known_patterns():
-            for match in regex.finditer(text):
+            for match in regex.finditer(folded):
                 kind = kinds.get(normalize_value(match.group()), "PERSON")
                 # "Mark A Watson" is known, and "Mark the location" still is an order
                 if kind == "PERSON" and (
@@ -703,9 +704,11 @@ class Redactor:
                 continue
             kinds.setdefault(normalize_value(value), values[value])
             if values[value] == "PERSON" and is_everyday_word(value):
-                strict += [re.escape(f) for f in sorted({value, value.capitalize(), value.upper()})]
+                forms = sorted({value, value.capitalize(), value.upper()})
+                strict += [re.escape(fold_accents(f)) for f in forms]
             else:
-                loose.append(r"\s+".join(re.escape(word) for word in value.split()))
+                words = fold_accents(value).split()  # matched in the text as folded
+                loose.append(r"\s+".join(re.escape(word) for word in words))
                 if values[value] == "PERSON" and is_rare_everywhere(value.split()[-1] + "s"):
                     owning.append(loose[-1])  # "Floyds bags": chat drops the apostrophe
         alone, owner = r"(?![\w@])", r"(?=s(?![\w@'’]))"  # "Floyd", and "Floyd" in "Floyds"

@@ -105,3 +105,31 @@ def test_the_guard_screens_hyphenated_and_dotted_names(
     assert "<PERSON_" in screened
     for value in hidden:
         assert value not in screened
+
+
+@pytest.mark.parametrize(
+    ("text", "first", "again"),
+    [
+        ("Jose: hola\nMe: josé, nos vemos", "Jose", "josé"),
+        ("Zoë: hi\nMe: zoe see you", "Zoë", "zoe"),
+        ("Hi Jürgen,\nok.\nJurgen said yes", "Jürgen", "Jurgen"),
+    ],
+)
+def test_a_name_written_with_or_without_accents_is_one_person(
+    text: str, first: str, again: str
+) -> None:
+    redacted = Redactor(entity_map=EntityMap()).redact(text)
+    assert first not in redacted.text and again not in redacted.text
+    placeholders = {span.placeholder for span in redacted.spans if span.type == "PERSON"}
+    assert len(placeholders) == 1, redacted.text
+
+
+def test_a_saved_map_keeps_its_numbers_when_its_keys_are_folded() -> None:
+    saved = {
+        "entries": [
+            {"placeholder": "<PERSON_1>", "type": "PERSON", "value": "José", "key": "josé"}
+        ],
+        "counters": {"PERSON": 1},
+    }
+    entity_map = EntityMap.from_dict(saved)
+    assert entity_map.placeholder_for("PERSON", "Jose") == "<PERSON_1>"

@@ -37,7 +37,7 @@ MANIFEST = ROOT / "privacy" / "conf" / "evidence.json"
 EXAMPLES = ROOT / "training" / "data" / "evidence_examples.jsonl"
 SEALED = {
     "wnut17_dev": BENCHMARKS / "wnut17_dev.jsonl",
-    "wnut17_test": ROOT / "bench" / "data" / "wnut17_test.jsonl",
+    "wnut17_test": BENCHMARKS / "wnut17_test.jsonl",
 }
 STRENGTH = 1.0  # how hard the priors pull, against the sets' weighted examples
 # How many examples each set counts as, whatever its size: Veil's own examples are few and

@@ -51,7 +51,7 @@ HELD_OUT = 6  # one record in HELD_OUT of each training corpus chooses epoch and
 SHAPES = ROOT / "training" / "data" / "name_shapes.toml"
 SEALED = {
     "wnut17_dev": BENCHMARKS / "wnut17_dev.jsonl",
-    "wnut17_test": ROOT / "bench" / "data" / "wnut17_test.jsonl",
+    "wnut17_test": BENCHMARKS / "wnut17_test.jsonl",
 }
 MAX_PLAIN_REDACTED = 0.03  # the bounds on WNUT-17 dev: plain words redacted,
 MIN_OTHERS_VISIBLE = 0.85  # and other entities (firms, places, products) left visible
