@@ -248,7 +248,7 @@ def training_sets(smoke: bool) -> dict[str, list[dict]]:
     """The training data of the fit: what the person detector held out, and half the examples."""
     from training.person_detector import held_out, training_records
 
-    held = [r for r in training_records() if held_out(r)]
+    held = [r for r in training_records(corpora=not smoke) if held_out(r)]
     sets = {
         "wnut17_train": [r for r in held if str(r["id"]).startswith("wnut17")],
         "corpora": [r for r in held if not str(r["id"]).startswith("wnut17")],
