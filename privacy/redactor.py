@@ -513,7 +513,7 @@ class Redactor:
 
     def _redact(self, text: str) -> Redacted:
         lines = split_thread(text)
-        found, kept = self._detect(text, lines)
+        found, kept, scored = self._detect(text, lines)
         chosen = [_whole_token(text, _with_capital_tail(text, f)) for f in _resolve(found, text)]
         for item in chosen:  # register new values first, so the scan below knows them
             self._placeholder(item.type, text[item.start : item.end])
@@ -524,8 +524,9 @@ class Redactor:
         # ... nor a word inside a longer holiday's name: "Christmas Eve" names a day, not Eve
         # ("Silvester" alone may be someone: it stays redacted)
         holidays = [m.span() for m in _HOLIDAY_RE.finditer(text)]
+        known = self._known(text)
         final = [
-            f for f in _resolve(chosen + self._known(text), text)
+            f for f in _resolve(chosen + known + self._known_words(text, scored, known), text)
             if not zones.overlaps(f.start, f.end)
             and not any(s <= f.start and f.end <= e and (s, e) != (f.start, f.end)
                         for s, e in holidays)
@@ -547,7 +548,9 @@ class Redactor:
         logger.debug("redacted %d value(s) from %d characters", len(spans), len(text))
         return Redacted("".join(pieces), spans, visible)
 
-    def _detect(self, text: str, lines: list) -> tuple[list[_Found], list[KeptSpan]]:
+    def _detect(
+        self, text: str, lines: list
+    ) -> tuple[list[_Found], list[KeptSpan], dict[int, list[tuple[int, int, float]]]]:
         """Everything personal the analyzer and the name rules see, and what stays visible."""
         analyzer = get_analyzer()
         found: list[_Found] = []
@@ -655,7 +658,7 @@ class Redactor:
             and not _inside_placeholder(text, f)
             and not (f.type == "PERSON" and letters_an_item(text, f.start, f.end))  # "Plan B"
         ]
-        return found, sorted(kept.values(), key=lambda k: k.start)
+        return found, sorted(kept.values(), key=lambda k: k.start), scored
 
     def _scored(self, text: str) -> dict[int, list[tuple[int, int, float]]]:
         """The detector's word scores per chunk offset, in the chunk's own offsets."""
@@ -680,6 +683,42 @@ class Redactor:
                     continue  # "Ashworth & Partners" is a firm, whoever Ms Ashworth is
                 found.append(_Found(match.start(), match.end(), kind, "known"))
         return [f for f in found if not _inside_placeholder(text, f)]
+
+    def _known_words(
+        self, text: str, scored: dict[int, list[tuple[int, int, float]]], known: list[_Found]
+    ) -> list[_Found]:
+        """A known name that is also a word, written as the word ("will" after "Will:" labels
+        a message, "hope" after "Hi Hope,"): weighed, not sure. The session knowing the name
+        is one reader ("known-word" in evidence.toml); the detector's reading of the words
+        around it decides between "yes will, 7pm works" and "I will call"."""
+        words = sorted({
+            fold_accents(value).casefold()
+            for placeholder, value in self.entity_map.variants()
+            if self.entity_map.type_of(placeholder) == "PERSON"
+            and len(value.split()) == 1 and len(value) >= 3 and is_everyday_word(value)
+        })  # fmt: skip
+        if not words:
+            return []
+        taken = _Spans([(f.start, f.end) for f in known])
+        pattern = re.compile(r"(?<![\w@<])(?:" + "|".join(map(re.escape, words)) + r")(?![\w@])",
+                             re.IGNORECASE)  # fmt: skip
+        scores = sorted((offset + s, offset + e, p) for offset, rows in scored.items()
+                        for s, e, p in rows)  # fmt: skip
+        starts = [s for s, _, _ in scores]
+        found = []
+        for match in pattern.finditer(fold_accents(text)):
+            start, end = match.span()
+            if taken.overlaps(start, end) or _inside_placeholder(text, _Found(start, end, "", "")):
+                continue
+            inside = scores[bisect.bisect_left(starts, start) : bisect.bisect_left(starts, end)]
+            english = english_line(text, start)
+            evidence = weigh(start, end, frozenset({"known-word"}),
+                             prior(text, start, end, inside, english=english), {})  # fmt: skip
+            if EVIDENCE_LOG is not None:
+                EVIDENCE_LOG.append((text, evidence))
+            if evidence.person:
+                found.append(_Found(start, end, "PERSON", "known-word"))
+        return found
 
     def _known_patterns(self) -> list[tuple[re.Pattern[str], dict[str, str]]]:
         """The known values as two alternations, recompiled only when the session map grew."""

@@ -156,6 +156,7 @@ def llama_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
         log.close()
 
 
+@pytest.mark.guard_catches
 def test_server_backend_generates_under_a_schema(llama_server: str, tmp_path: Path) -> None:
     from agent.audit import AuditLog
 

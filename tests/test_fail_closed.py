@@ -85,6 +85,7 @@ def test_the_cli_says_one_line_when_redaction_breaks(
     assert "Traceback" not in err and "Seo" not in err and len(err.strip().splitlines()) == 1
 
 
+@pytest.mark.guard_catches
 @pytest.mark.parametrize(
     ("known", "text", "hidden"),
     [

@@ -27,6 +27,7 @@ def session_map() -> EntityMap:
     return known
 
 
+@pytest.mark.guard_catches
 def test_known_values_are_reredacted_before_the_backend_sees_them(
     session_map: EntityMap, tmp_path: Path
 ) -> None:
