@@ -45,9 +45,11 @@ train: $(STAMP)
 export-encoder: $(STAMP)
 	HF_HUB_OFFLINE=1 TRANSFORMERS_OFFLINE=1 $(BIN)/python -m training.export_encoder
 
-# Train the learned PERSON detector (privacy/models/; about 15 minutes on 2 cores), selected on
-# WNUT-17 dev; needs ../shared/benchmarks and the train extra. The runtime reads the ONNX file.
-# The evidence weights that weigh it with the rules are fitted again after it (train-evidence).
+# Train the learned PERSON detector (privacy/models/; about 75 minutes on 2 cores) on WNUT-17
+# train, the third-party corpora training/ner_sources.py converts into ../shared/benchmarks/ner
+# (run `python -m training.ner_sources` first; it names the snapshots to fetch) and generated
+# lines, choosing epoch and threshold on a held-out sixth of them; needs the train extra. The
+# runtime reads the ONNX file. The evidence weights are fitted again after it (train-evidence).
 train-privacy: $(STAMP)
 	HF_HUB_OFFLINE=1 TRANSFORMERS_OFFLINE=1 $(BIN)/python -m training.person_detector
 	$(BIN)/python -m training.evidence_weights
@@ -60,7 +62,8 @@ train-acts: $(STAMP)
 	$(BIN)/python -m training.act_model
 
 # Fit the person-evidence weights (privacy/conf/evidence.toml) towards their hand-set priors on
-# WNUT-17 dev, presidio-research, the chat set and half of Veil's examples (about 2 minutes).
+# the detector's held-out training data and half of Veil's examples, the threshold chosen by
+# 4-fold cross-validation; sealed figures go to privacy/conf/evidence.json (about 5 minutes).
 train-evidence: $(STAMP)
 	$(BIN)/python -m training.evidence_weights
 

@@ -12,8 +12,9 @@ alike, whatever its size.
 
 The person threshold is chosen by cross-validation on the same training data: the weights are
 fitted on three folds, the fourth fold's spans are decided with them, and the threshold is the
-one whose pooled out-of-fold decisions give the highest PERSON recall with at most 2 % of plain
-words and at most 15 % of other entities redacted. The sealed sets (WNUT-17 dev and test,
+one whose out-of-fold decisions give the highest PERSON recall with at most 2 % of plain words
+and at most 15 % of other entities redacted, in the mean over the sets (each set counts alike,
+as in the fit). The sealed sets (WNUT-17 dev and test,
 presidio-research, Veil's chat-thread set, the odd half of the examples) are scored once, after,
 into privacy/conf/evidence.json; nothing is chosen on them.
 """
@@ -249,9 +250,13 @@ def training_sets(smoke: bool) -> dict[str, list[dict]]:
     from training.person_detector import held_out, training_records
 
     held = [r for r in training_records(corpora=not smoke) if held_out(r)]
+    # The corpora's person labels follow their own conventions (GUM's derived from mentions,
+    # historic OCR, clinical forms), and the readers weighed here are chat's: of the corpora
+    # only the social and e-mail ones speak for how much a reader's hit is worth.
+    chatty = ("btc", "cerec-email")
     sets = {
         "wnut17_train": [r for r in held if str(r["id"]).startswith("wnut17")],
-        "corpora": [r for r in held if not str(r["id"]).startswith("wnut17")],
+        "corpora": [r for r in held if str(r["id"]).startswith(chatty)],
         "examples": halves(_records(EXAMPLES))[0],
     }
     sets = {name: records for name, records in sets.items() if records}
@@ -262,8 +267,9 @@ def training_sets(smoke: bool) -> dict[str, list[dict]]:
 
 def cross_validated(
     sets: dict[str, list[dict]], priors: dict[Key, float], fixed: dict[Key, float]
-) -> tuple[float, dict, dict[str, dict]]:
-    """The threshold chosen on out-of-fold decisions, its pooled figures, and per set."""
+) -> tuple[float, dict, dict[str, dict], list[Row], list[str]]:
+    """The threshold chosen on out-of-fold decisions, the mean of the sets' figures, each set's,
+    and every weighed span with its set (for the final fit on all of them)."""
     records, rows, spans, groups, folds = [], [], [], [], []
     for name, members in sets.items():
         found, where = collect(members)
@@ -280,27 +286,37 @@ def cross_validated(
         weights = fit([rows[i] for i in inside], [groups[i] for i in inside], priors)
         held = [i for i, f in enumerate(folds) if f == fold]
         out_of_fold[held] = scores([rows[i] for i in held], weights, fixed)
-    best: tuple[float, dict] | None = None
+    offsets = {name: records.index(members[0]) for name, members in sets.items()}
+
+    def by_set(value: float) -> dict[str, dict]:
+        """Each set's out-of-fold figures at a threshold."""
+        found = {}
+        for name, members in sets.items():
+            chosen = [i for i, g in enumerate(groups) if g == name]
+            found[name] = word_figures(
+                members,
+                [(spans[i][0] - offsets[name], spans[i][1], spans[i][2]) for i in chosen],
+                out_of_fold[chosen] >= value,
+            )
+        return found
+
+    # Each set counts alike, as in the fit: the bounds hold on the mean of the sets' figures,
+    # so the largest corpus does not choose the threshold for the chat the others resemble.
+    best: tuple[float, dict, dict] | None = None
     for value in THRESHOLDS:
-        figures = word_figures(records, spans, out_of_fold >= value)
-        print(f"threshold {value}: {figures}", file=sys.stderr)
+        per = by_set(value)
+        figures = {k: float(np.mean([f[k] for f in per.values()]))
+                   for k in ("recall", "visible", "redacted")}  # fmt: skip
+        print(f"threshold {value}: mean {figures}", file=sys.stderr)
         within = (
             figures["visible"] >= MIN_OTHERS_VISIBLE and figures["redacted"] <= MAX_PLAIN_REDACTED
         )
         if within and (best is None or figures["recall"] > best[1]["recall"]):
-            best = (value, figures)
+            best = (value, figures, per)
     if best is None:
         raise SystemExit("no threshold keeps the training data's out-of-fold figures in bounds")
-    per_set = {}
-    for name, members in sets.items():
-        chosen = [i for i, g in enumerate(groups) if g == name]
-        first = records.index(members[0])
-        per_set[name] = word_figures(
-            members,
-            [(spans[i][0] - first, spans[i][1], spans[i][2]) for i in chosen],
-            out_of_fold[chosen] >= best[0],
-        )
-    return best[0], best[1], per_set
+    per_set = best[2]
+    return best[0], best[1], per_set, rows, groups
 
 
 def sealed_figures() -> dict[str, dict]:
@@ -326,12 +342,7 @@ def main(argv: Sequence[str] = ()) -> dict[Key, float]:
              if isinstance(rows, dict) for name, value in rows.items()
              if isinstance(value, (int, float))}  # fmt: skip
     sets = training_sets(smoke)
-    person, figures, per_set = cross_validated(sets, priors, fixed)
-    rows, groups = [], []
-    for name, members in sets.items():
-        found, _ = collect(members)
-        rows += found
-        groups += [name] * len(found)
+    person, figures, per_set, rows, groups = cross_validated(sets, priors, fixed)
     fitted = fit(rows, groups, priors)
     if smoke:
         return fitted
