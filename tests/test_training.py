@@ -29,6 +29,7 @@ def test_cases_are_deterministic_and_split_by_template() -> None:
     assert not any(name in train_text for c in first["test"] for name in c["pii"])
 
 
+@pytest.mark.guard_catches  # the teacher screens a gold title that names someone, by design
 def test_a_gold_title_with_a_name_gets_the_turns_placeholder() -> None:
     from agent.model import GenerationOptions, Message
     from bench.pairs import TeacherModel
