@@ -91,14 +91,19 @@ def rules(tmp_path_factory: pytest.TempPathFactory) -> Assistant:
     return build_assistant(data_dir=tmp_path_factory.mktemp("veil"), no_llm=True)
 
 
-def test_no_variant_creates_an_event(rules: Assistant) -> None:
+def created_by(rules: Assistant, rows: list[dict]) -> dict[str, list[str]]:
+    """Row id -> titles of the events its turn created (only rows that created any)."""
     created = {}
-    for row in CORPUS:
+    for row in rows:
         bundle = rules.ask(Turn(request=row["request"], thread=row["thread"], now=NOW, tz=TZ))
         made = [e.title for e in bundle.events if e.status == "created"]
         if made:
             created[row["id"]] = made
-    assert created == {}
+    return created
+
+
+def test_no_variant_creates_an_event(rules: Assistant) -> None:
+    assert created_by(rules, CORPUS) == {}
 
 
 def test_a_thread_with_no_request_is_proposed_and_asked(rules: Assistant) -> None:
@@ -116,12 +121,6 @@ def test_no_blind_variant_creates_unless_the_request_asks_to_add(rules: Assistan
     ("add this") are measured by bench/hostile.py; the user's own ask is what they test."""
     from understanding.acts import asks_to_add
 
-    created = {}
     asked = [row for row in BLIND if not row["request"].strip() or not asks_to_add(row["request"])]
     assert len(asked) >= 80
-    for row in asked:
-        bundle = rules.ask(Turn(request=row["request"], thread=row["thread"], now=NOW, tz=TZ))
-        made = [e.title for e in bundle.events if e.status == "created"]
-        if made:
-            created[row["id"]] = made
-    assert created == {}
+    assert created_by(rules, asked) == {}
