@@ -115,50 +115,65 @@ def score(records: list[dict], predictions: list[list[Span]], types: dict[str, s
     return result
 
 
-def wnut_figures(records: list[dict], predicted: list[list[Span]], person: set[str]) -> dict:
-    """WNUT-17: PERSON recall (half a span's characters replaced by a person type), the share
-    of other entities left whole, and the share of plain words with anything replaced."""
+Gold = tuple[int, int]  # start, end of a gold span
+
+
+def word_figures(cases: Iterable[tuple[str, list[Gold], list[Gold], list[Gold], list[Span]]],
+                 person: set[str] | None) -> dict:  # fmt: skip
+    """The word-level figures every person set here is read by, from (text, people, other
+    entities, gold spans no plain word may touch, predictions): PERSON recall (half a person's
+    non-space characters replaced by a `person` type), other entities left whole, and plain
+    words (whitespace-separated, in no gold span) with anything replaced."""
     people = found = others = kept = plain = hit = 0
-    for record, spans in zip(records, predicted, strict=True):
-        for gold in record["entities"]:
-            if gold["type"] == "person":
-                people += 1
-                found += _covered(gold, spans, person) >= 0.5
-            else:
-                others += 1
-                kept += _covered(gold, spans, None) == 0
-        position = 0
-        for word in record["text"].split(" "):
-            start, end = position, position + len(word)
-            position = end + 1
-            if not word or any(g["start"] <= start < g["end"] for g in record["entities"]):
+    for text, gold_people, gold_others, gold, spans in cases:
+        for start, end in gold_people:
+            people += 1
+            found += _covered(_gold(text, start, end), spans, person) >= 0.5
+        for start, end in gold_others:
+            others += 1
+            kept += _covered(_gold(text, start, end), spans, None) == 0
+        for word in re.finditer(r"\S+", text):
+            start, end = word.span()
+            if any(s < end and start < e for s, e in gold):
                 continue
             plain += 1
             hit += any(s < end and start < e for s, e, _ in spans)
-    return {"people": people, "recall": found / people, "others": others,
-            "visible": kept / others, "plain": plain, "redacted": hit / plain}  # fmt: skip
+    return {"people": people, "recall": found / max(people, 1), "others": others,
+            "visible": kept / max(others, 1), "plain": plain,
+            "redacted": hit / max(plain, 1)}  # fmt: skip
+
+
+def _gold(text: str, start: int, end: int) -> dict:
+    return {"start": start, "end": end, "text": text[start:end]}
+
+
+def wnut_figures(records: list[dict], predicted: list[list[Span]], person: set[str]) -> dict:
+    """WNUT-17-shaped records (`entities` typed person or otherwise)."""
+    return word_figures(
+        (
+            (record["text"],
+             [(g["start"], g["end"]) for g in record["entities"] if g["type"] == "person"],
+             [(g["start"], g["end"]) for g in record["entities"] if g["type"] != "person"],
+             [(g["start"], g["end"]) for g in record["entities"]], spans)
+            for record, spans in zip(records, predicted, strict=True)
+        ),
+        person,
+    )  # fmt: skip
 
 
 def human_figures(records: list[dict], predicted: list[list[Span]]) -> dict:
-    """The human-written set: PERSON recall, organisations, places and dates left whole, and
-    plain words (in no gold span) with anything replaced."""
-    people = found = kept_n = kept = plain = hit = 0
-    for record, spans in zip(records, predicted, strict=True):
-        for gold in record["spans"]:
-            if gold["label"] == "PERSON":
-                people += 1
-                found += _covered(gold, spans, {"PERSON"}) >= 0.5
-            elif gold["label"] in KEPT_LABELS:
-                kept_n += 1
-                kept += _covered(gold, spans, None) == 0
-        for word in re.finditer(r"\S+", record["text"]):
-            start, end = word.span()
-            if any(g["start"] < end and start < g["end"] for g in record["spans"]):
-                continue
-            plain += 1
-            hit += any(s < end and start < e for s, e, _ in spans)
-    return {"people": people, "recall": found / people, "others": kept_n,
-            "visible": kept / kept_n, "plain": plain, "redacted": hit / plain}  # fmt: skip
+    """The human-written set: organisations, places and dates are the entities kept; phones,
+    e-mails and addresses count neither as kept nor as plain words."""
+    return word_figures(
+        (
+            (record["text"],
+             [(g["start"], g["end"]) for g in record["spans"] if g["label"] == "PERSON"],
+             [(g["start"], g["end"]) for g in record["spans"] if g["label"] in KEPT_LABELS],
+             [(g["start"], g["end"]) for g in record["spans"]], spans)
+            for record, spans in zip(records, predicted, strict=True)
+        ),
+        {"PERSON"},
+    )  # fmt: skip
 
 
 def wnut_table(

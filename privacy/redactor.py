@@ -488,6 +488,7 @@ class Redactor:
             if len(norm.split()) > 1:
                 self._contacts_by_first.setdefault(norm.split()[0], []).append(contact)
         self._known_cache: tuple[int, list[tuple[re.Pattern[str], dict[str, str]]]] | None = None
+        self._words_cache: tuple[int, re.Pattern[str] | None] | None = None
         own = (region or default_region()).upper()
         self.regions = (own, *(r for r in DEFAULT_REGIONS if r != own))
         self.max_chars = max_chars
@@ -691,17 +692,10 @@ class Redactor:
         a message, "hope" after "Hi Hope,"): weighed, not sure. The session knowing the name
         is one reader ("known-word" in evidence.toml); the detector's reading of the words
         around it decides between "yes will, 7pm works" and "I will call"."""
-        words = sorted({
-            fold_accents(value).casefold()
-            for placeholder, value in self.entity_map.variants()
-            if self.entity_map.type_of(placeholder) == "PERSON"
-            and len(value.split()) == 1 and len(value) >= 3 and is_everyday_word(value)
-        })  # fmt: skip
-        if not words:
+        pattern = self._known_words_pattern()
+        if pattern is None:
             return []
         taken = _Spans([(f.start, f.end) for f in known])
-        pattern = re.compile(r"(?<![\w@<])(?:" + "|".join(map(re.escape, words)) + r")(?![\w@])",
-                             re.IGNORECASE)  # fmt: skip
         scores = sorted((offset + s, offset + e, p) for offset, rows in scored.items()
                         for s, e, p in rows)  # fmt: skip
         starts = [s for s, _, _ in scores]
@@ -719,6 +713,23 @@ class Redactor:
             if evidence.person:
                 found.append(_Found(start, end, "PERSON", "known-word"))
         return found
+
+    def _known_words_pattern(self) -> re.Pattern[str] | None:
+        """The session's one-word names that are also words, any case; recompiled only when
+        the map grew, as _known_patterns is."""
+        size = self.entity_map.spelling_count()
+        if self._words_cache is not None and self._words_cache[0] == size:
+            return self._words_cache[1]
+        words = sorted({
+            fold_accents(value).casefold()
+            for placeholder, value in self.entity_map.variants()
+            if self.entity_map.type_of(placeholder) == "PERSON"
+            and len(value.split()) == 1 and len(value) >= 3 and is_everyday_word(value)
+        })  # fmt: skip
+        pattern = re.compile(r"(?<![\w@<])(?:" + "|".join(map(re.escape, words)) + r")(?![\w@])",
+                             re.IGNORECASE) if words else None  # fmt: skip
+        self._words_cache = (size, pattern)
+        return pattern
 
     def _known_patterns(self) -> list[tuple[re.Pattern[str], dict[str, str]]]:
         """The known values as two alternations, recompiled only when the session map grew."""

@@ -134,3 +134,11 @@ def test_a_saved_map_keeps_its_numbers_when_its_keys_are_folded() -> None:
     }
     entity_map = EntityMap.from_dict(saved)
     assert entity_map.placeholder_for("PERSON", "Jose") == "<PERSON_1>"
+
+
+def test_a_speakers_name_that_is_a_word_holds_where_it_names_them() -> None:
+    # "June:" labels a message, so she is a person there and where she is greeted; the month
+    # after "in" stays a month (the detector reads the words around each)
+    redacted = Redactor(entity_map=EntityMap()).redact("June: hey\nMe: hey june, see you in june")
+    assert redacted.text == "<PERSON_1>: hey\nMe: hey <PERSON_1>, see you in june"
+    assert Redactor().redact("Will: on for friday?\nMe: yes").text.startswith("<PERSON_1>:")

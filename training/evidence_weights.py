@@ -166,32 +166,18 @@ def _gold_words(record: dict) -> tuple[list[tuple[int, int]], list[tuple[int, in
 def word_figures(records: Sequence[dict], spans: Sequence[Span], chosen: np.ndarray) -> dict:
     """PERSON recall, other entities left whole, plain words redacted, from span decisions
     alone (what the redactor would hide before its later passes), counted as bench/privacy.py
-    counts WNUT-17."""
-    hidden: dict[int, list[tuple[int, int]]] = {}
+    counts every person set."""
+    from bench.privacy import word_figures as count
+
+    hidden: dict[int, list[tuple[int, int, str]]] = {}
     for (index, start, end), person in zip(spans, chosen, strict=True):
         if person:
-            hidden.setdefault(index, []).append((start, end))
-    people = found = others = kept = plain = hit = 0
+            hidden.setdefault(index, []).append((start, end, "PERSON"))
+    cases = []
     for index, record in enumerate(records):
-        marks = hidden.get(index, [])
-        gold_people, gold_others = _gold_words(record)
-        for start, end in gold_people:
-            people += 1
-            covered = sum(min(e, end) - max(s, start) for s, e in marks if s < end and start < e)
-            found += covered * 2 >= end - start
-        for start, end in gold_others:
-            others += 1
-            kept += not any(s < end and start < e for s, e in marks)
-        for word in re.finditer(r"\S+", record["text"]):
-            start, end = word.span()
-            if any(s < end and start < e for s, e in gold_people + gold_others):
-                continue
-            plain += 1
-            hit += any(s < end and start < e for s, e in marks)
-    return {
-        "people": people, "recall": found / max(people, 1), "others": others,
-        "visible": kept / max(others, 1), "plain": plain, "redacted": hit / max(plain, 1),
-    }  # fmt: skip
+        people, others = _gold_words(record)
+        cases.append((record["text"], people, others, people + others, hidden.get(index, [])))
+    return count(cases, {"PERSON"})
 
 
 def priors_of(text: str) -> dict[Key, float]:
@@ -338,9 +324,8 @@ def main(argv: Sequence[str] = ()) -> dict[Key, float]:
     text = TABLE.read_text(encoding="utf-8")
     priors = priors_of(text)
     tables = evidence.weights()
-    fixed = {(section, name): float(value) for section, rows in tables.items()
-             if isinstance(rows, dict) for name, value in rows.items()
-             if isinstance(value, (int, float))}  # fmt: skip
+    fixed = {(section, name): value for section, rows in tables.items()
+             for name, value in rows.items()}  # fmt: skip
     sets = training_sets(smoke)
     person, figures, per_set, rows, groups = cross_validated(sets, priors, fixed)
     fitted = fit(rows, groups, priors)

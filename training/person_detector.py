@@ -435,12 +435,13 @@ def shipped_sample() -> list[dict]:
     return [r for r in wnut("train") if held_out(r)][:SAMPLE]
 
 
-def runtime_figures(records: Sequence[dict], threshold: float, runtime: object = None) -> dict:
-    """dev_figures through the shipped runtime (privacy/detector.py, int8 ONNX): a word's score
-    is its most person-like runtime word that starts inside it."""
+def runtime_figures(records: Sequence[dict], threshold: float) -> dict:
+    """dev_figures through the shipped runtime (privacy/detector.py, int8 ONNX), loaded fresh
+    so a file just written is the one read: a word's score is its most person-like runtime
+    word that starts inside it."""
     from privacy.detector import PersonDetector, _folder
 
-    runtime = runtime if isinstance(runtime, PersonDetector) else PersonDetector(_folder())
+    runtime = PersonDetector(_folder())
     scores = []
     for record in records:
         found = runtime.word_scores(record["text"])
