@@ -59,7 +59,7 @@ def test_page_loads_with_labelled_controls(page: Page) -> None:
     for label in (
         "What should I do?",
         "Pasted thread (optional)",
-        "Add a screenshot (PNG, JPEG, WebP) or an .ics calendar",
+        "Add a chat export, a screenshot or an .ics calendar",
         "Your time zone",
     ):
         assert page.get_by_label(label).count() == 1, label
