@@ -34,7 +34,7 @@ def read_export(data: bytes, name: str = "", *, tz: str | None = None) -> Export
         if pool is None:
             return exports.read_export(data, name, tz=tz, day_first=day_first)
         return pool.run(
-            exports.read_export, data, name, tz=tz, day_first=day_first,
+            read_slim, data, name, tz=tz, day_first=day_first,
             seconds=READ_SECONDS, what=name or "this export",
         )  # fmt: skip
     except exports.UnknownFormatError as error:
@@ -43,6 +43,12 @@ def read_export(data: bytes, name: str = "", *, tz: str | None = None) -> Export
         raise ExportFileError(str(error)) from None
     except (worker.WorkerLimitError, worker.WorkerCrashError) as error:
         raise ExportFileError(f"{error}; export a shorter period of the chat") from None
+
+
+def read_slim(data: bytes, name: str, *, tz: str | None, day_first: bool | None) -> Export:
+    """`lang.exports.read_export` as a worker runs it: the messages' lines stay behind, since
+    the canonical text already holds them."""
+    return exports.read_export(data, name, tz=tz, day_first=day_first).slim()
 
 
 def thread_text(text: str, *, tz: str | None = None) -> tuple[str, Export]:

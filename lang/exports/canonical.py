@@ -25,7 +25,9 @@ LINE_RE = re.compile(r"\[(?P<day>\d{4}-\d{2}-\d{2}) (?P<clock>\d{2}:\d{2})\] ")
 # Characters that would end or open a stamped label early ("[", "]", ":") or split the line.
 _LABEL_BREAKERS_RE = re.compile(r"[\[\]:\r\n\t\u2028\u2029]+")
 _NOTE_RE = re.compile(r"\s*\([^()]*\)\s*")
-_BIDI_RE = re.compile(r"[\u200e\u200f\u202a-\u202e\u2066-\u2069\ufeff]")
+# Bidi marks and a BOM: dropped with str.translate (a regex per line cost a third of a big
+# export's read).
+_BIDI = dict.fromkeys([0x200E, 0x200F, *range(0x202A, 0x202F), *range(0x2066, 0x206A), 0xFEFF])
 ALIASES = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
 
 
@@ -37,7 +39,7 @@ class UnknownFormatError(ExportError):
     """Bytes that are no export Veil knows: binary data, another kind of archive or JSON."""
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Record:
     """One message of an export: when it was sent (wall time as the app showed it), who sent
     it (as the app names them) and its lines."""
@@ -77,6 +79,12 @@ class Export:
         """When the newest message was sent."""
         return self.records[-1].sent if self.records else None
 
+    def slim(self) -> Export:
+        """This export without each message's lines (its text holds them): what crosses a
+        worker's pipe, at about half the size."""
+        records = tuple(Record(r.sent, r.speaker, ()) for r in self.records)
+        return Export(self.text, self.format, records, self.speakers, self.notes)
+
     def summary(self) -> str:
         """One sentence naming the format, the count and the dates ("WhatsApp export: 214
         messages, 12 Nov to 28 Nov 2026.")."""
@@ -111,7 +119,7 @@ def span(first: datetime, last: datetime) -> str:
 
 def clean_line(line: str) -> str:
     """A line without the bidi marks apps put at its start and its trailing blanks."""
-    return _BIDI_RE.sub("", line).rstrip()
+    return line.translate(_BIDI).rstrip()
 
 
 def _reads_as(label: str) -> bool:
@@ -124,7 +132,7 @@ def _reads_as(label: str) -> bool:
 
 def _candidates(name: str) -> Iterable[str]:
     """Ever plainer spellings of a sender's name, the name itself first."""
-    plain = " ".join(_LABEL_BREAKERS_RE.sub(" ", _BIDI_RE.sub("", name)).split())
+    plain = " ".join(_LABEL_BREAKERS_RE.sub(" ", name.translate(_BIDI)).split())
     yield plain
     surname, comma, given = plain.partition(",")
     if comma and given.strip() and "," not in given:  # "Lund, Henrik", as address books sort

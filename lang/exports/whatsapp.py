@@ -62,7 +62,7 @@ _EDITED_RE = re.compile(
 )
 
 
-@dataclass
+@dataclass(slots=True)
 class _Raw:
     """A message as written, before its stamp's order is known."""
 
