@@ -30,7 +30,7 @@ from datetime import UTC, datetime
 from typing import Any
 from zoneinfo import ZoneInfo
 
-from lang.exports.canonical import ALIASES, ATTACHMENT, ExportError, Record
+from lang.exports.canonical import ATTACHMENT, ExportError, Record, alias
 
 _SLACK_SKIPPED = frozenset({
     "channel_join", "channel_leave", "channel_topic", "channel_purpose", "channel_name",
@@ -194,7 +194,7 @@ def sigtop(items: list[Any], tz: str | None) -> tuple[list[Record], list[str]]:
             speaker = item["source"].strip()  # a phone number: the redactor's to handle
         else:
             key = str(item.get("sourceServiceId") or item.get("sourceUuid") or "?")
-            speaker = aliases.setdefault(key, f"Contact {ALIASES[len(aliases) % 26]}")
+            speaker = aliases.setdefault(key, alias(len(aliases)))
         lines = str(item.get("body") or "").split("\n")
         if item.get("attachments") or item.get("sticker"):
             lines = [ATTACHMENT, *[line for line in lines if line.strip()]]

@@ -28,7 +28,18 @@ _NOTE_RE = re.compile(r"\s*\([^()]*\)\s*")
 # Bidi marks and a BOM: dropped with str.translate (a regex per line cost a third of a big
 # export's read).
 _BIDI = dict.fromkeys([0x200E, 0x200F, *range(0x202A, 0x202F), *range(0x2066, 0x206A), 0xFEFF])
-ALIASES = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
+_LETTERS = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
+
+
+def alias(number: int) -> str:
+    """The label of the `number`th sender an export names by no name: "Contact A", ...,
+    "Contact Z", "Contact AA"."""
+    letters = ""
+    number += 1
+    while number:
+        number, rest = divmod(number - 1, 26)
+        letters = _LETTERS[rest] + letters
+    return f"Contact {letters}"
 
 
 class ExportError(ValueError):
@@ -153,23 +164,25 @@ def speaker_labels(names: Iterable[str]) -> tuple[dict[str, str], list[str]]:
     spelling it reads, and failing that "Contact A", "Contact B" ... Two senders never share a
     label.
     """
-    labels: dict[str, str] = {}
-    used: set[str] = set()
-    changed = 0
-    for name in dict.fromkeys(names):
+    unique = list(dict.fromkeys(names))
+    # names read as they are go first, so a plainer spelling never takes one of theirs
+    labels = {name: name for name in unique if _reads_as(name)}
+    if len({label.casefold() for label in labels.values()}) < len(labels):
+        labels = {}  # "Tom" and "TOM": two senders the casefolded check below keeps apart
+    used = {label.casefold() for label in labels.values()}
+    for name in unique:
+        if name in labels:
+            continue
         label = next(
             (c for c in _candidates(name) if c and c.casefold() not in used and _reads_as(c)),
             None,
         )
         if label is None:
-            label = next(
-                f"Contact {a}"
-                for a in (*ALIASES, *(x + y for x in ALIASES for y in ALIASES))
-                if f"contact {a}".casefold() not in used
-            )
-        changed += label != name
+            label = next(alias(n) for n in range(len(used) + 1) if alias(n).casefold() not in used)
         labels[name] = label
         used.add(label.casefold())
+    labels = {name: labels[name] for name in unique}
+    changed = sum(1 for name, label in labels.items() if label != name)
     notes = []
     if changed:
         notes.append(
