@@ -207,6 +207,14 @@ def test_a_name_the_message_model_would_not_read_is_written_plainly() -> None:
                             for n, r in zip((2, 3, 4), export.records, strict=True)]  # fmt: skip
 
 
+def test_senders_with_no_readable_name_get_distinct_contact_labels() -> None:
+    from lang.exports.canonical import speaker_labels
+
+    labels, notes = speaker_labels(["42", "??", "Contact A", "Priya Patel"])
+    assert labels["Contact A"] == "Contact A" and labels["Priya Patel"] == "Priya Patel"
+    assert len(set(labels.values())) == 4 and notes
+
+
 # --- the recent window of a long export -----------------------------------------------------
 
 
