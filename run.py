@@ -214,6 +214,21 @@ def _read_text(name: str) -> str:
     return Path(name).read_text(encoding="utf-8", errors="replace")
 
 
+def _read_thread(name: str, tz: str) -> str:
+    """The thread file as the text a turn reads: a chat export (WhatsApp .txt or .zip,
+    Telegram, Signal or Slack JSON, .eml, .mbox) in its canonical form, other text as it is.
+    How the export was read goes to stderr."""
+    from tools.exports import read_export
+
+    data = sys.stdin.buffer.read() if name == "-" else Path(name).read_bytes()
+    export = read_export(data, "the thread" if name == "-" else Path(name).name, tz=tz)
+    if export.format != "paste":
+        print(f"veil: {export.summary()}", file=sys.stderr)
+    for note in export.notes:
+        print(f"veil: {note}", file=sys.stderr)
+    return export.text
+
+
 def serve(args: argparse.Namespace) -> None:
     """Start the chat page on loopback (or where --host says, behind an access token)."""
     from web import create_app
@@ -296,7 +311,7 @@ def ask(args: argparse.Namespace) -> None:
     )
     assistant.gateway.check()
     # Control characters go before any parser sees them (a NUL made Duckling panic).
-    thread = clean_text(_read_text(args.thread)) if args.thread else ""
+    thread = clean_text(_read_thread(args.thread, tz)) if args.thread else ""
     calendar = clean_bytes(as_utf8(Path(args.calendar).read_bytes())) if args.calendar else None
     turn = Turn(request=clean_text(args.request), thread=thread, now=now, tz=tz)
     calendar_name = Path(args.calendar or "calendar.ics").name

@@ -47,6 +47,7 @@ from agent.model import ChatModel, Message
 from agent.planner import PlanInput, Planner
 from agent.prompts import load_prompt
 from agent.synthesis import facts, write_reply
+from lang import exports
 from lang.fold import unmask_roles
 from lang.text import clean_text
 from memory.calendar import CalendarStore
@@ -547,8 +548,16 @@ def recent_window(thread: str) -> tuple[str, str]:
     anything was left out ('' when the whole thread fits).
 
     The last MAX_THREAD_LINES lines, then as many of those as fit in MAX_THREAD_CHARS; a line
-    longer than MAX_LINE_CHARS keeps its end (the latest words), cut at a space.
+    longer than MAX_LINE_CHARS keeps its end (the latest words), cut at a space. A chat export
+    (lang/exports' canonical text) is cut at whole messages and days within the same budget,
+    and the reply names the dates read ("from 12 Nov to 28 Nov 2026, 214 of 18,400").
     """
+    export = exports.recent_window(
+        thread, max_lines=MAX_THREAD_LINES, max_chars=MAX_THREAD_CHARS,
+        max_line_chars=MAX_LINE_CHARS,
+    )  # fmt: skip
+    if export is not None:
+        return export.text, export.note
     lines = thread.splitlines()
     if (
         len(lines) <= MAX_THREAD_LINES

@@ -10,6 +10,7 @@ BENCHMARKS = (
     "acts",
     "times",
     "ics",
+    "exports",
     "memory",
     "agent",
     "smcalflow",

@@ -7,10 +7,14 @@ The assistant runs without a model here: these tests are about the page, not the
 from __future__ import annotations
 
 import io
+import re
 import shutil
 import threading
+import zipfile
 from collections.abc import Iterator
+from datetime import datetime, timedelta
 from pathlib import Path
+from zoneinfo import ZoneInfo
 
 import icalendar
 import pytest
@@ -59,7 +63,7 @@ def test_page_loads_with_labelled_controls(page: Page) -> None:
     for label in (
         "What should I do?",
         "Pasted thread (optional)",
-        "Add a screenshot (PNG, JPEG, WebP) or an .ics calendar",
+        "Add a chat export, a screenshot or an .ics calendar",
         "Your time zone",
     ):
         assert page.get_by_label(label).count() == 1, label
@@ -116,6 +120,28 @@ def test_dropped_screenshot_and_ics(page: Page) -> None:
     page.set_input_files("#file", files=[pdf])  # the file picker path
     page.wait_for_selector("#upload-status .error")
     assert "checked by its content" in page.locator("#upload-status .error").inner_text()
+
+
+def test_a_dropped_whatsapp_export_fills_the_box_and_its_dinner_is_created(page: Page) -> None:
+    today = datetime.now(ZoneInfo("Europe/Berlin")).date()
+    earlier = next(today - timedelta(days=n) for n in range(1, 32)
+                   if (today - timedelta(days=n)).day > 12)  # fmt: skip
+    chat = (
+        f"{earlier:%d/%m/%Y}, 18:58 - Olivia Hart: Fancy dinner soon?\n"
+        f"{today:%d/%m/%Y}, 00:10 - Olivia Hart: Dinner tomorrow at 7:30?\n"
+        f"{today:%d/%m/%Y}, 00:12 - James O'Neill: Perfect, 7:30 it is\n"
+    )
+    stored = io.BytesIO()
+    with zipfile.ZipFile(stored, "w") as archive:
+        archive.writestr("_chat.txt", chat)
+    drop(page, "WhatsApp Chat with Olivia Hart.zip", stored.getvalue(), "application/zip")
+    thread = page.get_by_label("Pasted thread (optional)")
+    expect(thread).to_have_value(re.compile(r"^\[\d{4}-\d{2}-\d{2} 18:58\] Olivia Hart: Fancy"))
+    assert "WhatsApp export: 3 messages" in page.locator("#ocr-note").inner_text()
+    ask_by_keyboard(page, "add the dinner")
+    page.wait_for_selector(".turn .reply")
+    tomorrow = today + timedelta(days=1)
+    assert f"{tomorrow:%d %b}, 19:30" in page.locator(".turn .reply").inner_text()
 
 
 def test_sessions_survive_a_reload_and_can_be_renamed(page: Page) -> None:

@@ -125,6 +125,21 @@ def test_extract_events_creates_a_stated_and_agreed_lunch(client: Client) -> Non
     assert answer["reasons"] == [] and "<PERSON" not in json.dumps(answer)
 
 
+def test_extract_events_reads_a_telegram_export_pasted_whole(client: Client) -> None:
+    export = {"name": "Sam Lee", "type": "personal_chat", "messages": [
+        {"id": 1, "type": "message", "date": "2026-11-21T08:02:11", "from": "Sam Lee",
+         "text": ["climbing friday at ", {"type": "bold", "text": "6pm"}, " at the gym?"]},
+        {"id": 2, "type": "service", "date": "2026-11-21T08:03:00", "actor": "Sam Lee",
+         "action": "phone_call", "text": ""},
+        {"id": 3, "type": "message", "date": "2026-11-21T08:05:40", "from": "Me",
+         "text": "sure, friday 6pm works"},
+    ]}  # fmt: skip
+    answer = client.result("extract_events", {"thread": json.dumps(export)})
+    [event] = answer["events"]
+    assert event["status"] == "created" and event["start"] == "2026-11-27T18:00:00+01:00"
+    assert event["attendees"] == ["Sam Lee"]
+
+
 def test_extract_events_proposes_a_vague_dinner_and_asks(client: Client) -> None:
     answer = client.result("extract_events", {"thread": "Ana Ruiz: dinner friday?\nMe: sure"})
     assert answer["events"] and {e["status"] for e in answer["events"]} == {"proposed"}

@@ -15,12 +15,12 @@ from email.errors import MessageError
 from email.headerregistry import Address
 from email.message import EmailMessage
 from email.utils import format_datetime, getaddresses, make_msgid
-from html.parser import HTMLParser
 from pathlib import Path
 from typing import Any
 from urllib.parse import quote
 from zoneinfo import ZoneInfo
 
+from lang.html import html_to_text
 from privacy.entity_map import PLACEHOLDER_RE
 from tools.base import Tool, ToolContext, ToolFile, ToolResult
 
@@ -32,43 +32,6 @@ MAX_MAIL_BYTES = 50 * 1024 * 1024
 MAILTO_LIMIT = 2_000  # common browser/mail-client ceiling for a URL
 MAILTO_NOTE = "…\r\n\r\n[Shortened here: the full text is in the .eml draft.]"
 _ADDRESS_RE = re.compile(r"[^@\s<>(),;:\"]+@[^@\s<>(),;:\"]+")
-
-
-class _TextExtractor(HTMLParser):
-    """HTML to plain text: drop scripts and styles, break lines at block elements."""
-
-    _SKIP = {"script", "style", "head"}
-    _BLOCK = {"br", "p", "div", "li", "tr", "h1", "h2", "h3", "h4", "blockquote", "table"}
-
-    def __init__(self) -> None:
-        super().__init__(convert_charrefs=True)
-        self.parts: list[str] = []
-        self._skipping = 0
-
-    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
-        if tag in self._SKIP:
-            self._skipping += 1
-        elif tag in self._BLOCK:
-            self.parts.append("\n")
-
-    def handle_endtag(self, tag: str) -> None:
-        if tag in self._SKIP and self._skipping:
-            self._skipping -= 1
-        elif tag in self._BLOCK:
-            self.parts.append("\n")
-
-    def handle_data(self, data: str) -> None:
-        if not self._skipping:
-            self.parts.append(data)
-
-
-def html_to_text(html: str) -> str:
-    """Visible text of an HTML body, one block per line."""
-    parser = _TextExtractor()
-    parser.feed(html)
-    parser.close()
-    lines = (" ".join(line.split()) for line in "".join(parser.parts).splitlines())
-    return "\n".join(line for line in lines if line)
 
 
 def _part_text(part: EmailMessage) -> str:

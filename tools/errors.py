@@ -21,3 +21,12 @@ class CalDAVError(ToolError):
 class CalDAVUnreachableError(CalDAVError):
     """The CalDAV server did not answer (down, timeout, TLS): trying more requests now would
     only wait longer, so a round of writes stops at the first one."""
+
+
+class ExportFileError(ToolError):
+    """A chat export or mail file that cannot be read; the message says why and what to do.
+    Nothing is changed when it is raised."""
+
+
+class UnknownExportError(ExportFileError):
+    """A file that is no export Veil reads at all (binary data, another archive or JSON)."""

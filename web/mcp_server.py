@@ -47,6 +47,7 @@ from privacy.redactor import Redactor
 from tools.calendar.slots import MEAL_TIMES
 from tools.calendar.tools import MAX_DAYS
 from tools.errors import ToolError
+from tools.exports import thread_text
 
 logger = logging.getLogger(__name__)
 
@@ -65,7 +66,8 @@ Thread = Annotated[
     Field(
         min_length=1,
         max_length=MAX_INPUT_CHARS,
-        description="the pasted message thread, chat export or e-mail, as plain text",
+        description="the pasted message thread, chat export or e-mail, as plain text (a "
+        "Telegram, Signal or Slack JSON export pasted whole is read as its messages)",
     ),
 ]
 # Calling extract_events is itself the ask to add what the thread agreed; a thread pasted on the
@@ -207,9 +209,9 @@ def build_server(assistant: Assistant, config: McpConfig, runner: Runner = _inli
         return config.now or datetime.now(ZoneInfo(config.tz))
 
     def turn(thread: str, request: str) -> TurnBundle:
-        return assistant.ask(
-            Turn(request=request, thread=clean_text(thread), now=clock(), tz=config.tz)
-        )
+        # a Telegram, Signal or Slack JSON export pasted whole reads as its messages
+        thread, _export = thread_text(clean_text(thread), tz=config.tz)
+        return assistant.ask(Turn(request=request, thread=thread, now=clock(), tz=config.tz))
 
     def calendar_tool(name: str, args: dict[str, Any], thread: str = "") -> dict[str, Any]:
         """Run a calendar tool; a failure (not a gate block) is the caller's tool error."""

@@ -27,6 +27,11 @@ _DUCKLING_EN_COUNTRIES = frozenset("AU BZ CA GB IE IN JM NZ PH TT US ZA".split()
 _MONTH_FIRST_COUNTRIES = frozenset("US PR GU VI AS MP UM FM MH PW".split())
 
 
+def writes_day_first(tz: str, zoneinfo_dir: str) -> bool:
+    """Whether people in the zone's country write the day first (3/12 = 3 December)."""
+    return zones.zone_countries(zoneinfo_dir).get(tz, "US") not in _MONTH_FIRST_COUNTRIES
+
+
 def locale_for_zone(tz: str, zoneinfo_dir: str) -> str:
     """The English locale for a zone: the zone's country decides 4/6 (month or day first)."""
     country = zones.zone_countries(zoneinfo_dir).get(tz, "US")

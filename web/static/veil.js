@@ -432,11 +432,17 @@ async function upload(file) {
       status.replaceChildren(...parts, undo);
       loadWeek();
     } else {
+      // A screenshot's text or an export's messages go to the thread box, checked before a turn.
       const thread = $("thread");
       thread.value = (thread.value.trim() ? `${thread.value.trim()}\n` : "") + result.text;
       const note = $("ocr-note");
-      note.textContent = `Read ${result.name} (${result.engine}, ${result.seconds} s). Check and ` +
-        "correct the text above before you ask: “Them” is the other person, “Me” is you.";
+      if (result.kind === "export") {
+        note.textContent = [`Read ${result.name}.`, result.note, ...result.notes]
+          .filter(Boolean).join(" ");
+      } else {
+        note.textContent = `Read ${result.name} (${result.engine}, ${result.seconds} s). Check and ` +
+          "correct the text above before you ask: “Them” is the other person, “Me” is you.";
+      }
       note.hidden = false;
       status.replaceChildren();
       thread.focus();
