@@ -5,7 +5,11 @@ way the page does (CSRF token, JSON) and reads the Server-Sent Events stream. Fi
 read in Debian's Chromium (the browser tests' one) from the Paint Timing API.
 
     python -m bench.web            # the whole table
-    python -m bench.web --page     # page weight and first paint only (seconds, rules only)
+    python -m bench.web --page     # page weight and first paint only, now and before issue 42
+
+Page weight and paint are measured against the page before issue 42 (BASELINE, checked out in
+a temporary git worktree) in the same run, the two servers' loads alternating, so the ratio
+holds on a busy machine where the milliseconds alone do not.
 """
 
 from __future__ import annotations
@@ -19,6 +23,7 @@ import sys
 import tempfile
 import time
 import urllib.request
+from pathlib import Path
 
 from bench.common import median, run_notes, write_table
 from bench.serve import ROOT, _free_port
@@ -30,10 +35,15 @@ REQUEST = "lunch with Karthik Rao next {day} at 1pm at Blue Bottle, draft a repl
 THREAD = "Karthik Rao: lunch next week? I'm free Thursday after 12:30"
 
 
-def _serve(port: int, data_dir: str, *flags: str) -> subprocess.Popen[bytes]:
+BASELINE = "2dc3b80"  # the page before issue 42 (chat layout, week strip, gzip)
+PAINT_ROUNDS = 5
+
+
+def _serve(port: int, data_dir: str, *flags: str, root: Path = ROOT) -> subprocess.Popen[bytes]:
     process = subprocess.Popen(
-        [sys.executable, str(ROOT / "run.py"), "serve", "--port", str(port), "--data-dir",
+        [sys.executable, str(root / "run.py"), "serve", "--port", str(port), "--data-dir",
          data_dir, *flags],
+        cwd=root,
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
     )  # fmt: skip
@@ -92,17 +102,49 @@ def first_paint(base: str, loads: int = PAINT_LOADS) -> float:
     return median(times)
 
 
-def page_only() -> tuple[tuple[int, int, int], float]:
-    """Page weight and first paint against a fresh rules-only server."""
-    port = _free_port()
-    with tempfile.TemporaryDirectory() as data_dir:
-        process = _serve(port, data_dir, "--no-llm")
+def page_only() -> tuple[dict[str, tuple[int, int, int]], dict[str, float]]:
+    """Page weight and first paint of this page and of BASELINE's, each on a fresh rules-only
+    server, first paints taken in alternating rounds: {"now"|"before": ...}."""
+    with tempfile.TemporaryDirectory() as scratch:
+        old = Path(scratch) / "before"
+        subprocess.run(
+            ["git", "-C", str(ROOT), "worktree", "add", "--detach", "-q", str(old), BASELINE],
+            check=True,
+        )
+        servers: dict[str, tuple[subprocess.Popen[bytes], str]] = {}
         try:
-            base = f"http://127.0.0.1:{port}"
-            return page_weight(base), first_paint(base)
+            for name, root in (("now", ROOT), ("before", old)):
+                port = _free_port()
+                data = Path(scratch) / f"data-{name}"
+                servers[name] = (_serve(port, str(data), "--no-llm", root=root),
+                                 f"http://127.0.0.1:{port}")  # fmt: skip
+            weights = {name: page_weight(base) for name, (_, base) in servers.items()}
+            paints: dict[str, list[float]] = {name: [] for name in servers}
+            for _ in range(PAINT_ROUNDS):
+                for name, (_, base) in servers.items():
+                    paints[name].append(first_paint(base))
+            return weights, {name: median(times) for name, times in paints.items()}
         finally:
-            process.terminate()
-            process.wait(30)
+            for process, _ in servers.values():
+                process.terminate()
+                process.wait(30)
+            subprocess.run(["git", "-C", str(ROOT), "worktree", "remove", "--force", str(old)],
+                           check=False)  # fmt: skip
+
+
+def _page_note(weights: dict[str, tuple[int, int, int]], paints: dict[str, float]) -> str:
+    (raw, sent, requests), (old_raw, old_sent, old_requests) = weights["now"], weights["before"]
+    return (
+        f"Page weight: {raw / 1024:.1f} KiB in {requests} requests, {sent / 1024:.1f} KiB "
+        f"transferred (the server gzips text); before issue 42 ({BASELINE}, same run): "
+        f"{old_raw / 1024:.1f} KiB in {old_requests} requests, {old_sent / 1024:.1f} KiB "
+        f"transferred: {sent / old_sent:.2f}× the bytes sent, {raw / old_raw:.2f}× decoded. "
+        f"No fonts, images, frameworks or other origins. First contentful paint: "
+        f"{paints['now']:.0f} ms against {paints['before']:.0f} ms "
+        f"({paints['now'] / paints['before']:.2f}×; median of {PAINT_ROUNDS} alternating rounds "
+        f"of {PAINT_LOADS} fresh loads each in headless Chromium, 1280×800, rules-only servers "
+        "on loopback)."
+    )
 
 
 def timed_turn(
@@ -158,16 +200,11 @@ def measure(flags: tuple[str, ...]) -> tuple[list[dict[str, float]], tuple[int, 
 def main() -> None:
     """Write bench/results/web.md (`--page`: print page weight and first paint only)."""
     if "--page" in sys.argv[1:]:
-        (raw, sent, requests), paint = page_only()
-        print(
-            f"Page weight: {raw / 1024:.1f} KiB in {requests} requests "
-            f"({sent / 1024:.1f} KiB transferred); first contentful paint {paint:.0f} ms"
-        )
+        print(_page_note(*page_only()))
         return
     rows = []
-    weight = (0, 0, 0)
     for label, flags in (("rules only (--no-llm)", ("--no-llm",)), ("embedded SmolLM2", ())):
-        turns, weight = measure(flags)
+        turns, _ = measure(flags)
         rows.append(
             [
                 label,
@@ -176,8 +213,7 @@ def main() -> None:
                 f"{median([t['end'] for t in turns]):.2f} s",
             ]
         )
-    raw, sent, requests = weight
-    paint = page_only()[1]
+    page = _page_note(*page_only())
     write_table(
         "web",
         "Chat page: live trace and page weight",
@@ -187,12 +223,7 @@ def main() -> None:
             f"Median of {TURNS} turns after one warm-up turn, through `run.py serve` on loopback: "
             "the page's own POST /api/turns, then its Server-Sent Events stream. The request "
             "names a person, a place and a time, pastes a two-line thread and asks for a draft.",
-            f"Page weight: {raw / 1024:.1f} KiB in {requests} requests, {sent / 1024:.1f} KiB "
-            "transferred (the server gzips text); no fonts, images, frameworks or other origins. "
-            "Before issue 42: 20.0 KiB in 3 requests, all of it transferred (6.8 KiB had it been "
-            "gzipped), first paint 144-172 ms. First contentful paint: "
-            f"{paint:.0f} ms (median of {PAINT_LOADS} fresh loads in headless Chromium, "
-            "1280×800, rules-only server on loopback).",
+            page,
             *run_notes(None),
         ],
     )
