@@ -60,7 +60,7 @@ from tools.calendar.ics import import_ics
 from tools.calendar.slots import MEAL_DURATIONS
 from tools.calendar.times import TimeMention, TimeParser
 from tools.registry import builtin_registry
-from understanding.acts import asks_to_add, read_act
+from understanding.acts import read_act, reads_as
 
 logger = logging.getLogger(__name__)
 
@@ -334,7 +334,7 @@ class Assistant:
                 session=turn.session,
             )  # fmt: skip
             blank = not request.strip()
-            unasked = intent == "other" and not asks_to_add(request)
+            unasked = intent == "other" and not reads_as(request, "add")
             if thread.strip() and (intent == "question" or blank or unasked):
                 # "who is this?", "summarise", "anything I need to do?": a request that asks
                 # for no event (no verb of one, and the act model reads no ask to add) adds

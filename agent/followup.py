@@ -38,7 +38,7 @@ from tools.calendar.gate import moved_start
 from tools.calendar.ics import export_event
 from tools.calendar.slots import Schedule
 from tools.calendar.times import TimeMention
-from understanding.acts import read_act
+from understanding.acts import read_act, reads_as
 
 _WORD_RE = re.compile(r"[^\W\d_][\w'’-]*")
 _FILLER = data.words("acts", "filler")
@@ -101,9 +101,9 @@ def find_follow_up(
     if event is None or event.end <= now:
         return None
     follow: Literal["cancel", "move"] | None = None
-    if act in ("cancel", "decline") and not said:
+    if not said and reads_as(request, "call_off"):
         follow = "cancel"  # the user declining their own chat's event calls it off
-    elif act in ("move", "counter") and (said or shifts):
+    elif (said or shifts) and reads_as(request, "change"):
         follow = "move"
     if follow is None or not _about(request, event, [*said, *shifts]):
         return None

@@ -95,7 +95,32 @@ def test_the_event_pointers_have_every_language() -> None:
         ("is this legit?", False),
     ],
 )
-def test_a_request_asks_to_add_by_its_act(request_text: str, adds: bool) -> None:
-    from understanding.acts import asks_to_add
+def test_a_request_asks_to_add_by_its_act_group(request_text: str, adds: bool) -> None:
+    from understanding.acts import reads_as
 
-    assert asks_to_add(request_text) is adds
+    assert reads_as(request_text, "add") is adds
+
+
+def test_every_group_has_a_fitted_threshold_in_both_contexts() -> None:
+    from understanding.acts import ACT_GROUPS
+
+    fitted = _manifest()["group_thresholds"]
+    for context in ("request", "thread"):
+        assert set(fitted[context]) == set(ACT_GROUPS), context
+        assert all(0.0 < cut < 1.0 for cut in fitted[context].values()), context
+
+
+def test_a_reading_spread_over_one_group_counts_for_the_group() -> None:
+    """Decline 0.45 and cancel 0.45: neither act alone is sure, the plan is off either way."""
+    labels = ("cancel", "decline", "other")
+    bucket = np.sort(featurise("drop it", "request")[0])
+    weights = np.zeros((len(bucket), 3))
+    weights[:, :2] = 1.0  # cancel and decline alike, well above other
+    spread = ActModel(
+        labels, bucket, weights, np.zeros(3), {"cancel": 0.6, "decline": 0.6},
+        group_thresholds={"request": {"call_off": 0.8}},
+    )  # fmt: skip
+    reading = spread.read("drop it", "request")
+    assert reading.act == "other"  # neither act alone clears its threshold
+    assert reading.scores["cancel"] + reading.scores["decline"] >= 0.8
+    assert spread.reads_as("drop it", "call_off", "request")

@@ -119,8 +119,8 @@ def test_no_blind_variant_creates_unless_the_request_asks_to_add(rules: Assistan
     """The blind corpus: whatever the thread hides, a request that asks for no event (empty,
     "summarise", "anything I need to do?") creates nothing. Rows whose request asks to add
     ("add this") are measured by bench/hostile.py; the user's own ask is what they test."""
-    from understanding.acts import asks_to_add
+    from understanding.acts import reads_as
 
-    asked = [row for row in BLIND if not row["request"].strip() or not asks_to_add(row["request"])]
+    asked = [r for r in BLIND if not r["request"].strip() or not reads_as(r["request"], "add")]
     assert len(asked) >= 80
     assert created_by(rules, asked) == {}

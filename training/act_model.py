@@ -30,7 +30,7 @@ from sklearn.linear_model import LogisticRegression
 from sklearn.model_selection import GroupKFold
 
 from training.act_scenarios import generate, scenario_files
-from understanding.acts import ACTS, BUCKETS, ActModel, embed, featurise
+from understanding.acts import ACT_GROUPS, ACTS, BUCKETS, ActModel, embed, featurise
 
 ROOT = Path(__file__).resolve().parents[1]
 THIRD_PARTY = ROOT.parent / "shared" / "benchmarks" / "acts"
@@ -46,7 +46,7 @@ ACTING = tuple(a for a in ACTS if a != "other")
 TARGET_PRECISION = 0.9
 # Acts the code treats alike: a reading of one counts as right for the other when a threshold
 # is fitted (a follow-up "make it 8" changes the event whether it is called a move or a counter).
-SAME_CONSEQUENCE = {"move": {"move", "counter"}, "counter": {"move", "counter"}}
+SAME_CONSEQUENCE = {act: set(ACT_GROUPS["change"]) for act in ACT_GROUPS["change"]}
 
 
 def read_jsonl(path: Path) -> list[dict[str, Any]]:
@@ -122,6 +122,32 @@ def thresholds_from(probabilities: np.ndarray, gold: np.ndarray, labels: Sequenc
     return chosen
 
 
+def group_thresholds_from(
+    probabilities: np.ndarray, gold: np.ndarray, contexts: np.ndarray, labels: Sequence[str]
+) -> dict[str, dict[str, float]]:
+    """Per context and group of acts a message's consequence is read by (`ACT_GROUPS`), the
+    lowest summed probability whose out-of-fold precision in that context is the target: "drop
+    the dinner, sorry" spread between decline and cancel still calls the dinner off when the
+    two together are sure, and neither alone is."""
+    chosen: dict[str, dict[str, float]] = {}
+    for context in ("request", "thread"):
+        rows = contexts == context
+        chosen[context] = {}
+        for group, acts in ACT_GROUPS.items():
+            columns = [list(labels).index(a) for a in acts if a in labels]
+            summed = probabilities[rows][:, columns].sum(axis=1)
+            right_gold = np.isin(gold[rows], list(acts))
+            chosen[context][group] = 0.95
+            for cut in np.arange(0.05, 0.96, 0.05):
+                taken = summed >= cut
+                if taken.sum() == 0:
+                    break
+                if right_gold[taken].mean() >= TARGET_PRECISION:
+                    chosen[context][group] = round(float(cut), 2)
+                    break
+    return chosen
+
+
 def score(model: ActModel, rows: Iterable[dict[str, Any]]) -> dict[str, Any]:
     """Macro-F1, per-act F1, the confusion matrix and milliseconds a message on `rows`."""
     rows = list(rows)
@@ -190,12 +216,17 @@ def main() -> None:
         print(f"C={c}: cross-validated macro-F1 {cv[c]:.3f}")
     best_c = max(cv, key=lambda c: cv[c])
     thresholds = thresholds_from(out_of_fold[best_c], y, labels)
+    contexts = np.array([r["context"] for r in rows])
+    groups_cut = group_thresholds_from(out_of_fold[best_c], y, contexts, labels)
+    print("thresholds", thresholds, "groups", groups_cut)
 
     fitted = _fit(x, y, best_c)
     order = [list(fitted.classes_).index(a) for a in labels]
     coef = fitted.coef_[order].T.astype(np.float16)  # what ships is what is scored
     shipped, dense = coef[: len(used)], coef[len(used) :]
-    model = ActModel(tuple(labels), used, shipped, fitted.intercept_[order], thresholds, dense)
+    model = ActModel(
+        tuple(labels), used, shipped, fitted.intercept_[order], thresholds, dense, groups_cut
+    )
 
     oof_predicted = np.array(labels)[out_of_fold[best_c].argmax(axis=1)]
     generated = np.array([r["source"].startswith("veil-generated") for r in rows])
@@ -233,6 +264,7 @@ def main() -> None:
     manifest = {
         "labels": labels,
         "thresholds": thresholds,
+        "group_thresholds": groups_cut,
         "c": best_c,
         "seed": SEED,
         "commit": _commit(),

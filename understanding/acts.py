@@ -49,6 +49,17 @@ Act = Literal[
 ]
 ACTS: tuple[Act, ...] = Act.__args__  # type: ignore[attr-defined]
 Context = Literal["request", "thread"]
+# What a request's act leads to, whichever of the group's acts the model leans to: a request
+# spread between two acts of one group ("drop the dinner, sorry": decline or cancel) is read by
+# their summed probability against the group's own threshold, fitted out-of-fold per context
+# (requests, thread messages) by `training/act_model.py` and kept in the manifest.
+Group = Literal["add", "agree", "call_off", "change"]
+ACT_GROUPS: dict[str, tuple[Act, ...]] = {
+    "add": ("schedule", "accept", "confirm"),  # put something in the calendar
+    "agree": ("accept", "confirm"),  # yes to what was offered
+    "call_off": ("cancel", "decline"),  # the plan is off
+    "change": ("move", "counter"),  # the plan stands at another time
+}
 
 BUCKETS = 1 << 20
 CHAR_NGRAMS = (2, 5)
@@ -128,6 +139,7 @@ class ActModel:
         bias: np.ndarray,
         thresholds: dict[str, float],
         dense: np.ndarray | None = None,
+        group_thresholds: dict[str, dict[str, float]] | None = None,
     ) -> None:
         self.labels = labels
         self.buckets = buckets
@@ -135,6 +147,7 @@ class ActModel:
         self.bias = bias.astype(np.float32)
         self.thresholds = thresholds
         self.dense = dense.astype(np.float32) if dense is not None else None
+        self.group_thresholds = group_thresholds or {}
 
     @classmethod
     def load(cls) -> ActModel:
@@ -144,7 +157,8 @@ class ActModel:
             dense = arrays["dense"] if "dense" in arrays.files else None
         manifest = json.loads(folder.joinpath("acts.json").read_text(encoding="utf-8"))
         labels, thresholds = tuple(manifest["labels"]), manifest["thresholds"]
-        return cls(labels, buckets, weights, bias, thresholds, dense)
+        groups = manifest["group_thresholds"]
+        return cls(labels, buckets, weights, bias, thresholds, dense, groups)
 
     def probabilities(self, text: str, context: str) -> np.ndarray:
         index, value = featurise(text, context)
@@ -156,6 +170,10 @@ class ActModel:
             logits = logits + embed([text])[0] @ self.dense
         logits = np.exp(logits - logits.max())
         return logits / logits.sum()
+
+    def reads_as(self, text: str, group: Group, context: Context = "request") -> bool:
+        """Whether the group's acts together clear the group's fitted threshold."""
+        return _in_group(self.read(text, context), group, self.group_thresholds[context])
 
     def read(self, text: str, context: Context = "request") -> ActReading:
         """The act of one message; below its threshold the reading is `other`."""
@@ -179,17 +197,13 @@ def read_act(text: str, context: Context = "request") -> ActReading:
     return model().read(text, context)
 
 
-# The acts by which a typed request asks Veil to put something in the calendar: "add this",
-# "yes please", "trag das ein". A request over a pasted thread that puts less than ADD_FLOOR of
-# the model's probability on them ("summarise", "anything I need to do?", "who is this?") asks
-# for no event, so the thread's plans are offered, never created. The floor is set by hand in
-# the wide gap the model leaves between the two (requests that add score 0.37 and up in six
-# languages, those that do not 0.2 and below; tests/test_acts.py), not fitted on any set.
-ADD_ACTS = ("schedule", "accept", "confirm")
-ADD_FLOOR = 0.3
+def reads_as(text: str, group: Group, context: Context = "request") -> bool:
+    """Whether `text` does one of the group's acts, by their summed probability against the
+    group's fitted threshold: "add this" / "yes please" / "trag das ein" ask for an event (a
+    request over a pasted thread that does not only offers the thread's plans), "drop the
+    dinner, sorry" calls a plan off, "make it 8" changes it."""
+    return _in_group(read_act(text, context), group, model().group_thresholds[context])
 
 
-def asks_to_add(text: str) -> bool:
-    """Whether a typed request asks for an event (read by the act model)."""
-    scores = read_act(text, "request").scores
-    return sum(scores.get(act, 0.0) for act in ADD_ACTS) >= ADD_FLOOR
+def _in_group(reading: ActReading, group: Group, thresholds: dict[str, float]) -> bool:
+    return sum(reading.scores.get(act, 0.0) for act in ACT_GROUPS[group]) >= thresholds[group]
