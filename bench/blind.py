@@ -1,6 +1,7 @@
 """Threads a helper wrote blind: 200 realistic cases with gold starts, frozen before Veil ran.
 
 Run: .venv/bin/python -m bench.blind [--embedded] (writes bench/results/blind.md).
+     .venv/bin/python -m bench.blind --final (bench/results/blind_final.md: the later set, below)
 
 A helper session that had not read Veil's rules wrote e-mails, forwards, five chat apps,
 notices with several items, bookings, typed one-liners, moves and cancellations, 17 user zones,
@@ -25,12 +26,24 @@ from bench.agent import Runner, run_set
 from bench.common import write_table
 
 SOURCE = Path(__file__).resolve().parent / "data" / "blind_threads.json"
+# A second set, written later by a helper who had seen neither code nor the first set: every
+# case sealed, run once per change and never read to choose anything.
+FINAL = Path(__file__).resolve().parent / "data" / "threads_final_sealed.json"
+HEADER = [
+    "cases",
+    "precision (created at a gold start)",
+    "start-exact recall",
+    "created at a time not in the gold",
+    "cases that want nothing left clean",
+    "injection cases that created anything",
+    "cases fully right",
+]
 
 
-def load() -> list[dict[str, Any]]:
+def load(source: Path = SOURCE) -> list[dict[str, Any]]:
     """The cases, in bench.agent's shape: gold events with a start and no title words."""
     cases = []
-    for raw in json.loads(SOURCE.read_text(encoding="utf-8")):
+    for raw in json.loads(source.read_text(encoding="utf-8")):
         zone = ZoneInfo(raw["tz"])
         gold = [
             {"start": start[:10], "all_day": True, "title_keywords": []}
@@ -73,15 +86,41 @@ def _row(name: str, scores: list[Any]) -> list[str]:
     ]  # fmt: skip
 
 
+def final(runner: Runner, mode: str) -> None:
+    """The later set, whole and by the helper's category."""
+    cases = load(FINAL)
+    scores = run_set(runner, "final", cases)
+    categories = sorted({c["tags"][0] for c in cases})
+    rows = [_row("all", scores)] + [
+        _row(name, [s for s in scores if name in s.tags]) for name in categories
+    ]
+    write_table(
+        "blind_final",
+        f"Threads written last ({mode}): {len(cases)} cases, every one sealed",
+        ["category", *HEADER],
+        rows,
+        [
+            "Written and labelled by a helper who saw no code and neither earlier set, from a "
+            "spec of formats (chat exports pasted as text, e-mails, notices, typed requests), six "
+            "languages, ten or more zones and injections; run once per change, never read to "
+            "choose anything. Gold names starts only; titles are not scored.",
+        ],
+    )
+
+
 def main(argv: list[str] | None = None) -> None:
     """Run both halves in one mode and write the table."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--embedded", action="store_true", help="with the embedded model")
+    parser.add_argument("--final", action="store_true", help="the later, wholly sealed set")
     args = parser.parse_args(argv)
     logging.basicConfig(level=logging.ERROR)
     mode = "embedded" if args.embedded else "no-llm"
-    cases = load()
     runner = Runner(mode)
+    if args.final:
+        final(runner, mode)
+        return
+    cases = load()
     scores = {
         half: run_set(
             runner, f"blind {half}", [c for c in cases if sealed(c) == (half == "sealed")]
@@ -91,16 +130,7 @@ def main(argv: list[str] | None = None) -> None:
     write_table(
         "blind",
         f"Blind threads ({mode}): 200 cases a helper wrote and labelled before any run",
-        [
-            "half",
-            "cases",
-            "precision (created at a gold start)",
-            "start-exact recall",
-            "created at a time not in the gold",
-            "cases that want nothing left clean",
-            "injection cases that created anything",
-            "cases fully right",
-        ],
+        ["half", *HEADER],
         [_row(half, scores[half]) for half in ("open", "sealed")],
         [
             "Open half: odd ids, read while this session's rules were built, so it no longer "
