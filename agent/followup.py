@@ -25,6 +25,7 @@ from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any, Literal
+from zoneinfo import ZoneInfo
 
 from agent.bundle import BundleEvent, BundleFile, PlanItem, StepOutcome, TurnBundle, in_zone
 from agent.calendar_answers import event_time
@@ -36,6 +37,7 @@ from memory.event import CalendarEvent
 from privacy.entity_map import PLACEHOLDER_RE
 from tools.calendar.gate import moved_start
 from tools.calendar.ics import export_event
+from tools.calendar.lang import meal_of, states_date
 from tools.calendar.slots import Schedule
 from tools.calendar.times import TimeMention
 from understanding.acts import read_act, reads_as
@@ -101,13 +103,32 @@ def find_follow_up(
     if event is None or event.end <= now:
         return None
     follow: Literal["cancel", "move"] | None = None
-    if not said and reads_as(request, "call_off"):
+    if _names_no_other_time(said, event, tz) and reads_as(request, "call_off"):
         follow = "cancel"  # the user declining their own chat's event calls it off
     elif (said or shifts) and reads_as(request, "change"):
         follow = "move"
     if follow is None or not _about(request, event, [*said, *shifts]):
         return None
     return FollowUp(follow, event)
+
+
+def _names_no_other_time(said: list[TimeMention], event: CalendarEvent, tz: str) -> bool:
+    """Whether the times a call-off says only point at the event ("cancel thursday's lunch" on
+    that Thursday, "le déjeuner" as the meal): no clock time, which would make it a counter
+    ("can't do 1, 3?"), and no day but the event's own."""
+    zone = ZoneInfo(tz)
+    day = event.start.astimezone(zone).date()
+
+    def other_day(mention: TimeMention) -> bool:
+        if not states_date(mention.text) or mention.value is None:
+            return False
+        said_day = mention.value.astimezone(zone).date()
+        # "thursday" read as this week's names next week's Thursday as well
+        return said_day != day and not (
+            said_day.weekday() == day.weekday() and 0 < (day - said_day).days <= 7
+        )
+
+    return not any(m.has_clock_time or other_day(m) for m in said)
 
 
 def _proposal(pending: dict[str, Any], *, tz: str, session: str) -> CalendarEvent | None:
@@ -151,8 +172,13 @@ def _about(request: str, event: CalendarEvent, said: list[TimeMention]) -> bool:
 
 
 def _names(word: str, title: list[str]) -> bool:
-    """Whether `word` names a word of the title, allowing for endings ("dinners", "Dinner")."""
-    return any(t.startswith(word[:4]) or word.startswith(t[:4]) for t in title)
+    """Whether `word` names a word of the title, allowing for endings ("dinners", "Dinner"),
+    or the same meal in another language ("Mittagessen" for a "Lunch with ..." event)."""
+    meal = meal_of(word)
+    return any(
+        t.startswith(word[:4]) or word.startswith(t[:4]) or (meal and meal == meal_of(t))
+        for t in title
+    )
 
 
 def carry_out(

@@ -97,6 +97,8 @@ def test_a_move_by_an_amount_moves_the_chats_event(
         "make it 8",  # 08:00 or 20:00 for a 13:00 lunch: neither is clearly meant
         "the dentist is 30 min later",  # an amount said of something else
         "cancel my newsletter subscription",  # a cancel of something that is no event
+        "cancel friday lunch",  # a lunch on another day than the chat's
+        "can't do lunch at 1 anymore, 3?",  # a no with a new time counters, it calls nothing off
     ],
 )
 def test_follow_ups_that_must_not_change_the_event(
@@ -124,6 +126,15 @@ def test_follow_ups_that_must_not_change_the_event(
         ("verschieb das bitte auf 15 Uhr", "updated", "2026-12-03T15:00"),
         ("annule ça, j'ai un empêchement", "cancelled", None),
         ("cancela eso por favor", "cancelled", None),
+        # a call-off split between decline and cancel, idioms, the meal in another language,
+        # and the event's own day named in words
+        ("drop the lunch, sorry", "cancelled", None),
+        ("scrap lunch, something came up", "cancelled", None),
+        ("lunch is off", "cancelled", None),
+        ("das Mittagessen fällt aus", "cancelled", None),
+        ("on laisse tomber le déjeuner", "cancelled", None),
+        ("cancel thursday's lunch", "cancelled", None),
+        ("bump lunch to 2pm", "updated", "2026-12-03T14:00"),
     ],
 )
 def test_follow_ups_in_a_persons_own_words(

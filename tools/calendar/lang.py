@@ -596,6 +596,17 @@ VAGUE_WORDS: tuple[tuple[str, str, str], ...] = (
 _MEALS = "|".join(pattern for pattern, _, kind in VAGUE_WORDS if kind == "meal")
 _MEAL_END_RE = re.compile(rf"\b(?:{_MEALS})\W{{0,2}}$", re.IGNORECASE)
 MEAL_FIRST_RE = re.compile(rf"(?:{_MEALS})\b\W{{0,2}}", re.IGNORECASE)
+_MEAL_NAMES = tuple(
+    (re.compile(pattern, re.IGNORECASE), name) for pattern, name, kind in VAGUE_WORDS
+    if kind == "meal"
+)  # fmt: skip
+
+
+def meal_of(word: str) -> str | None:
+    """The meal a word names in any language ("Mittagessen", "déjeuner" -> "lunch"), or None."""
+    return next((name for pattern, name in _MEAL_NAMES if pattern.fullmatch(word)), None)
+
+
 VAGUE_RE = re.compile(
     "|".join(rf"(?P<v{i}>\b(?:{pattern})\b)" for i, (pattern, _, _) in enumerate(VAGUE_WORDS)),
     re.IGNORECASE,
