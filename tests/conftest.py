@@ -182,3 +182,19 @@ def browser() -> Iterator[Any]:
         )
         yield launched
         launched.close()
+
+
+@pytest.fixture
+def app(tmp_path: Path) -> Any:
+    """The page's Flask app, rules only, on a temporary data folder (a module may override it)."""
+    from web import create_app
+
+    return create_app({"TESTING": True, "DATA_DIR": str(tmp_path / "data"), "NO_LLM": True})
+
+
+@pytest.fixture
+def client(app: Any) -> Any:
+    """A browser-like client: it has loaded the page, so it holds a CSRF token."""
+    client = app.test_client()
+    client.environ_base["HTTP_X_CSRF_TOKEN"] = client.get("/api/csrf").get_json()["token"]
+    return client

@@ -32,13 +32,6 @@ def app(tmp_path: Path) -> Flask:
     )
 
 
-@pytest.fixture
-def client(app: Flask) -> FlaskClient:
-    client = app.test_client()
-    client.environ_base["HTTP_X_CSRF_TOKEN"] = client.get("/api/csrf").get_json()["token"]
-    return client
-
-
 def created_turn(client: FlaskClient, request: str, **fields: Any) -> dict[str, Any]:
     started = client.post("/api/turns", json={"request": request, "tz": TZ, "now": NOW, **fields})
     turn = started.get_json()["turn"]

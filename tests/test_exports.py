@@ -31,7 +31,6 @@ from lang.exports.whatsapp import date_order
 from lang.thread import messages
 from tests.test_web import run_turn
 from tools.exports import thread_text
-from web import create_app
 
 DATA = Path(__file__).resolve().parent / "data" / "exports"
 GOLD = {k: v for k, v in json.loads((DATA / "expected.json").read_text("utf-8")).items()
@@ -385,18 +384,6 @@ def test_a_day_first_export_passed_with_thread_creates_the_dinner_at_1930(
     # a month-first zone, a day-first phone: 4 December's "tomorrow at 7:30" is 5 Dec, evening
     assert event["status"] == "created" and event["start"] == "2026-12-05T19:30:00-05:00"
     assert "WhatsApp export: 4 messages, 28 Nov to 4 Dec 2026." in result.stderr
-
-
-@pytest.fixture
-def app(tmp_path: Path) -> Flask:
-    return create_app({"TESTING": True, "DATA_DIR": str(tmp_path / "data"), "NO_LLM": True})
-
-
-@pytest.fixture
-def client(app: Flask) -> FlaskClient:
-    client = app.test_client()
-    client.environ_base["HTTP_X_CSRF_TOKEN"] = client.get("/api/csrf").get_json()["token"]
-    return client
 
 
 def upload(client: FlaskClient, data: bytes, name: str, tz: str = "Europe/London") -> Any:

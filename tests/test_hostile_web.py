@@ -32,11 +32,6 @@ HUGE_ID = 2**70  # past SQLite's 64-bit rowids
 FIRST_REQUEST = "lunch with Anna Berg tomorrow at 1pm at Blue Bottle"
 
 
-@pytest.fixture
-def app(tmp_path: Path) -> Flask:
-    return create_app({"TESTING": True, "DATA_DIR": str(tmp_path / "data"), "NO_LLM": True})
-
-
 def browser(app: Flask) -> FlaskClient:
     """A client that loaded the page: it holds a session cookie and echoes its CSRF token."""
     client = app.test_client()

@@ -31,20 +31,6 @@ CALENDAR = (
 )
 
 
-@pytest.fixture
-def app(tmp_path: Path) -> Flask:
-    return create_app({"TESTING": True, "DATA_DIR": str(tmp_path / "data"), "NO_LLM": True})
-
-
-@pytest.fixture
-def client(app: Flask) -> FlaskClient:
-    """A browser-like client: it has loaded the page, so it holds a CSRF token."""
-    client = app.test_client()
-    token = client.get("/api/csrf").get_json()["token"]
-    client.environ_base["HTTP_X_CSRF_TOKEN"] = token
-    return client
-
-
 def run_turn(client: FlaskClient, request: str, **fields: str) -> dict[str, Any]:
     """Start a turn, drain its event stream, return the finished turn."""
     started = client.post("/api/turns", json={"request": request, "tz": TZ, "now": NOW, **fields})
