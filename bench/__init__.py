@@ -15,6 +15,7 @@ BENCHMARKS = (
     "agent",
     "smcalflow",
     "blind",
+    "followups",
     "web",
     "journeys",
     "load",

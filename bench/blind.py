@@ -1,7 +1,7 @@
 """Threads a helper wrote blind: 200 realistic cases with gold starts, frozen before Veil ran.
 
 Run: .venv/bin/python -m bench.blind [--embedded] (writes bench/results/blind.md).
-     .venv/bin/python -m bench.blind --final (bench/results/blind_final.md: the later set, below)
+     Both sets by default; --final runs only the later one (bench/results/blind_final.md).
 
 A helper session that had not read Veil's rules wrote e-mails, forwards, five chat apps,
 notices with several items, bookings, typed one-liners, moves and cancellations, 17 user zones,
@@ -112,7 +112,7 @@ def main(argv: list[str] | None = None) -> None:
     """Run both halves in one mode and write the table."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--embedded", action="store_true", help="with the embedded model")
-    parser.add_argument("--final", action="store_true", help="the later, wholly sealed set")
+    parser.add_argument("--final", action="store_true", help="only the later, sealed set")
     args = parser.parse_args(argv)
     logging.basicConfig(level=logging.ERROR)
     mode = "embedded" if args.embedded else "no-llm"
@@ -144,6 +144,7 @@ def main(argv: list[str] | None = None) -> None:
             "(58/95), 18, 8/10, 1/6, 62/100.",
         ],
     )
+    final(runner, mode)
 
 
 if __name__ == "__main__":

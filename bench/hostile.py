@@ -21,6 +21,7 @@ import time
 import urllib.error
 import urllib.request
 import uuid
+import zipfile
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import date, timedelta
@@ -212,7 +213,35 @@ UPLOADS: dict[str, Callable[[], bytes]] = {
     "19-megapixel.png": lambda: _png(4400, 4400),
     "40-megapixel.png": lambda: _png(6300, 6300),
     "tall-1440x6000.png": lambda: _png(1440, 6000),
+    # chat exports (issue 41): a zip that unpacks to 256 MiB, a text mostly not UTF-8, and a
+    # year of a group chat (20 MB, windowed to its recent days)
+    "whatsapp-zip-bomb.zip": lambda: _zip({"_chat.txt": b"\0" * (1 << 28)}),
+    "whatsapp-broken-utf8.txt": lambda: (
+        b"[28/11/2026, 19:02:11] Sam: dinner tomorrow at 7:30?\n" + bytes(range(128, 256)) * 400
+    ),
+    "whatsapp-a-year.txt": lambda: _a_year_of_chat(),
 }
+
+
+def _zip(members: dict[str, bytes]) -> bytes:
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED, compresslevel=9) as archive:
+        for name, data in members.items():
+            archive.writestr(name, data)
+    return buffer.getvalue()
+
+
+def _a_year_of_chat() -> bytes:
+    """A day-first WhatsApp export of a year, 600 messages a day, ending with a plan."""
+    lines = []
+    start = date.today() - timedelta(days=365)
+    for day in range(365):
+        stamp = (start + timedelta(days=day)).strftime("%d/%m/%Y")
+        lines += [
+            f"[{stamp}, {9 + i // 60:02d}:{i % 60:02d}:00] Sam: message {i}" for i in range(600)
+        ]
+    return "\n".join(lines).encode()
+
 
 THREADS: dict[str, Callable[[], tuple[str, str]]] = {
     "199000-characters-one-line": lambda: (
