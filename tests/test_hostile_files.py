@@ -236,11 +236,18 @@ def measured(data: bytes) -> tuple[IcsImport | IcsError, float, int]:
     process nor a thread an earlier test left running inflates it (wall time did, and the
     process's CPU time did in a full run: 2.08 s, against 1.6 s of the import's own work).
     The garbage thousands of earlier tests left is collected first: a full run's collector
-    otherwise sweeps it inside the measured import (2.01-2.09 s there, 1.5 s alone)."""
+    otherwise sweeps it inside the measured import (2.01-2.09 s there, 1.5 s alone), and what
+    is still alive is frozen out of the collector's sight while the import runs: a full run's
+    live heap (models, earlier fixtures) made each collection the import triggered walk all of
+    it (2.13 s in a fresh-clone CI run)."""
     gc.collect()
-    started = time.thread_time()
-    result = outcome(data)
-    seconds = time.thread_time() - started
+    gc.freeze()
+    try:
+        started = time.thread_time()
+        result = outcome(data)
+        seconds = time.thread_time() - started
+    finally:
+        gc.unfreeze()
     tracemalloc.start()
     try:
         outcome(data)
