@@ -53,10 +53,9 @@ Context = Literal["request", "thread"]
 # spread between two acts of one group ("drop the dinner, sorry": decline or cancel) is read by
 # their summed probability against the group's own threshold, fitted out-of-fold per context
 # (requests, thread messages) by `training/act_model.py` and kept in the manifest.
-Group = Literal["add", "agree", "call_off", "change"]
+Group = Literal["add", "call_off", "change"]
 ACT_GROUPS: dict[str, tuple[Act, ...]] = {
     "add": ("schedule", "accept", "confirm"),  # put something in the calendar
-    "agree": ("accept", "confirm"),  # yes to what was offered
     "call_off": ("cancel", "decline"),  # the plan is off
     "change": ("move", "counter"),  # the plan stands at another time
 }
