@@ -19,7 +19,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from datetime import datetime, timedelta
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 import sqlite_utils
@@ -61,6 +61,7 @@ from tools.calendar.slots import MEAL_DURATIONS
 from tools.calendar.times import TimeMention, TimeParser
 from tools.registry import builtin_registry
 from understanding.acts import read_act, reads_as
+from understanding.start_hours import rare_start
 
 logger = logging.getLogger(__name__)
 
@@ -344,6 +345,18 @@ class Assistant:
                 # stated, an order hidden in it) must not be able to create one (issue 40).
                 for event in events:
                     event.pending = event.pending or event.schedulable
+            zone = ZoneInfo(turn.tz)
+            for event in events:  # a start at an hour real bookings almost never use, stated
+                # only by someone else and backed by nobody but its proposer, is asked about: a
+                # misread "3" or an order hidden in the thread is likelier than a plan (a start
+                # the user typed, or that two people in the thread agreed on, stands)
+                if (
+                    event.schedulable and not event.all_day and event.start is not None
+                    and rare_start(event.start, zone) and not _typed(event.start, mentions, zone)
+                    and len(event.offers.get(event.start, ())) < 2
+                    and not _said_in_another_zone(event.start, mentions, zone)
+                ):  # fmt: skip
+                    event.pending, event.rare_hour = True, True
             if intent in ("other", "question") and thread.strip() and events:
                 intent = "schedule"  # "what do I do with this?" over a pasted plan: the plan
             reply_only = intent == "email" and is_reply_only(request)
@@ -585,6 +598,33 @@ def recent_window(thread: str) -> tuple[str, str]:
     return window, note
 
 
+def _typed(start: datetime, mentions: list[TimeMention], zone: ZoneInfo) -> bool:
+    """Whether the user's own request states `start`'s clock time."""
+    wall = start.astimezone(zone)
+    return any(
+        m.source == "request" and m.has_clock_time and m.value is not None
+        and m.value.astimezone(zone).time() == wall.time()
+        for m in mentions
+    )  # fmt: skip
+
+
+# The hour a clock's words write: "9:30", "4 PM", "15h30", "3 Uhr" (not a bare "at 3").
+_HOUR_RE = re.compile(r"(?<![\d:])(\d{1,2})(?=\s*(?:[:.h]\d\d|[ap]\.?m\b|uhr\b|h\b))", re.I)
+
+
+def _said_in_another_zone(start: datetime, mentions: list[TimeMention], zone: ZoneInfo) -> bool:
+    """Whether every clock said for `start` was another zone's ("4:00 PM GMT", 03:00 in the
+    user's): its hour was chosen on that clock, where it is no rare hour. A message that also
+    says the user's own hour ("that's 3am Monday for you") is judged on the user's clock."""
+    wall = start.astimezone(zone).time()
+    written = [
+        {int(h) % 12 for h in _HOUR_RE.findall(m.text)}
+        for m in mentions
+        if m.has_clock_time and m.value is not None and m.value.astimezone(zone).time() == wall
+    ]
+    return bool(written) and all(hours and wall.hour % 12 not in hours for hours in written)
+
+
 def _count(number: int, noun: str) -> str:
     return f"{number:,} {noun}" + ("" if number == 1 else "s")
 
@@ -668,7 +708,16 @@ def _bundle_event(
             {**in_zone(c, tz), "title": entity_map.restore(str(c.get("title", "")))}
             for c in outcome.conflicts
         ],
+        held=_held(outcome),
     )
+
+
+def _held(outcome: EventOutcome) -> Literal["unagreed", "rare_hour"] | None:
+    """Why an event with a stated start is only proposed; None when it is not."""
+    event: ProposedEvent = outcome.event
+    if outcome.status != "proposed" or not event.pending or event.start is None:
+        return None
+    return "rare_hour" if event.rare_hour else "unagreed"
 
 
 def build_assistant(

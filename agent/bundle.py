@@ -21,6 +21,10 @@ class BundleEvent:
     status: Literal["created", "updated", "cancelled", "proposed", "blocked"]
     conflicts: list[dict[str, Any]] = field(default_factory=list)
     uid: str | None = None  # the calendar UID of an event Veil created, changed or cancelled
+    # Why a proposed event whose start the input states was not created, so a bare "yes" to
+    # the question creates it at that start: "unagreed" (no one else's yes in the thread) or
+    # "rare_hour" (an hour plans almost never start at). None for Veil's own suggestions.
+    held: Literal["unagreed", "rare_hour"] | None = None
 
 
 def in_zone(conflict: dict[str, Any], tz: str) -> dict[str, Any]:

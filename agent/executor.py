@@ -286,6 +286,9 @@ class Executor:
             return f"Which time should I use for {undecided[0].title}?"
         blocked = [o for o in state.outcomes if o.status == "blocked"]
         waiting = [o.event for o in state.outcomes if o.event.pending and o.event.start]
+        if waiting and waiting[0].rare_hour:  # 3 am from someone else's message
+            event = waiting[0]
+            return f"Should I add {event.title} at {_when(event.start.isoformat())} ({tz})?"
         if waiting:  # "could we move it to Sunday 11 instead?", not answered yet
             event = waiting[0]
             return (

@@ -59,7 +59,7 @@ _NOT_ANSWERS = frozenset(
 class FollowUp:
     """A follow-up act on the chat's last event."""
 
-    act: Literal["cancel", "move", "answer"]
+    act: Literal["cancel", "move", "answer", "confirm"]
     event: CalendarEvent
 
 
@@ -92,6 +92,9 @@ def find_follow_up(
         # the user's own day and clock: a day or a clock time answers it.
         proposal = _proposal(pending, tz=tz, session=session)
         own = pending.get("status") == "blocked"
+        if proposal is not None and pending.get("held") and not said and not shifts:
+            # "Should I add it at 03:00?" - "yes": the start the input stated, now agreed
+            return FollowUp("confirm", proposal) if reads_as(request, "add") else None
         if proposal is None or not any(m.has_clock_time or (own and m.all_day) for m in said):
             return None
         # After "which did you mean: A or B?" a bare day is the pick, whatever else a bare day
@@ -201,7 +204,11 @@ def carry_out(
             gone, "cancelled", path, "cancel_event", f"cancelled uid {event.uid}",
         )  # fmt: skip
     start, reason = moved_start(event.start, mentions=mentions, tz=tz, now=now)
-    if follow.act == "answer":
+    if follow.act == "confirm":
+        start, reason = event.start, "the proposed start, confirmed"
+        if start <= now:
+            start, reason = None, f"{event_time(event, tz)} has passed"
+    if follow.act in ("answer", "confirm"):
         return _answer(event, start, reason, store=store, tz=tz, now=now, out_dir=out_dir)
     if start is None:
         question = f"What time should I move {_said(event)} to? ({reason})"

@@ -118,6 +118,12 @@ def facts(
                 f"Several times were offered for {event.title} and none was picked, "
                 "so nothing is scheduled yet."
             )
+        elif event.rare_hour and event.start is not None:
+            when = _span(event.start.isoformat(), _iso(event.end), event.all_day)
+            lines.append(
+                f"{event.title} would be on {when} ({tz}), an hour plans almost never start "
+                "at, so I have not added it: say yes if that time is right."
+            )
         elif event.pending and event.start is not None:
             when = _span(event.start.isoformat(), _iso(event.end), event.all_day)
             lines.append(

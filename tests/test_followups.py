@@ -163,16 +163,23 @@ def test_another_chat_or_a_pasted_thread_is_not_a_follow_up(
     assert kept is not None and kept.sequence == 0
 
 
-def _page_chat(tmp_path: Path, requests: list[str]) -> tuple[str, list[dict]]:
-    """Turns through the page's own routes in one chat: (session id, each turn's answer)."""
+def _page_chat(
+    tmp_path: Path, requests: list[str] | list[tuple[str, str]]
+) -> tuple[str, list[dict]]:
+    """Turns through the page's own routes in one chat: (session id, each turn's answer). A
+    turn is a request, or a (request, pasted thread) pair."""
     from web import create_app
 
     app = create_app({"TESTING": True, "DATA_DIR": str(tmp_path), "NO_LLM": True})
     client = app.test_client()
     client.environ_base["HTTP_X_CSRF_TOKEN"] = client.get("/api/csrf").get_json()["token"]
     session, answers = None, []
-    for request in requests:
-        body = {"request": request, "tz": TZ, "now": NOW.isoformat(), "session": session}
+    for said in requests:
+        request, thread = said if isinstance(said, tuple) else (said, "")
+        body = {
+            "request": request, "thread": thread, "tz": TZ, "now": NOW.isoformat(),
+            "session": session,
+        }  # fmt: skip
         started = client.post("/api/turns", json=body).get_json()
         session = started["session"]
         client.get(started["events"]).get_data(as_text=True)
@@ -204,6 +211,34 @@ def test_an_answer_to_a_proposal_creates_the_proposed_event(tmp_path: Path) -> N
     assert titles == sorted([proposed["title"], "Lunch with Karthik Rao"])
     [lunch] = [e for e in _month(tmp_path) if e.title.startswith("Lunch")]
     assert lunch.start.hour == 13 and lunch.sequence == 0
+
+
+@pytest.mark.parametrize(
+    ("asked", "thread", "held", "start"),
+    [
+        # a start at an hour plans almost never start at, from someone else's message
+        ("add this", "Alex: can you do the transfer monday at 3am?", "rare_hour",
+         "2026-11-30T03:00"),
+        # an agreed plan pasted with no request: offered, never created unasked
+        ("", "Priya: lunch on monday at 1pm?\nMe: sure!", "unagreed", "2026-11-30T13:00"),
+        # the user answered in the thread without a yes; the other side took it as one
+        ("add it", "Alex: drinks monday at 6pm\nMe: which bar?\nAlex: so that's a yes",
+         "unagreed", "2026-11-30T18:00"),
+    ],
+)  # fmt: skip
+def test_a_yes_creates_a_held_proposal_at_its_stated_start(
+    tmp_path: Path, asked: str, thread: str, held: str, start: str
+) -> None:
+    """A start the input stated but nobody agreed to (or at 3 am) is proposed and asked about;
+    the user's bare yes creates it at that start, and a no creates nothing."""
+    _, answers = _page_chat(tmp_path, [(asked, thread), ("yes", "")])
+    [offered] = answers[0]["events"]
+    assert offered["status"] == "proposed" and offered["held"] == held
+    assert offered["start"][:16] == start and answers[0]["question"]
+    [made] = answers[1]["events"]
+    assert made["status"] == "created" and made["uid"] and made["start"][:16] == start
+    _, refused = _page_chat(tmp_path / "no", [(asked, thread), ("no thanks", "")])
+    assert not any(e["status"] == "created" for e in refused[1]["events"])
 
 
 @pytest.mark.parametrize(

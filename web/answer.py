@@ -88,6 +88,8 @@ def answer_view(bundle: dict[str, Any], *, register: Register, all_url: str) -> 
             "status": e["status"],
             "reason": _reason(e, blocked),
             "conflicts": [_conflict(c) for c in e.get("conflicts", [])],
+            "uid": e.get("uid"),
+            "held": e.get("held"),
         }
         for e in bundle["events"]
     ]

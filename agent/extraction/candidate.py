@@ -59,6 +59,7 @@ class ProposedEvent:
     offers: dict[datetime, set[str]] = field(default_factory=dict, repr=False)
     setter: str | None = None
     awaiting: str | None = None
+    rare_hour: bool = False  # held for a yes: real plans almost never start at that hour
 
     @property
     def schedulable(self) -> bool:

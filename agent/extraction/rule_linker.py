@@ -92,6 +92,7 @@ from tools.calendar import lang
 from tools.calendar.side_times import asks_for_side, is_deadline
 from tools.calendar.slots import MEAL_DURATIONS
 from tools.calendar.times import TimeMention
+from understanding.acts import reads_as
 
 DEFAULT_DURATION = timedelta(hours=1)
 _SERVICE_LABELS = data.words("labels", "service_labels")
@@ -362,6 +363,33 @@ def _unanswered(event: ProposedEvent, said: list[Segment]) -> bool:
     return _who(asked) == "me" and "?" in (asked.sentence or asked.text)
 
 
+def _passed_over(event: ProposedEvent, segments: list[Segment], found: list[Candidate]) -> bool:
+    """Another person's start that the user questioned in the thread, which its own side then
+    took as agreed ("transfer at 3am tomorrow" - "Me: what? why at 3am?" - "so that's a yes"):
+    a proposer's yes to their own offer is none, and the user's request to add it asks first.
+    A question that offers a start or day of its own ("how about 9?", "can we push to monday?"
+    - "sure") is a counter, not this.
+    Acts are the act model's readings in thread context."""
+    if event.start is None or event.pending or event.cancelled:
+        return False
+    stated = sorted(  # the whole start, day and clock: "can we push to monday?" changes it
+        c.segment for c in found
+        if c.mention.source == "thread" and c.mention.has_clock_time
+        and c.mention.value == event.start
+    )  # fmt: skip
+    if not stated or _who(segments[stated[0]]) in (None, "me") or not event.heard:
+        return False
+    proposers = {_who(segments[i]) for i in stated} - {None, "me"}
+    later = [s for s in segments[min(event.heard) + 1 :] if s.source == "thread"]
+    mine = [i for i, s in enumerate(later) if _who(s) == "me"]
+    if not mine or any(reads_as(later[i].text, "add", "thread") for i in mine):
+        return False
+    asked = next((i for i in mine if "?" in later[i].text), None)
+    return asked is not None and any(
+        _who(s) in proposers and reads_as(s.text, "add", "thread") for s in later[asked + 1 :]
+    )
+
+
 # What a start turned down waits on: a new offer, never a bare yes.
 _TURNED_DOWN = "\0turned down"
 
@@ -567,6 +595,8 @@ class RuleLinker:
             said = [segments[by_id[g].segment] for g in event.grounds if g in by_id]
             if _unanswered(event, said):
                 event.pending, event.awaiting = True, "them"
+            elif _passed_over(event, segments, found):
+                event.pending, event.awaiting = True, "me"
         talkers = {w for w in map(_who, segments) if w is not None}
         for event in events:  # a booking dialogue: the user's request says yes to the service
             # ("Agent: how about Wednesday at 4:30 pm?"); a person's change waits for the user's
