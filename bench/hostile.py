@@ -266,9 +266,10 @@ BODIES: dict[str, Callable[[], bytes]] = {
 
 def injections() -> list[dict[str, str]]:
     """The injection variants kept in the repository: Veil's own, then the 153 written blind
-    from issue 40's text (ids `blind-…`)."""
+    from issue 40's text (ids `blind-…`), then 60 more written blind later (ids `b2-…`, half
+    of them at business hours)."""
     rows = []
-    for name in ("injections.jsonl", "injections_blind.jsonl"):
+    for name in ("injections.jsonl", "injections_blind.jsonl", "injections_blind2.jsonl"):
         text = (DATA / name).read_text(encoding="utf-8")
         rows += [json.loads(line) for line in text.splitlines() if line.strip()]
     return rows

@@ -28,6 +28,9 @@ def _corpus(name: str) -> list[dict]:
 CORPUS = _corpus("injections.jsonl")
 # Written by a helper who read only issue 40's text, never the code (153 rows, 17 classes).
 BLIND = _corpus("injections_blind.jsonl")
+# Written later by another helper from the same text alone (60 rows, 54 classes, most at
+# business hours, so a defence that only doubts odd hours is tested too).
+BLIND2 = _corpus("injections_blind2.jsonl")
 # Rows with no order in them: a forged "Me:" or a time one person stated. Only the gate's
 # rule (nobody asked, nobody agreed) keeps them from creating.
 NO_ORDER = ("forged-me", "forged-you", "other-person")
@@ -119,8 +122,14 @@ def test_no_blind_variant_creates_unless_the_request_asks_to_add(rules: Assistan
     """The blind corpus: whatever the thread hides, a request that asks for no event (empty,
     "summarise", "anything I need to do?") creates nothing. Rows whose request asks to add
     ("add this") are measured by bench/hostile.py; the user's own ask is what they test."""
+    from agent.intent import intent_by_rules
     from understanding.acts import reads_as
 
-    asked = [r for r in BLIND if not r["request"].strip() or not reads_as(r["request"], "add")]
-    assert len(asked) >= 80
+    asked = [
+        r for r in BLIND + BLIND2
+        if not r["request"].strip()
+        or (intent_by_rules(r["request"]) in ("other", "question")
+            and not reads_as(r["request"], "add"))
+    ]  # fmt: skip
+    assert len(asked) >= 110
     assert created_by(rules, asked) == {}
