@@ -27,7 +27,7 @@ from lang.exports import (
     reads_as_thread,
 )
 from lang.exports import recent_window as export_window
-from lang.exports.whatsapp import date_order
+from lang.exports.whatsapp import RECENT, date_order
 from lang.thread import messages
 from tests.test_web import run_turn
 from tools.exports import thread_text
@@ -229,13 +229,17 @@ def year_of_group_chat(count: int = 18_400) -> bytes:
 
 def test_a_year_of_a_group_chat_is_cut_to_whole_recent_days_and_says_so() -> None:
     export = read_export(year_of_group_chat(), "chat.txt")
-    assert export.count == 18_400
+    # the whole year is counted and dated; only the recent messages are read into the text
+    assert export.count == 18_400 and len(export.records) == RECENT < 18_400
+    assert export.first is not None and export.first < export.records[0].sent
+    assert f"holds 18,400 messages; I read the most recent {RECENT:,}" in " ".join(export.notes)
+    assert export.summary().startswith("WhatsApp export: 18,400 messages")
     window, note = recent_window(export.text)
     kept = messages(window)
     assert len(window) <= MAX_THREAD_CHARS and len(window.splitlines()) <= MAX_THREAD_LINES
     assert kept[-1].body(window) == "message 18399 of the year"
     days = sorted({str(m.stamp)[:10] for m in kept})
-    assert f"{len(kept):,} of 18,400" in note
+    assert f"{len(kept):,} of {RECENT:,}" in note
     first, last = datetime.fromisoformat(days[0]), datetime.fromisoformat(days[-1])
     assert f"from {first.day} {first:%b} to {last.day} {last:%b %Y}" in note
     # whole days: the day before the window is not cut in half

@@ -14,6 +14,8 @@ words the cut for the reply; the budget is the caller's (agent/assistant.py's).
 from __future__ import annotations
 
 import posixpath
+from dataclasses import replace
+from datetime import datetime
 
 from lang.exports import apps, mail, whatsapp
 from lang.exports.archive import MAX_EXPORT_BYTES, Archive, decode, is_zip, mb
@@ -81,8 +83,7 @@ def read_export(
     text = decode(data, what)
     export = read_text(text.text, what, tz=tz, day_first=day_first)
     if text.note:
-        return Export(export.text, export.format, export.records, export.speakers,
-                      (*export.notes, text.note))  # fmt: skip
+        return replace(export, notes=(*export.notes, text.note))
     return export
 
 
@@ -97,8 +98,8 @@ def read_text(
         if document is not None:
             return _json(document, what, tz=tz)
     if whatsapp.looks_like(text):
-        records, _flavour, notes = whatsapp.read(text, day_first=day_first)
-        return _built("whatsapp", records, notes)
+        chat = whatsapp.read(text, day_first=day_first)
+        return _built("whatsapp", chat.records, chat.notes, older=chat.older, oldest=chat.oldest)
     return Export(text, "paste")
 
 
@@ -145,8 +146,9 @@ def _zip(archive: Archive, what: str, *, tz: str | None, day_first: bool | None)
     ]
     if chats:
         text = decode(archive.read(chats[0]), base[chats[0]])
-        records, _flavour, notes = whatsapp.read(text.text, day_first=day_first)
-        return _built("whatsapp", records, [*notes, *([text.note] if text.note else [])])
+        chat = whatsapp.read(text.text, day_first=day_first)
+        notes = [*chat.notes, *([text.note] if text.note else [])]
+        return _built("whatsapp", chat.records, notes, older=chat.older, oldest=chat.oldest)
     if any(base[n] == "users.json" for n in names) and any(
         base[n] == "channels.json" for n in names
     ):
@@ -194,8 +196,15 @@ def _slack_zip(archive: Archive, tz: str | None) -> Export:
     return _built("slack", records, notes)
 
 
-def _built(format_name: str, records: list[Record], notes: list[str]) -> Export:
-    """The Export of `records` in their canonical text."""
+def _built(
+    format_name: str,
+    records: list[Record],
+    notes: list[str],
+    *,
+    older: int = 0,
+    oldest: datetime | None = None,
+) -> Export:
+    """The Export of `records` in their canonical text (`older` messages before them unread)."""
     if not records:
         raise ExportError(
             f"no messages found in this {format_name} export (only the app's own notices, or "
@@ -203,4 +212,4 @@ def _built(format_name: str, records: list[Record], notes: list[str]) -> Export:
         )
     labels, label_notes = speaker_labels(r.speaker for r in records)
     text = render(records, labels, indent_all=format_name not in ("eml", "mbox"))
-    return Export(text, format_name, tuple(records), labels, (*notes, *label_notes))
+    return Export(text, format_name, tuple(records), labels, (*notes, *label_notes), older, oldest)

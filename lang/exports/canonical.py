@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime
 
 from lang import data
@@ -67,6 +67,8 @@ class Export:
     `records` are the messages as read from the export, oldest first, `speakers` the label
     each sender's messages carry in `text` (a name shortened only where the message model
     would not read it as a name), `notes` sentences for the user about how it was read.
+    `older` counts the messages before `records` that were left unread (a year of a group chat
+    is read from its recent messages only) and `oldest` is when the first of them was sent.
     """
 
     text: str
@@ -74,15 +76,19 @@ class Export:
     records: tuple[Record, ...] = ()
     speakers: dict[str, str] = field(default_factory=dict)
     notes: tuple[str, ...] = ()
+    older: int = 0
+    oldest: datetime | None = None
 
     @property
     def count(self) -> int:
         """How many messages the export holds (a plain paste counts none)."""
-        return len(self.records)
+        return self.older + len(self.records)
 
     @property
     def first(self) -> datetime | None:
         """When the oldest message was sent."""
+        if self.oldest is not None:
+            return self.oldest
         return self.records[0].sent if self.records else None
 
     @property
@@ -94,7 +100,7 @@ class Export:
         """This export without each message's lines (its text holds them): what crosses a
         worker's pipe, at about half the size."""
         records = tuple(Record(r.sent, r.speaker, ()) for r in self.records)
-        return Export(self.text, self.format, records, self.speakers, self.notes)
+        return replace(self, records=records)
 
     def summary(self) -> str:
         """One sentence naming the format, the count and the dates ("WhatsApp export: 214
