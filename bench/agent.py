@@ -85,6 +85,7 @@ BUNDLE_SCHEMA: dict[str, Any] = {
             status={"enum": ["created", "updated", "cancelled", "proposed", "blocked"]},
             uid={"type": ["string", "null"]},
             conflicts={"type": "array"},
+            held={"enum": ["unagreed", "rare_hour", None]},
         ),
         "files": _list_of(
             type={"enum": ["ics", "eml", "mailto"]},

@@ -147,7 +147,8 @@ OFFSITE = {"start": "2026-06-03", "all_day": True, "title_keywords": ["offsite"]
 
 def event(title: str, start: str, *, all_day: bool = False, status: str = "created") -> dict:
     return {"title": title, "start": start, "end": start, "all_day": all_day, "location": "",
-            "attendees": [], "status": status, "conflicts": [], "uid": None}  # fmt: skip
+            "attendees": [], "status": status, "conflicts": [], "uid": None,
+            "held": None}  # fmt: skip
 
 
 def bundle(events: Sequence[dict] = (), files: tuple[str, ...] = (), **extra: object) -> dict:
@@ -234,6 +235,7 @@ def test_schema_accepts_the_contract_and_rejects_breaks() -> None:
     assert schema_errors(good) == []
     assert schema_errors(bundle([event("Lunch", LUNCH["start"], status="maybe")]))
     assert schema_errors(bundle([{**event("Lunch", LUNCH["start"]), "uid": 7}]))
+    assert schema_errors(bundle([{**event("Lunch", LUNCH["start"]), "held": "maybe"}]))
     assert schema_errors(good) == schema_errors(
         bundle([event("Lunch", LUNCH["start"], status="cancelled")], ("ics",), planner="rules")
     )
