@@ -221,27 +221,36 @@ def sgd_act(speaker: str, actions: list[dict]) -> tuple[str, str] | None:
     return None
 
 
-def sgd(repo: Path) -> Iterator[dict]:
-    commit = _commit(repo)
+def sgd_dialogues(repo: Path, split: str = "") -> Iterator[tuple[str, dict]]:
+    """(path, dialogue) for every SGD dialogue of `split` ("train", "dev", "test"; all when
+    empty) that the snapshot holds."""
     listing = _git(repo, "ls-tree", "-r", "--name-only", "HEAD").decode().split()
     for path in sorted(p for p in listing if "/dialogues_" in p and p.endswith(".json")):
+        if split and not path.startswith(f"{split}/"):
+            continue
         try:
             dialogues = json.loads(_git(repo, "show", f"HEAD:{path}"))
         except (subprocess.CalledProcessError, json.JSONDecodeError):
             continue  # a file the snapshot lacks
         for dialogue in dialogues:
-            for turn in dialogue["turns"]:
-                actions = [a for f in turn["frames"] for a in f["actions"]]
-                found = sgd_act(turn["speaker"], actions)
-                if found is None:
-                    continue
-                yield _record(
-                    turn["utterance"],
-                    found[0],
-                    found[1],
-                    f"sgd-{dialogue['dialogue_id']}",
-                    f"{SGD[0]}:{path}@{commit}",
-                )
+            yield path, dialogue
+
+
+def sgd(repo: Path) -> Iterator[dict]:
+    commit = _commit(repo)
+    for path, dialogue in sgd_dialogues(repo):
+        for turn in dialogue["turns"]:
+            actions = [a for f in turn["frames"] for a in f["actions"]]
+            found = sgd_act(turn["speaker"], actions)
+            if found is None:
+                continue
+            yield _record(
+                turn["utterance"],
+                found[0],
+                found[1],
+                f"sgd-{dialogue['dialogue_id']}",
+                f"{SGD[0]}:{path}@{commit}",
+            )
 
 
 def capped(records: Iterator[dict], cap: int = PER_LABEL_CAP) -> list[dict]:

@@ -22,12 +22,11 @@ import argparse
 import hashlib
 import json
 import re
-import subprocess
 from collections import Counter
 from collections.abc import Iterator
 from pathlib import Path
 
-from training.act_sources import SGD, _commit, _git, _repo
+from training.act_sources import SGD, _commit, _repo, sgd_dialogues
 
 OUT = Path(__file__).resolve().parents[1] / "understanding" / "models" / "start_hours.json"
 ASK_SHARE = 0.01  # the policy: ask about at most this share of real starts
@@ -38,24 +37,18 @@ _CLOCK = re.compile(r"^(\d\d):(\d\d)$")
 
 def starts(repo: Path, split: str) -> Iterator[tuple[str, int]]:
     """(dialogue id, start hour) for each booking call of `split` outside the Calendar service."""
-    listing = _git(repo, "ls-tree", "-r", "--name-only", "HEAD").decode().split()
-    for path in sorted(p for p in listing if p.startswith(f"{split}/dialogues_")):
-        try:
-            dialogues = json.loads(_git(repo, "show", f"HEAD:{path}"))
-        except (subprocess.CalledProcessError, json.JSONDecodeError):
-            continue  # a file the snapshot lacks
-        for dialogue in dialogues:
-            for turn in dialogue["turns"]:
-                for frame in turn["frames"]:
-                    call = frame.get("service_call")
-                    if not call or frame["service"].startswith("Calendar"):
-                        continue
-                    if not _BOOKS.match(call["method"]):
-                        continue
-                    for slot, value in call["parameters"].items():
-                        clock = _CLOCK.match(value)
-                        if slot.endswith("time") and clock:
-                            yield dialogue["dialogue_id"], int(clock.group(1))
+    for _path, dialogue in sgd_dialogues(repo, split):
+        for turn in dialogue["turns"]:
+            for frame in turn["frames"]:
+                call = frame.get("service_call")
+                if not call or frame["service"].startswith("Calendar"):
+                    continue
+                if not _BOOKS.match(call["method"]):
+                    continue
+                for slot, value in call["parameters"].items():
+                    clock = _CLOCK.match(value)
+                    if slot.endswith("time") and clock:
+                        yield dialogue["dialogue_id"], int(clock.group(1))
 
 
 def rare_hours(counts: Counter[int], share: float = ASK_SHARE) -> list[int]:
