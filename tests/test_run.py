@@ -278,6 +278,23 @@ def test_redact_jsonl_reads_standard_input(data_dir: Path) -> None:
     assert "Priya" not in record["redacted"] and record["entities"][0]["text"] == "Priya Nair"
 
 
+def test_ask_session_a_yes_adds_what_the_chat_held(data_dir: Path, tmp_path: Path) -> None:
+    """From the command line as on the page: a start held for a yes is asked about, and the
+    chat's next "yes" creates it at that start."""
+    thread = tmp_path / "thread.txt"
+    thread.write_text("Alex: can you do the transfer monday at 3am?\n", encoding="utf-8")
+    common = ("--no-llm", "--now", "2026-11-24T10:00", "--tz", "Europe/Berlin", "--json")
+    first = run_cli("ask", *common, "--session", "bank", "--thread", str(thread), "add this",
+                    data_dir=data_dir)  # fmt: skip
+    assert first.returncode == 0, first.stderr
+    [held] = json.loads(first.stdout)["events"]
+    assert held["status"] == "proposed" and held["held"] == "rare_hour"
+    second = run_cli("ask", *common, "--session", "bank", "yes", data_dir=data_dir)
+    assert second.returncode == 0, second.stderr
+    [made] = json.loads(second.stdout)["events"]
+    assert made["status"] == "created" and made["start"] == "2026-11-30T03:00:00+01:00"
+
+
 def test_ask_session_continues_a_chat_the_page_shows(data_dir: Path) -> None:
     from memory.store import MemoryStore
     from web import create_app
