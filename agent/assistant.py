@@ -598,14 +598,18 @@ def recent_window(thread: str) -> tuple[str, str]:
     return window, note
 
 
+def _clocks_of(start: datetime, mentions: list[TimeMention], zone: ZoneInfo) -> list[TimeMention]:
+    """The mentions that say `start`'s clock time (its day may be said apart)."""
+    wall = start.astimezone(zone).time()
+    return [
+        m for m in mentions
+        if m.has_clock_time and m.value is not None and m.value.astimezone(zone).time() == wall
+    ]  # fmt: skip
+
+
 def _typed(start: datetime, mentions: list[TimeMention], zone: ZoneInfo) -> bool:
     """Whether the user's own request states `start`'s clock time."""
-    wall = start.astimezone(zone)
-    return any(
-        m.source == "request" and m.has_clock_time and m.value is not None
-        and m.value.astimezone(zone).time() == wall.time()
-        for m in mentions
-    )  # fmt: skip
+    return any(m.source == "request" for m in _clocks_of(start, mentions, zone))
 
 
 # The hour a clock's words write: "9:30", "4 PM", "15h30", "3 Uhr" (not a bare "at 3").
@@ -616,13 +620,11 @@ def _said_in_another_zone(start: datetime, mentions: list[TimeMention], zone: Zo
     """Whether every clock said for `start` was another zone's ("4:00 PM GMT", 03:00 in the
     user's): its hour was chosen on that clock, where it is no rare hour. A message that also
     says the user's own hour ("that's 3am Monday for you") is judged on the user's clock."""
-    wall = start.astimezone(zone).time()
+    hour = start.astimezone(zone).hour % 12
     written = [
-        {int(h) % 12 for h in _HOUR_RE.findall(m.text)}
-        for m in mentions
-        if m.has_clock_time and m.value is not None and m.value.astimezone(zone).time() == wall
+        {int(h) % 12 for h in _HOUR_RE.findall(m.text)} for m in _clocks_of(start, mentions, zone)
     ]
-    return bool(written) and all(hours and wall.hour % 12 not in hours for hours in written)
+    return bool(written) and all(hours and hour not in hours for hours in written)
 
 
 def _count(number: int, noun: str) -> str:

@@ -30,9 +30,9 @@ _RULES: tuple[tuple[Intent, re.Pattern[str]], ...] = (
     (
         "schedule",
         re.compile(
-            r"\b(?:schedul\w*|book|calendar|cal|meet(?:ing)?|lunch|dinner|breakfast|brunch|coffee"
-            r"|call|appointment|invite|add|put (?:it|this|that) in|event|plan|set up|termin\w*"
-            r"|kalender|eintragen|agenda\w*|calendrier|ajoute\w*|añad\w*|agend\w*|adicion\w*)\b"
+            r"\b(?:schedul\w*|cal|meet(?:ing)?|lunch|dinner|breakfast|brunch|coffee|call"
+            r"|appointment|add|put (?:it|this|that) in|event|plan|set up|termin\w*|agenda\w*"
+            r"|ajoute\w*|añad\w*|agend\w*|adicion\w*)\b"
             # ... and every language's ask to add, as the vocabulary writes it
             rf"|{data.phrase_pattern('requests', 'schedule_ask').pattern}",
             re.I,

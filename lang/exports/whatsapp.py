@@ -103,10 +103,9 @@ RECENT = 10_000
 @dataclass(frozen=True)
 class Chat:
     """A read export: the recent messages oldest first, how many older ones were left unread
-    and when the first of them was sent, the flavour ("ios" or "android") and notes."""
+    and when the first of them was sent, and notes on how it was read."""
 
     records: list[Record]
-    flavour: str
     notes: list[str]
     older: int = 0
     oldest: datetime | None = None
@@ -146,7 +145,7 @@ def read(text: str, *, day_first: bool | None = None, recent: int = RECENT) -> C
             f"The export holds {older + len(records):,} messages; I read the most recent "
             f"{len(records):,}."
         )
-    return Chat(records, "ios" if flavour is IOS_RE else "android", notes, older, oldest)
+    return Chat(records, notes, older, oldest)
 
 
 def date_order(
