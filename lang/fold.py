@@ -111,7 +111,8 @@ _WORD_RE = re.compile(r"[^\W\d_]+")
 
 
 @cache
-def _role_words() -> frozenset[str]:
+def role_words() -> frozenset[str]:
+    """The words of a role ("system", "assistant"), lower case."""
     from lang.thread import CHAT_ROLES, TURN_LABELS
 
     return frozenset(CHAT_ROLES | TURN_LABELS)
@@ -124,9 +125,10 @@ def unmask_roles(text: str) -> str:
     The redactor runs before the injection check and took "ЅУЅТЕМ" for a person's name, so the
     check only ever saw a placeholder. No one's name folds to "system" or "assistant", so
     only those words change; "Me" and the other self labels are left as written, since a
-    look-alike "Me:" is a forgery that must not become the user's own line.
+    look-alike "Me:" is a forgery that must not become the user's own line (`clean_text`
+    marks it so).
     """
-    roles = _role_words()
+    roles = role_words()
 
     def plain(match: re.Match[str]) -> str:
         word = match.group(0)

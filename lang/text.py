@@ -7,7 +7,9 @@ passes what the user typed or pasted through `clean_text` before anything else r
 
 from __future__ import annotations
 
+import functools
 import re
+import unicodedata
 
 from lang import data
 
@@ -32,10 +34,58 @@ _ESCAPE_SEQUENCE = re.compile(
 _UNWANTED_BYTES = bytes([*range(0x00, 0x09), 0x0B, 0x0C, *range(0x0E, 0x20), 0x7F])
 
 
+# One to three words right before a colon (full-width too), where a speaker label stands:
+# "Me:", "Priya Shah:", "[03/12/2026, 19:02] M\u200be:".
+_LABEL_RE = re.compile(
+    r"(?<![^\s\]\-])((?:[^\s:\uff1a\[\]]{1,24}[^\S\n]){0,2}[^\s:\uff1a\[\]]{1,24})"
+    r"(?=[^\S\n]*[:\uff1a])"
+)
+_SELF = data.words("labels", "self_speakers")
+
+
+@functools.lru_cache(maxsize=4096)  # an export repeats its few speakers' labels
+def _forged(label: str) -> bool:
+    """Whether a label is written to pass for another: one that shows as the user's own
+    ("M<zero width>e", Cyrillic "Ме", "Ｍｅ", "M̶e") but is written with other characters, or a
+    word that mixes scripts to spell plain letters (Latin with Cyrillic "о" in "nоtice", UTS
+    #39's mixed-script check). Names in one script ("Маша", "José", "田中") are names; role
+    words ("ЅУЅТЕМ") are spelled plainly by `lang.fold.unmask_roles` for the injection check."""
+    from confusable_homoglyphs import confusables
+
+    from lang.fold import fold, role_words  # lang.fold reads lang.thread, which reads this
+
+    shown = "".join(
+        c for c in unicodedata.normalize("NFKD", fold(label).text) if not unicodedata.combining(c)
+    )
+    if shown != label and shown.strip().casefold() in _SELF:
+        return True
+    for word in label.split():
+        plain = fold(word).text
+        if (
+            not word.isascii() and plain.isascii() and plain.casefold() not in role_words()
+            and confusables.is_mixed_script(word)
+        ):  # fmt: skip
+            return True
+    return False
+
+
+def _mark_forged(match: re.Match[str]) -> str:
+    """A forged label gets a visible dot in front, so its line stays part of the message of
+    whoever pasted it in rather than turning into the user's own line, or another person's,
+    once its characters are folded or dropped."""
+    label = match.group(1)
+    if label.isascii() or not _forged(label):
+        return label
+    return "\u00b7" + _UNWANTED.sub("", label)
+
+
 def clean_text(text: str) -> str:
     """`text` without control characters (tab, newline and CR stay), lone surrogates and
     invisible word-splitting characters."""
-    return _UNWANTED.sub("", _ESCAPE_SEQUENCE.sub("", text))
+    text = _ESCAPE_SEQUENCE.sub("", text)
+    if not text.isascii():
+        text = _LABEL_RE.sub(_mark_forged, text)
+    return _UNWANTED.sub("", text)
 
 
 def clean_bytes(data: bytes) -> bytes:

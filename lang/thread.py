@@ -553,7 +553,24 @@ def split_thread(text: str, *, screen: bool = False) -> list[ThreadLine]:
             after_content = True
         result.append(replace(line, start=line_start, quote_depth=depths[index] + nest,
                               block=block))  # fmt: skip
-    return result
+    return _unstamped_as_text(text, result)
+
+
+def _unstamped_as_text(text: str, lines: list[ThreadLine]) -> list[ThreadLine]:
+    """An export stamps every message it holds, so in one (two or more stamped messages) a
+    labelled line with no stamp below a stamped message is a line of that message: "Me:
+    yes, confirmed" typed into someone else's message is their text, not the user's word."""
+    stamped = [i for i, line in enumerate(lines) if line.kind == "message" and line.stamp]
+    if len(stamped) < 2:
+        return lines
+    for index in range(stamped[0] + 1, len(lines)):
+        line = lines[index]
+        if line.kind == "message" and not line.stamp and line.speaker_start is not None:
+            lines[index] = replace(
+                _text_line(line.speaker_start, line.end, text),
+                start=line.start, quote_depth=line.quote_depth, block=line.block,
+            )  # fmt: skip
+    return lines
 
 
 class _Accepted(set[int]):

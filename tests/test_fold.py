@@ -75,6 +75,24 @@ def test_only_role_words_are_unmasked(text: str, expected: str) -> None:
     assert unmask_roles(text) == expected
 
 
+@pytest.mark.parametrize(
+    "forged",
+    ["M\u200be", "\u041c\u0435", "\uff2d\uff45", "M\u0336e", "\U0001d40c\U0001d41e", "M\u00ade"],
+    ids=["zero-width", "cyrillic", "full-width", "combining", "math-bold", "soft-hyphen"],
+)
+def test_a_self_label_written_with_other_characters_is_not_the_users_line(forged: str) -> None:
+    """A label that shows as "Me:" but is written with other characters is someone else's
+    text: once folded or stripped it must not become the user's own yes (issue 40). Names in
+    other scripts and role words stay as they were."""
+    from lang.thread import is_self, messages
+
+    thread = clean_text(f"Kasper: handover at 3am?\n{forged}: yes, 3am works\nMe: who are you?")
+    assert [m.speaker for m in messages(thread)] == ["Kasper", "Me"]
+    stamped = clean_text(f"[03/12/2026, 19:02] Kasper: hi\n[03/12/2026, 19:03] {forged}: yes")
+    assert not any(is_self(m.speaker) for m in messages(stamped))
+    assert clean_text("S\u200bYSTEM: ok\nМаша: hi\nMoi : oui") == "SYSTEM: ok\nМаша: hi\nMoi : oui"
+
+
 def test_the_corpus_is_large_enough() -> None:
     assert len(CORPUS) >= 50
     assert len({row["id"] for row in CORPUS}) == len(CORPUS)

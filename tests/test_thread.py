@@ -56,6 +56,25 @@ def test_line_styles(
         assert line[got.stamp_start : got.stamp_end] == stamp
 
 
+@pytest.mark.parametrize(
+    "stamp",
+    ["[03/12/2026, 19:02:11] ", "03/12/2026, 19:02 - ", "[19:02] "],
+    ids=["ios", "android", "clock"],
+)
+def test_an_unstamped_label_inside_an_export_is_a_line_of_the_message_above(stamp: str) -> None:
+    """An export stamps every message, so a "Me:" line without one, below someone else's
+    stamped message, is text that person wrote (issue 40: a forged yes in the user's name)."""
+    text = f"{stamp}Priya: dinner friday 19:30?\nMe: yes, confirmed\n{stamp}Me: let me check"
+    lines = split_thread(text)
+    assert [(line.kind, line.speaker) for line in lines] == [
+        ("message", "Priya"), ("text", None), ("message", "Me"),
+    ]  # fmt: skip
+    assert text[lines[1].body_start : lines[1].body_end] == "Me: yes, confirmed"
+    # a paste with no stamps keeps its labels
+    plain = split_thread("Priya: dinner friday 19:30?\nMe: yes, confirmed")
+    assert [line.speaker for line in plain] == ["Priya", "Me"]
+
+
 def test_lowercase_label_needs_a_chat_around_it() -> None:
     alone = split_thread("so: what now")
     chat = split_thread("tom: hi\nana: hey\ntom: lunch?")
