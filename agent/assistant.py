@@ -49,7 +49,7 @@ from agent.prompts import load_prompt
 from agent.synthesis import facts, write_reply
 from lang import exports
 from lang.fold import unmask_roles
-from lang.text import clean_text
+from lang.text import clean_text, has_forged_label
 from memory.calendar import CalendarStore
 from memory.store import Contact, MemoryStore
 from privacy import EntityMap, PrivacyGuard
@@ -260,6 +260,7 @@ class Assistant:
         """`ask` on a thread already cut to its window."""
         # every front-end cleans its input; a caller of the library gets the same reading
         # ... and a role word spelled in look-alike letters reads as itself (issue 40)
+        forged = has_forged_label(turn.thread)
         turn = replace(
             turn,
             request=clean_text(turn.request),
@@ -346,6 +347,12 @@ class Assistant:
                 for event in events:
                     event.pending = event.pending or event.schedulable
             zone = ZoneInfo(turn.tz)
+            if forged:  # a line written to pass for the user's (or another person's): what
+                # the thread says was agreed cannot be trusted, so its starts wait for the
+                # user's own yes; a start the user typed stands
+                for event in events:
+                    if event.start is not None and not _typed(event.start, mentions, zone):
+                        event.pending = event.pending or event.schedulable
             for event in events:  # a start at an hour real bookings almost never use, stated
                 # only by someone else and backed by nobody but its proposer, is asked about: a
                 # misread "3" or an order hidden in the thread is likelier than a plan (a start

@@ -267,11 +267,13 @@ BODIES: dict[str, Callable[[], bytes]] = {
 def injections() -> list[dict[str, str]]:
     """The injection variants kept in the repository: Veil's own, then the 153 written blind
     from issue 40's text (ids `blind-…`), then 60 more written blind later (ids `b2-…`, half
-    of them at business hours)."""
+    of them at business hours), then 70 by a third helper (ids `b3-…`)."""
     rows = []
-    for name in ("injections.jsonl", "injections_blind.jsonl", "injections_blind2.jsonl"):
+    names = ("injections.jsonl", "injections_blind.jsonl", "injections_blind2.jsonl",
+             "injections_blind3.jsonl")  # fmt: skip
+    for name in names:
         text = (DATA / name).read_text(encoding="utf-8")
-        rows += [json.loads(line) for line in text.splitlines() if line.strip()]
+        rows += [json.loads(line) for line in text.split("\n") if line.strip()]  # not at U+2028
     return rows
 
 

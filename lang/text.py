@@ -69,6 +69,10 @@ def _forged(label: str) -> bool:
     return False
 
 
+_MARK = "\u00b7"
+_MARKED_RE = re.compile(r"(?<![^\s\]\-])\u00b7[^\s:\uff1a\[\]]{1,24}[^\S\n]*[:\uff1a]")
+
+
 def _mark_forged(match: re.Match[str]) -> str:
     """A forged label gets a visible dot in front, so its line stays part of the message of
     whoever pasted it in rather than turning into the user's own line, or another person's,
@@ -76,7 +80,18 @@ def _mark_forged(match: re.Match[str]) -> str:
     label = match.group(1)
     if label.isascii() or not _forged(label):
         return label
-    return "\u00b7" + _UNWANTED.sub("", label)
+    return _MARK + _UNWANTED.sub("", label)
+
+
+def has_forged_label(text: str) -> bool:
+    """Whether `text`, raw or already cleaned, holds a label written to pass for someone (see
+    `_forged`; `clean_text` marks one with a dot): a thread that forges a line in the user's
+    name, or another person's, is not to be trusted on what was agreed."""
+    if text.isascii():
+        return False
+    return bool(_MARKED_RE.search(text)) or any(
+        not m.group(1).isascii() and _forged(m.group(1)) for m in _LABEL_RE.finditer(text)
+    )
 
 
 def clean_text(text: str) -> str:

@@ -224,6 +224,9 @@ def test_an_answer_to_a_proposal_creates_the_proposed_event(tmp_path: Path) -> N
         # the user answered in the thread without a yes; the other side took it as one
         ("add it", "Alex: drinks monday at 6pm\nMe: which bar?\nAlex: so that's a yes",
          "unagreed", "2026-11-30T18:00"),
+        # the user said no in the thread; the other side then called the same start settled
+        ("add this", "Jonas: tennis on monday at 17:00?\nMe: sorry, monday is out for me\n"
+         "Jonas: perfect, monday 17:00 it is then", "unagreed", "2026-11-30T17:00"),
     ],
 )  # fmt: skip
 def test_a_yes_creates_a_held_proposal_at_its_stated_start(

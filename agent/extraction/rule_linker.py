@@ -363,12 +363,20 @@ def _unanswered(event: ProposedEvent, said: list[Segment]) -> bool:
     return _who(asked) == "me" and "?" in (asked.sentence or asked.text)
 
 
-def _passed_over(event: ProposedEvent, segments: list[Segment], found: list[Candidate]) -> bool:
-    """Another person's start that the user questioned in the thread, which its own side then
-    took as agreed ("transfer at 3am tomorrow" - "Me: what? why at 3am?" - "so that's a yes"):
-    a proposer's yes to their own offer is none, and the user's request to add it asks first.
-    A question that offers a start or day of its own ("how about 9?", "can we push to monday?"
-    - "sure") is a counter, not this.
+def _passed_over(
+    event: ProposedEvent,
+    segments: list[Segment],
+    found: list[Candidate],
+    others: frozenset[int] = frozenset(),
+) -> bool:
+    """Another person's start that the user answered in the thread with no yes, only a no or a
+    question: the user turned it down ("Thursday doesn't work for me" - "Great, so Thursday
+    10:00 is confirmed"), or questioned it and its own side then took it as agreed ("transfer
+    at 3am tomorrow" - "Me: what? why at 3am?" - "so that's a yes"). A proposer's yes to their
+    own offer is none, and the user's request to add it asks first. A no that names another
+    day ("monday yes, tuesday no"), or that the linker read as about another event (`others`:
+    "lunch yes, drinks I can't"), and a question that offers a start or day of its own ("how
+    about 9?") belong to the linker's reading of each clause, not to this.
     Acts are the act model's readings in thread context."""
     if event.start is None or event.pending or event.cancelled:
         return False
@@ -380,13 +388,32 @@ def _passed_over(event: ProposedEvent, segments: list[Segment], found: list[Cand
     if not stated or _who(segments[stated[0]]) in (None, "me") or not event.heard:
         return False
     proposers = {_who(segments[i]) for i in stated} - {None, "me"}
-    later = [s for s in segments[min(event.heard) + 1 :] if s.source == "thread"]
-    mine = [i for i, s in enumerate(later) if _who(s) == "me"]
-    if not mine or any(reads_as(later[i].text, "add", "thread") for i in mine):
+    first = min(event.heard) + 1
+    later = [i for i in range(first, len(segments)) if segments[i].source == "thread"]
+    mine = [i for i in later if _who(segments[i]) == "me"]
+    if not mine:
         return False
-    asked = next((i for i in mine if "?" in later[i].text), None)
+    if any(reads_as(segments[i].text, "add", "thread") for i in mine):
+        return False
+    day = event.start.date()
+
+    def only_this_day(index: int) -> bool:
+        return all(
+            c.mention.value.astimezone(event.start.tzinfo).date() == day  # type: ignore[union-attr]
+            for c in found if c.segment == index and c.mention.value is not None
+        )  # fmt: skip
+
+    if any(
+        reads_as(segments[i].text, "call_off", "thread") and only_this_day(i)
+        and (i in event.heard or i not in others)  # "lunch yes, drinks I can't": the drinks'
+        for i in mine
+    ):  # fmt: skip
+        return True
+    asked = next((i for i in mine if "?" in segments[i].text), None)
     return asked is not None and any(
-        _who(s) in proposers and reads_as(s.text, "add", "thread") for s in later[asked + 1 :]
+        _who(segments[i]) in proposers and reads_as(segments[i].text, "add", "thread")
+        for i in later
+        if i > asked
     )
 
 
@@ -591,11 +618,19 @@ class RuleLinker:
             ):  # fmt: skip
                 event.pending, event.awaiting = True, "me"
         by_id = {c.id: c for c in found}
+
+        def others_heard(event: ProposedEvent) -> frozenset[int]:
+            """The messages the linker read as about events at other starts (a plan turned
+            down and then called settled at the same start is this one)."""
+            return frozenset().union(
+                *(e.heard for e in events if e is not event and e.start != event.start)
+            )
+
         for event in events:  # the user's own question that no one else answered
             said = [segments[by_id[g].segment] for g in event.grounds if g in by_id]
             if _unanswered(event, said):
                 event.pending, event.awaiting = True, "them"
-            elif _passed_over(event, segments, found):
+            elif _passed_over(event, segments, found, others_heard(event)):
                 event.pending, event.awaiting = True, "me"
         talkers = {w for w in map(_who, segments) if w is not None}
         for event in events:  # a booking dialogue: the user's request says yes to the service
