@@ -260,12 +260,12 @@ class Assistant:
         """`ask` on a thread already cut to its window."""
         # every front-end cleans its input; a caller of the library gets the same reading
         # ... and a role word spelled in look-alike letters reads as itself (issue 40)
-        forged = has_forged_label(turn.thread)
         turn = replace(
             turn,
             request=clean_text(turn.request),
             thread=unmask_roles(clean_text(turn.thread)),
         )
+        forged = has_forged_label(turn.thread)
         if not turn.request.strip() and not turn.thread.strip():
             raise InputError("nothing to do: give a request or paste a thread")
         if len(turn.request) + len(turn.thread) > MAX_INPUT_CHARS:

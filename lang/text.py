@@ -34,12 +34,14 @@ _ESCAPE_SEQUENCE = re.compile(
 _UNWANTED_BYTES = bytes([*range(0x00, 0x09), 0x0B, 0x0C, *range(0x0E, 0x20), 0x7F])
 
 
-# One to three words right before a colon (full-width too), where a speaker label stands:
+# One to three words right before a colon (full-width too; not a clock's "11:30"), where a
+# speaker label stands:
 # "Me:", "Priya Shah:", "[03/12/2026, 19:02] M\u200be:".
-_LABEL_RE = re.compile(
-    r"(?<![^\s\]\-])((?:[^\s:\uff1a\[\]]{1,24}[^\S\n]){0,2}[^\s:\uff1a\[\]]{1,24})"
-    r"(?=[^\S\n]*[:\uff1a])"
+_LABEL = (
+    r"((?:[^\s:\uff1a\[\]]{1,24}[^\S\n]){0,2}[^\s:\uff1a\[\]]{1,24})"
+    r"(?=[^\S\n]*[:\uff1a](?!\d))"
 )
+_LABEL_RE = re.compile(rf"(?<![^\s\]\-]){_LABEL}")
 _SELF = data.words("labels", "self_speakers")
 
 
@@ -60,6 +62,7 @@ def _forged(label: str) -> bool:
     if shown != label and shown.strip().casefold() in _SELF:
         return True
     for word in label.split():
+        word = _UNWANTED.sub("", word)  # an invisible character is no script of its own
         plain = fold(word).text
         if (
             not word.isascii() and plain.isascii() and plain.casefold() not in role_words()
@@ -70,7 +73,7 @@ def _forged(label: str) -> bool:
 
 
 _MARK = "\u00b7"
-_MARKED_RE = re.compile(r"(?<![^\s\]\-])\u00b7[^\s:\uff1a\[\]]{1,24}[^\S\n]*[:\uff1a]")
+_MARKED_RE = re.compile(rf"(?<![^\s\]\-])\u00b7{_LABEL}")
 
 
 def _mark_forged(match: re.Match[str]) -> str:
@@ -78,20 +81,16 @@ def _mark_forged(match: re.Match[str]) -> str:
     whoever pasted it in rather than turning into the user's own line, or another person's,
     once its characters are folded or dropped."""
     label = match.group(1)
-    if label.isascii() or not _forged(label):
-        return label
+    if label.isascii() or label.startswith(_MARK) or not _forged(label):
+        return label  # marked already: cleaning twice reads the same
     return _MARK + _UNWANTED.sub("", label)
 
 
-def has_forged_label(text: str) -> bool:
-    """Whether `text`, raw or already cleaned, holds a label written to pass for someone (see
-    `_forged`; `clean_text` marks one with a dot): a thread that forges a line in the user's
-    name, or another person's, is not to be trusted on what was agreed."""
-    if text.isascii():
-        return False
-    return bool(_MARKED_RE.search(text)) or any(
-        not m.group(1).isascii() and _forged(m.group(1)) for m in _LABEL_RE.finditer(text)
-    )
+def has_forged_label(cleaned: str) -> bool:
+    """Whether text `clean_text` cleaned holds a label it marked as written to pass for someone
+    (see `_forged`): a thread that forges a line in the user's name, or another person's, is
+    not to be trusted on what was agreed."""
+    return _MARK in cleaned and _MARKED_RE.search(cleaned) is not None
 
 
 def clean_text(text: str) -> str:
