@@ -38,10 +38,16 @@ def default_data_dir() -> Path:
 
 
 def private_file(path: str | Path) -> None:
-    """Make an existing file readable by its owner only (a link is left as it is)."""
-    target = Path(path)
-    if target.is_file() and not target.is_symlink():
-        os.chmod(target, PRIVATE_FILE)
+    """Make an existing file readable by its owner only (a link is left as it is).
+
+    A file that goes away meanwhile is no error: SQLite removes its -wal and -shm files when the
+    last connection of another app on the same folder closes.
+    """
+    try:
+        if stat.S_ISREG(os.lstat(path).st_mode):
+            os.chmod(path, PRIVATE_FILE)
+    except FileNotFoundError:
+        return
 
 
 def private_dir(path: str | Path) -> Path:
@@ -76,8 +82,10 @@ def _private_tree(root: Path) -> None:
     os.chmod(root, PRIVATE_DIR)
     for parent, dirs, names in os.walk(root):  # links are not followed
         for name in dirs:
-            mode = os.lstat(os.path.join(parent, name)).st_mode
-            if stat.S_ISDIR(mode):
-                os.chmod(os.path.join(parent, name), PRIVATE_DIR)
+            try:
+                if stat.S_ISDIR(os.lstat(os.path.join(parent, name)).st_mode):
+                    os.chmod(os.path.join(parent, name), PRIVATE_DIR)
+            except FileNotFoundError:  # removed by a running app meanwhile
+                continue
         for name in names:
             private_file(os.path.join(parent, name))

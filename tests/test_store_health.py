@@ -179,3 +179,29 @@ def test_a_turn_takes_a_backup(tmp_path: Path) -> None:
         time.sleep(0.25)
     assert live.outcome is not None and "answer" in live.outcome, live.outcome
     assert (data_dir / BACKUP).exists() and monitor.current().ok
+
+
+def test_a_wal_file_removed_while_the_folder_is_made_private_is_no_start_error(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Another app on the same folder may close its last connection, and SQLite then removes
+    veil.db-wal, between the listing and the chmod; Veil still starts and the rest is private."""
+    from memory import paths
+
+    data = tmp_path / "data"
+    data.mkdir()
+    (data / "veil.db").touch()
+    (data / "veil.db-wal").touch()
+    (data / "audit.jsonl").touch()
+    os.chmod(data / "audit.jsonl", 0o644)
+    real_chmod = os.chmod
+
+    def vanishing_chmod(path: str | Path, mode: int, **kw: object) -> None:
+        if str(path).endswith("-wal"):
+            os.remove(path)
+        real_chmod(path, mode, **kw)
+
+    monkeypatch.setattr(paths.os, "chmod", vanishing_chmod)
+    assert paths.secure_data_dir(data) == data
+    assert not (data / "veil.db-wal").exists()
+    assert (data / "audit.jsonl").stat().st_mode & 0o777 == 0o600
