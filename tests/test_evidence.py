@@ -355,3 +355,25 @@ def test_names_in_lines_of_other_languages(text: str, name: str, hidden: bool) -
 )  # fmt: skip
 def test_romanised_two_syllable_given_names(word: str, holds: bool) -> None:
     assert is_given_name(word) is holds
+
+
+def test_contrast_lines_put_people_and_firms_in_the_same_slots() -> None:
+    """The evidence fit's generated lines: spans lie where the record says, a slot that takes
+    both holds people and firms, and every firm or place is a training corpus's own label
+    (needs ../shared/benchmarks/wnut17_train.jsonl: a missing file stops it with a message)."""
+    from training.contrast_lines import contrast_lines, corpus_entities
+
+    records = contrast_lines(400, corpora=False)
+    entities = corpus_entities(corpora=False)
+    assert len({r["text"] for r in records}) > 300
+    kinds: dict[str, set[str]] = {}
+    for record in records:
+        for span in record["entities"]:
+            value = record["text"][span["start"] : span["end"]]
+            assert value and value == value.strip(), record
+            if span["type"] != "person":
+                assert value in getattr(entities, span["type"]), value
+            if record["text"].startswith("meeting with "):
+                kinds.setdefault("meeting with", set()).add(span["type"])
+    assert kinds["meeting with"] == {"person", "firm"}
+    assert contrast_lines(50, corpora=False) == contrast_lines(50, corpora=False)  # seeded

@@ -7,8 +7,10 @@ even half of Veil's own examples (training/data/evidence_examples.jsonl: chat in
 languages, venues, firms, places, ticket names). Every weighed span is labelled: does it overlap
 a gold person? A logistic regression over the span's evidence (the detector's log-odds, its
 readers, its checks) is fitted with a penalty that pulls each weight towards its hand-set prior,
-so a check the data rarely sees keeps about the weight its meaning gave it. Each set counts
-alike, whatever its size.
+so a check the data rarely sees keeps about the weight its meaning gave it; how hard it pulls is
+chosen by the lowest out-of-fold log-loss. Each set counts alike, whatever its size. A fourth
+set, generated lines with firms and places in the slots people take (training/contrast_lines.py),
+gives the checks that tell them apart something to learn from.
 
 The person threshold is chosen by cross-validation on the same training data: the weights are
 fitted on three folds, the fourth fold's spans are decided with them, and the threshold is the
@@ -41,10 +43,12 @@ SEALED = {
     "wnut17_test": BENCHMARKS / "wnut17_test.jsonl",
 }
 STRENGTH = 1.0  # how hard the priors pull, against the sets' weighted examples
-# How many examples each set counts as, whatever its size: Veil's own examples are few and
-# written here, so they count half.
-SET_WEIGHT = {"wnut17_train": 1000.0, "corpora": 1000.0, "examples": 500.0}
-THRESHOLDS = tuple(round(0.2 - 0.1 * step, 1) for step in range(19))  # 0.2 down to -1.6
+STRENGTHS = (1.0, 10.0, 30.0, 100.0, 300.0)  # the pulls cross-validation chooses among
+# How many examples each set counts as, whatever its size: Veil's own examples and the contrast
+# lines are written here, so they count half.
+SET_WEIGHT = {"wnut17_train": 1000.0, "corpora": 1000.0, "examples": 500.0, "contrast": 500.0}
+CONTRAST_LINES = 600
+THRESHOLDS = tuple(round(0.2 - 0.1 * step, 1) for step in range(33))  # 0.2 down to -3.0
 FOLDS = 4
 MIN_OTHERS_VISIBLE = 0.85
 MAX_PLAIN_REDACTED = 0.02
@@ -114,9 +118,10 @@ def fit(
     rows: list[tuple[dict[Key, float], bool]],
     groups: list[str],
     priors: dict[Key, float],
+    strength: float = STRENGTH,
 ) -> dict[Key, float]:
     """MAP logistic regression: log-loss, each group weighted to SET_WEIGHT examples, plus
-    STRENGTH/2 · Σ (weight − prior)²."""
+    strength/2 · Σ (weight − prior)²."""
     from scipy.optimize import minimize
 
     keys = sorted(priors)
@@ -135,8 +140,8 @@ def fit(
         z = x @ theta
         p = 1.0 / (1.0 + np.exp(-z))
         value = np.sum(sample * (np.logaddexp(0, z) - y * z))
-        value += STRENGTH / 2 * float(np.sum((theta - mean) ** 2))
-        grad = x.T @ (sample * (p - y)) + STRENGTH * (theta - mean)
+        value += strength / 2 * float(np.sum((theta - mean) ** 2))
+        grad = x.T @ (sample * (p - y)) + strength * (theta - mean)
         return float(value), grad
 
     result = minimize(loss, mean.copy(), jac=True, method="L-BFGS-B")
@@ -233,6 +238,7 @@ def fold_of(record: dict, index: int) -> int:
 
 def training_sets(smoke: bool) -> dict[str, list[dict]]:
     """The training data of the fit: what the person detector held out, and half the examples."""
+    from training.contrast_lines import contrast_lines
     from training.person_detector import held_out, training_records
 
     held = [r for r in training_records(corpora=not smoke) if held_out(r)]
@@ -244,6 +250,7 @@ def training_sets(smoke: bool) -> dict[str, list[dict]]:
         "wnut17_train": [r for r in held if str(r["id"]).startswith("wnut17")],
         "corpora": [r for r in held if str(r["id"]).startswith(chatty)],
         "examples": halves(_records(EXAMPLES))[0],
+        "contrast": contrast_lines(CONTRAST_LINES, corpora=not smoke),
     }
     sets = {name: records for name, records in sets.items() if records}
     if smoke:
@@ -253,9 +260,9 @@ def training_sets(smoke: bool) -> dict[str, list[dict]]:
 
 def cross_validated(
     sets: dict[str, list[dict]], priors: dict[Key, float], fixed: dict[Key, float]
-) -> tuple[float, dict, dict[str, dict], list[Row], list[str]]:
-    """The threshold chosen on out-of-fold decisions, the mean of the sets' figures, each set's,
-    and every weighed span with its set (for the final fit on all of them)."""
+) -> tuple[float, float, dict, dict[str, dict], list[Row], list[str]]:
+    """The prior strength and threshold chosen on out-of-fold decisions, the mean of the sets'
+    figures, each set's, and every weighed span with its set (for the final fit on all)."""
     records, rows, spans, groups, folds = [], [], [], [], []
     for name, members in sets.items():
         found, where = collect(members)
@@ -266,15 +273,19 @@ def cross_validated(
         spans += [(offset + i, s, e) for i, s, e in where]
         groups += [name] * len(found)
         folds += [fold_of(members[i], offset + i) for i, _, _ in where]
-    out_of_fold = np.zeros(len(rows))
-    for fold in range(FOLDS):
-        inside = [i for i, f in enumerate(folds) if f != fold]
-        weights = fit([rows[i] for i in inside], [groups[i] for i in inside], priors)
-        held = [i for i, f in enumerate(folds) if f == fold]
-        out_of_fold[held] = scores([rows[i] for i in held], weights, fixed)
     offsets = {name: records.index(members[0]) for name, members in sets.items()}
 
-    def by_set(value: float) -> dict[str, dict]:
+    def out_of_fold(strength: float) -> np.ndarray:
+        found = np.zeros(len(rows))
+        for fold in range(FOLDS):
+            inside = [i for i, f in enumerate(folds) if f != fold]
+            weights = fit([rows[i] for i in inside], [groups[i] for i in inside], priors,
+                          strength)  # fmt: skip
+            held = [i for i, f in enumerate(folds) if f == fold]
+            found[held] = scores([rows[i] for i in held], weights, fixed)
+        return found
+
+    def by_set(decided: np.ndarray, value: float) -> dict[str, dict]:
         """Each set's out-of-fold figures at a threshold."""
         found = {}
         for name, members in sets.items():
@@ -282,27 +293,42 @@ def cross_validated(
             found[name] = word_figures(
                 members,
                 [(spans[i][0] - offsets[name], spans[i][1], spans[i][2]) for i in chosen],
-                out_of_fold[chosen] >= value,
+                decided[chosen] >= value,
             )
         return found
 
+    # The pull towards the priors is chosen as logistic regression's penalty usually is: the
+    # lowest out-of-fold log-loss, each set weighted as in the fit.
+    truth = np.array([person for _, person in rows], dtype=float)
+    counts = Counter(groups)
+    sample = np.array([SET_WEIGHT[g] / counts[g] for g in groups])
+    losses = {}
+    for strength in STRENGTHS:
+        decided = out_of_fold(strength)
+        losses[strength] = (
+            float(np.sum(sample * (np.logaddexp(0, decided) - truth * decided))),
+            decided,
+        )
+        print(f"strength {strength}: out-of-fold log-loss {losses[strength][0]:.1f}",
+              file=sys.stderr)  # fmt: skip
+    strength = min(losses, key=lambda k: losses[k][0])
+    decided = losses[strength][1]
     # Each set counts alike, as in the fit: the bounds hold on the mean of the sets' figures,
     # so the largest corpus does not choose the threshold for the chat the others resemble.
-    best: tuple[float, dict, dict] | None = None
+    best: tuple[float, float, dict, dict] | None = None
     for value in THRESHOLDS:
-        per = by_set(value)
+        per = by_set(decided, value)
         figures = {k: float(np.mean([f[k] for f in per.values()]))
                    for k in ("recall", "visible", "redacted")}  # fmt: skip
         print(f"threshold {value}: mean {figures}", file=sys.stderr)
         within = (
             figures["visible"] >= MIN_OTHERS_VISIBLE and figures["redacted"] <= MAX_PLAIN_REDACTED
         )
-        if within and (best is None or figures["recall"] > best[1]["recall"]):
-            best = (value, figures, per)
+        if within and (best is None or figures["recall"] > best[2]["recall"]):
+            best = (strength, value, figures, per)
     if best is None:
         raise SystemExit("no threshold keeps the training data's out-of-fold figures in bounds")
-    per_set = best[2]
-    return best[0], best[1], per_set, rows, groups
+    return best[0], best[1], best[2], best[3], rows, groups
 
 
 def sealed_figures() -> dict[str, dict]:
@@ -327,8 +353,8 @@ def main(argv: Sequence[str] = ()) -> dict[Key, float]:
     fixed = {(section, name): value for section, rows in tables.items()
              for name, value in rows.items()}  # fmt: skip
     sets = training_sets(smoke)
-    person, figures, per_set, rows, groups = cross_validated(sets, priors, fixed)
-    fitted = fit(rows, groups, priors)
+    strength, person, figures, per_set, rows, groups = cross_validated(sets, priors, fixed)
+    fitted = fit(rows, groups, priors, strength)
     if smoke:
         return fitted
     for (section, name), value in fitted.items():
@@ -339,6 +365,7 @@ def main(argv: Sequence[str] = ()) -> dict[Key, float]:
     manifest = {
         "data": {name: len(members) for name, members in sets.items()},
         "folds": FOLDS,
+        "prior_strength": strength,
         "bounds": {"plain_redacted": MAX_PLAIN_REDACTED, "others_visible": MIN_OTHERS_VISIBLE},
         "person_threshold": person,
         "cross_validated": figures,
