@@ -272,6 +272,14 @@ def _cue_names(text: str) -> Iterator[NameHit]:
                 yield NameHit(before.start(1), before.end(1), "list")
 
 
+_CUE_WORD_RE = re.compile(rf"(?:{_STRONG_CUES})[,:!?]?[ \t]+", re.IGNORECASE)
+
+
+def is_cue_word(piece: str) -> bool:
+    """Whether `piece` is only a strong cue and the blank after it: "call ", "Hey, "."""
+    return bool(_CUE_WORD_RE.fullmatch(piece))
+
+
 def _at_line_start(text: str, position: int) -> bool:
     """Whether only blanks stand between `position` and the start of its line."""
     return not text[text.rfind("\n", 0, position) + 1 : position].strip()

@@ -58,6 +58,7 @@ from privacy.names import (
     employer_before,
     find_names,
     firm_names,
+    is_cue_word,
     list_neighbours,
     lower_surname_end,
     venue_follows,
@@ -422,6 +423,27 @@ def _checks(
     }  # fmt: skip
 
 
+def _unglued(text: str, candidates: list[Candidate]) -> list[Candidate]:
+    """Candidates that glued a strong cue to the name after it start at the name instead.
+
+    spaCy reads "call sam" or "Call Sam" at a line's start as one person; hidden whole, the verb
+    the planner needs goes with the name. The cue reader says where the name begins, so a span
+    that starts earlier with only the cue word before it starts there too, unless the glued
+    word is itself a given name ("Ty Burrell", where "ty" is also a thank-you).
+    """
+    names = {c.start for c in candidates if c.source == "cue"}
+    out = []
+    for candidate in candidates:
+        start = candidate.start
+        for name in names:
+            glued = text[start:name]
+            if start < name < candidate.end and is_cue_word(glued):
+                if not any(is_given_name(w) for w in glued.split()):
+                    start = name
+        out.append(Candidate(start, candidate.end, candidate.source))
+    return out
+
+
 def _venue_before(before: str) -> bool:
     """Whether the text before a span ends in a venue's word: "Museu do", "Hotel", "Bank of"."""
     match = _VENUE_BEFORE_RE.search(before)
@@ -611,7 +633,7 @@ class Redactor:
         words = sorted((offset + s, offset + e, p) for offset, scores in scored.items()
                        for s, e, p in scores)  # fmt: skip
         word_starts = [s for s, _, _ in words]
-        for start, end, sources in grouped(candidates):
+        for start, end, sources in grouped(_unglued(text, candidates)):
             if fields.overlaps(start, end):
                 continue  # "Betreff:" is a header's name, not a person's
             # a name rule has read the words around its hit already; the checks below are

@@ -684,3 +684,18 @@ def test_a_spelled_out_email_is_an_email(text: str, redacted: str) -> None:
 )  # fmt: skip
 def test_headings_event_words_and_homes(text: str, hidden: list[str], visible: list[str]) -> None:
     _hidden_and_visible(text, hidden, visible)
+
+
+@pytest.mark.parametrize(
+    ("text", "redacted"),
+    [
+        # spaCy reads the cue and the name as one person at a line's start; the verb stays
+        ("call sam tomorrow at 3", "call <PERSON_1> tomorrow at 3"),
+        ("Call Sam tomorrow at 3", "Call <PERSON_1> tomorrow at 3"),
+        ("Text Maria about dinner friday", "Text <PERSON_1> about dinner friday"),
+        # a name after the verb inside a sentence was already apart; it stays so
+        ("I'll call Ana and Bruno", "I'll call <PERSON_1> and <PERSON_2>"),
+    ],
+)
+def test_a_cue_word_glued_to_a_name_stays_visible(text: str, redacted: str) -> None:
+    assert Redactor(entity_map=EntityMap()).redact(text).text == redacted
