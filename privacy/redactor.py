@@ -429,7 +429,8 @@ def _unglued(text: str, candidates: list[Candidate]) -> list[Candidate]:
     spaCy reads "call sam" or "Call Sam" at a line's start as one person; hidden whole, the verb
     the planner needs goes with the name. The cue reader says where the name begins, so a span
     that starts earlier with only the cue word before it starts there too, unless the glued
-    word is itself a given name ("Ty Burrell", where "ty" is also a thank-you).
+    word is itself a listed given name: then the whole may be one person's name, and hiding
+    too much is the safe side.
     """
     names = {c.start for c in candidates if c.source == "cue"}
     out = []

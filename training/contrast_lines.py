@@ -23,7 +23,7 @@ import random
 import re
 from dataclasses import dataclass
 
-from training.person_detector import BENCHMARKS, DAYS, _name_lists, _person
+from training.person_detector import BENCHMARKS, DAYS, name_pools, render_person
 
 SEED = 3907
 PERSON_SHARE = 0.75
@@ -101,7 +101,7 @@ def corpus_entities(*, corpora: bool = True) -> Entities:
 def contrast_lines(count: int, seed: int = SEED, *, corpora: bool = True) -> list[dict]:
     """Records as WNUT-17 writes them: `text` and `entities` (person, firm or place spans)."""
     rng = random.Random(seed)
-    pools, entities = _name_lists(), corpus_entities(corpora=corpora)
+    pools, entities = name_pools(), corpus_entities(corpora=corpora)
     records = []
     for number in range(count):
         template = rng.choice(TEMPLATES)
@@ -119,7 +119,7 @@ def contrast_lines(count: int, seed: int = SEED, *, corpora: bool = True) -> lis
             # half and half would teach that a reader's cue ("meeting with X") says nothing
             kind = kinds[0] if len(kinds) == 1 or rng.random() < PERSON_SHARE else kinds[1]
             if kind == "person":
-                value = " ".join(_person(rng, pools))
+                value = " ".join(render_person(rng, pools))
             else:
                 value = rng.choice(getattr(entities, kind))
             spans.append({"type": kind, "start": len(text), "end": len(text) + len(value)})

@@ -212,7 +212,8 @@ class NamePools:
     shapes: dict
 
 
-def _name_lists() -> NamePools:
+def name_pools() -> NamePools:
+    """The name lists every generated line draws from (the detector's and the evidence fit's)."""
     import tomllib
 
     from privacy.lexicon import given_names, listed_given_names, surnames, zipf
@@ -254,7 +255,7 @@ def _surname(rng: random.Random, pools: NamePools) -> list[str]:
     return [surname]
 
 
-def _person(rng: random.Random, pools: NamePools) -> list[str]:
+def render_person(rng: random.Random, pools: NamePools) -> list[str]:
     """A person as people type one: first name, full name, two given names, an initial,
     in lower case, capitals or as written."""
     form = rng.random()
@@ -281,7 +282,7 @@ def _person(rng: random.Random, pools: NamePools) -> list[str]:
 
 def generated(count: int, seed: int) -> list[Example]:
     rng = random.Random(seed)
-    pools = _name_lists()
+    pools = name_pools()
     word_uses = pools.shapes["word_uses"]["lines"]
     examples = []
     for _ in range(count):
@@ -293,7 +294,7 @@ def generated(count: int, seed: int) -> list[Example]:
             parts: list[tuple[str, int]] = []
             if "{P}" in piece:
                 before, after = piece.split("{P}", 1)
-                person = _person(rng, pools)
+                person = render_person(rng, pools)
                 person[0] = before + person[0]
                 person[-1] = person[-1] + after
                 parts = [(w, 1 if i == 0 else 2) for i, w in enumerate(person)]
