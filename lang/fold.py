@@ -6,7 +6,8 @@ characters between the letters, a word spelled out ("S Y S T E M"). Every check 
 whether text gives the assistant orders reads the folded copy instead (issue 40):
 
 1. format characters (Unicode category Cf: zero-width joiners, bidi marks, the tag block
-   U+E0000..E007F) and variation selectors are dropped;
+   U+E0000..E007F), variation selectors and combining marks on plain letters (an underline
+   or a strike through each letter) are dropped;
 2. each character is NFKC-normalised (full-width and mathematical letters become plain ones);
 3. a letter or sign that Unicode's confusables table (UTS #39, via the maintained
    `confusable-homoglyphs` package, whose data is generated from Unicode's confusables.txt)
@@ -71,6 +72,12 @@ def _invisible(char: str) -> bool:
     return unicodedata.category(char) == "Cf"
 
 
+def _decoration(char: str) -> bool:
+    """A combining mark: on a plain letter it only decorates ("S̲Y̲S̲T̲E̲M̲", "M̶e"); a letter of
+    a script that needs its marks (Devanagari, Arabic) is no plain letter, so its marks stay."""
+    return unicodedata.combining(char) != 0
+
+
 def fold(text: str) -> Folded:
     """`text` folded for pattern checks (see the module docstring), with its offset map."""
     twins = _ascii_twins()
@@ -84,7 +91,7 @@ def fold(text: str) -> Folded:
         if _invisible(char):
             continue
         for part in unicodedata.normalize("NFKC", char):
-            if _invisible(part):
+            if _invisible(part) or (_decoration(part) and chars and chars[-1].isascii()):
                 continue
             chars.append(part if part.isascii() else twins.get(part, part))
             origin.append(at)

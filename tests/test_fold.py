@@ -49,6 +49,8 @@ NO_ORDER = ("forged-me", "forged-you", "other-person")
         ("S.Y.S.T.E.M: go", "SYSTEM: go"),
         ("SY\U000e0041STEM", "SYSTEM"),
         ("SYS\u200eTEM", "SYSTEM"),
+        ("S\u0332Y\u0332S\u0332T\u0332E\u0332M\u0332: go", "SYSTEM: go"),  # underlined letters
+        ("नमस्ते", "नमस्ते"),  # the marks a script needs stay
         ("lunch at 1pm? a b", "lunch at 1pm? a b"),  # nothing to fold
         ("Straße in München", "Straße in München"),  # letters with no ASCII twin stay
     ],
