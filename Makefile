@@ -10,7 +10,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: run test bench train train-acts train-privacy train-evidence export-encoder lint fix clean
+.PHONY: run test bench train train-acts train-stance train-privacy train-evidence export-encoder lint fix clean
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -60,6 +60,12 @@ train-privacy: $(STAMP)
 # training data; the sealed sets are scored once, after, into the manifest.
 train-acts: $(STAMP)
 	$(BIN)/python -m training.act_model
+
+# Fit the reply-stance head (understanding/models/stance.*; about a minute): does the user's
+# reply in a thread agree to the plan just proposed? Same corpora and features as train-acts;
+# regularisation and the cut are chosen out-of-fold, the sealed replies scored once, after.
+train-stance: $(STAMP)
+	$(BIN)/python -m training.reply_stance
 
 # Fit the person-evidence weights (privacy/conf/evidence.toml) towards their hand-set priors on
 # the detector's held-out training data and half of Veil's examples, the threshold chosen by

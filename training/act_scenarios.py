@@ -70,14 +70,18 @@ def scenarios(folder: Path = DATA) -> dict:
     return merged
 
 
-def generate(per_template: int = 4, seed: int = 17, folder: Path = DATA) -> Iterator[dict]:
+def generate(
+    per_template: int = 4, seed: int = 17, folder: Path = DATA, slots_from: Path | None = None
+) -> Iterator[dict]:
     """Examples `{text, act, context, lang, dialogue, source, split}`; `dialogue` is the
-    template's id (the cross-validation group)."""
+    template's id (the cross-validation group). Slot values come from `slots_from` when the
+    templates' own folder has none (the reply stances fill from the act scenarios' slots)."""
     table = scenarios(folder)
+    filler = scenarios(slots_from) if slots_from is not None else table
     rng = random.Random(seed)
     for context in ("thread", "request"):
         for lang, acts in table.get(context, {}).items():
-            slots = table.get("slots", {}).get(lang, {})
+            slots = filler.get("slots", {}).get(lang, {})
             for act, templates in acts.items():
                 for number, template in enumerate(templates):
                     seen: set[str] = set()

@@ -149,14 +149,15 @@ class ActModel:
         self.group_thresholds = group_thresholds or {}
 
     @classmethod
-    def load(cls) -> ActModel:
+    def load(cls, name: str = "acts") -> ActModel:
+        """The shipped weights `models/<name>.npz` with their manifest `<name>.json`."""
         folder = resources.files("understanding").joinpath("models")
-        with folder.joinpath("acts.npz").open("rb") as handle, np.load(handle) as arrays:
+        with folder.joinpath(f"{name}.npz").open("rb") as handle, np.load(handle) as arrays:
             buckets, weights, bias = arrays["buckets"], arrays["weights"], arrays["bias"]
             dense = arrays["dense"] if "dense" in arrays.files else None
-        manifest = json.loads(folder.joinpath("acts.json").read_text(encoding="utf-8"))
-        labels, thresholds = tuple(manifest["labels"]), manifest["thresholds"]
-        groups = manifest["group_thresholds"]
+        manifest = json.loads(folder.joinpath(f"{name}.json").read_text(encoding="utf-8"))
+        labels, thresholds = tuple(manifest["labels"]), manifest.get("thresholds", {})
+        groups = manifest.get("group_thresholds")
         return cls(labels, buckets, weights, bias, thresholds, dense, groups)
 
     def probabilities(self, text: str, context: str) -> np.ndarray:
@@ -206,3 +207,20 @@ def reads_as(text: str, group: Group, context: Context = "request") -> bool:
 
 def _in_group(reading: ActReading, group: Group, thresholds: dict[str, float]) -> bool:
     return sum(reading.scores.get(act, 0.0) for act in ACT_GROUPS[group]) >= thresholds[group]
+
+
+@functools.cache
+def _stance() -> tuple[ActModel, float]:
+    manifest = resources.files("understanding").joinpath("models", "stance.json")
+    return ActModel.load("stance"), json.loads(manifest.read_text(encoding="utf-8"))["no_below"]
+
+
+@functools.lru_cache(maxsize=256)
+def reply_disagrees(text: str) -> bool:
+    """Whether the user's reply to a plan someone just proposed in a thread does not agree to
+    it: a no, a hedge, a question back, a denial that anything was agreed. The act model
+    spreads such replies and thanks that agree alike over `other`; this two-label head over the
+    same features (`training/reply_stance.py`) reads only replies, and calls one a no below the
+    probability of a yes its manifest gives (fitted out-of-fold for 0.95 precision)."""
+    model, cut = _stance()
+    return float(model.probabilities(text, "thread")[1]) < cut

@@ -92,7 +92,7 @@ from tools.calendar import lang
 from tools.calendar.side_times import asks_for_side, is_deadline
 from tools.calendar.slots import MEAL_DURATIONS
 from tools.calendar.times import TimeMention
-from understanding.acts import reads_as
+from understanding.acts import reads_as, reply_disagrees
 
 DEFAULT_DURATION = timedelta(hours=1)
 _SERVICE_LABELS = data.words("labels", "service_labels")
@@ -369,15 +369,17 @@ def _passed_over(
     found: list[Candidate],
     others: frozenset[int] = frozenset(),
 ) -> bool:
-    """Another person's start that the user answered in the thread with no yes, only a no or a
-    question: the user turned it down ("Thursday doesn't work for me" - "Great, so Thursday
-    10:00 is confirmed"), or questioned it and its own side then took it as agreed ("transfer
-    at 3am tomorrow" - "Me: what? why at 3am?" - "so that's a yes"). A proposer's yes to their
+    """Another person's start that the user answered in the thread with no yes, only a reply
+    that does not agree or a question: the user turned it down or disputed it ("Thursday
+    doesn't work for me", "we never spoke on the phone" - "Great, so Thursday 10:00 is
+    confirmed"; read by the reply-stance head, `reply_disagrees`), or questioned it and its
+    own side then took it as agreed ("transfer at 3am tomorrow" - "Me: what? why at 3am?" -
+    "so that's a yes"). A proposer's yes to their
     own offer is none, and the user's request to add it asks first. A no that names another
     day ("monday yes, tuesday no"), or that the linker read as about another event (`others`:
     "lunch yes, drinks I can't"), and a question that offers a start or day of its own ("how
     about 9?") belong to the linker's reading of each clause, not to this.
-    Acts are the act model's readings in thread context."""
+    A yes is the act model's reading in thread context (`add`)."""
     if event.start is None or event.pending or event.cancelled:
         return False
     stated = sorted(  # the whole start, day and clock: "can we push to monday?" changes it
@@ -404,7 +406,7 @@ def _passed_over(
         )  # fmt: skip
 
     if any(
-        reads_as(segments[i].text, "call_off", "thread") and only_this_day(i)
+        reply_disagrees(segments[i].text) and only_this_day(i)
         and (i in event.heard or i not in others)  # "lunch yes, drinks I can't": the drinks'
         for i in mine
     ):  # fmt: skip

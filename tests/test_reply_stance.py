@@ -1,0 +1,89 @@
+"""The reply-stance head: the shipped weights load and give their manifest's sealed figure, the
+cut is what the out-of-fold rule gives, and in a turn a reply that does not agree holds the
+other person's start for the user's yes while a thanks that agrees still creates it."""
+
+from __future__ import annotations
+
+import json
+from datetime import datetime
+from importlib import resources
+from pathlib import Path
+from zoneinfo import ZoneInfo
+
+import numpy as np
+import pytest
+
+from agent.assistant import Assistant, Turn, build_assistant
+from training.act_model import HUMAN_SEALED
+from training.reply_stance import TARGET_PRECISION, cut_for, figures_at, sealed_rows
+from understanding.acts import _stance, reply_disagrees
+
+TZ = "Europe/Berlin"
+NOW = datetime(2026, 11, 23, 9, 0, tzinfo=ZoneInfo(TZ))
+
+
+def _manifest() -> dict:
+    folder = resources.files("understanding").joinpath("models")
+    return json.loads(folder.joinpath("stance.json").read_text(encoding="utf-8"))
+
+
+def test_the_shipped_head_gives_its_manifests_figure_on_the_human_sealed_replies() -> None:
+    if not HUMAN_SEALED.exists():
+        pytest.fail(f"{HUMAN_SEALED} is missing: the sealed set ships with the repository")
+    model, cut = _stance()
+    manifest = _manifest()
+    assert cut == manifest["no_below"] and 0.0 < cut < 0.5
+    rows = sealed_rows()["sealed_human"]
+    yes = np.array([model.probabilities(r["text"], "thread")[1] for r in rows])
+    figures = figures_at(yes, np.array([r["stance"] == "no" for r in rows]), cut)
+    assert figures == manifest["figures"]["sealed_human"]
+    assert figures["no_precision"] >= 0.9  # what the cut was fitted for, on text no fit saw
+
+
+def test_the_cut_is_the_highest_that_keeps_the_target_precision() -> None:
+    yes = np.array([0.02, 0.04, 0.12, 0.18, 0.22, 0.33, 0.6, 0.9])
+    gold_no = np.array([True, True, True, True, True, False, False, False])
+    assert cut_for(yes, gold_no) == pytest.approx(0.3)  # 0.35 would take the 0.33 yes too
+    flipped = np.array([False, True, True, True, True, False, False, False])
+    assert TARGET_PRECISION > 0.8 and cut_for(yes, flipped) == 0.0  # a yes at the bottom
+    assert figures_at(yes, gold_no, 0.3)["no_recall"] == 1.0
+    assert figures_at(yes, gold_no, 0.2)["no_recall"] == 0.8
+
+
+@pytest.fixture
+def rules(tmp_path: Path) -> Assistant:
+    """A fresh calendar per case: the same plan twice would be refused as already there."""
+    return build_assistant(data_dir=tmp_path, no_llm=True)
+
+
+@pytest.mark.parametrize(
+    "reply",
+    [
+        "that was never settled",  # none of these reads as a no to the act model
+        "who said I'd be there? we didn't talk about it",
+        "on n'a jamais parlé de ça",
+    ],
+)
+def test_a_reply_that_does_not_agree_holds_the_start_for_the_users_yes(
+    rules: Assistant, reply: str
+) -> None:
+    assert reply_disagrees(reply)
+    thread = f"Kofi: the audit walkthrough is Thursday 14:00 in room 4\nMe: {reply}"
+    bundle = rules.ask(Turn(request="add this", thread=thread, now=NOW, tz=TZ))
+    states = [(e.status, e.held) for e in bundle.events]
+    assert ("proposed", "unagreed") in states and all(s != "created" for s, _ in states)
+    assert bundle.question
+
+
+@pytest.mark.parametrize("reply", ["great, thanks!", "perfecto, gracias", "👍"])
+def test_a_thanks_that_agrees_still_creates(rules: Assistant, reply: str) -> None:
+    assert not reply_disagrees(reply)
+    thread = f"Kofi: the audit walkthrough is Thursday 14:00 in room 4\nMe: {reply}"
+    bundle = rules.ask(Turn(request="add this", thread=thread, now=NOW, tz=TZ))
+    assert [e.status for e in bundle.events] == ["created"]
+
+
+def test_the_training_data_is_where_the_manifest_says() -> None:
+    root = Path(__file__).resolve().parents[1]
+    for path in _manifest()["data"]["generated"]:
+        assert (root / path).exists(), path
