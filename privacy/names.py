@@ -386,7 +386,14 @@ def _speaker_names(text: str, lines: list[ThreadLine]) -> Iterator[NameHit]:
             if chat and _given_label(label, words):
                 yield NameHit(words[0].start(), words[-1].end(), "speaker")
                 continue
-            named = [w for w in words if w.group().casefold() not in HARD_NOT_NAMES]
+            # a greeting word before a name ("Dear John:") is no name; in a chat, where the
+            # label is the writer of messages, a capitalised one is ("Ty Burrell:")
+            greets = chat and len(words) > 1
+            named = [
+                w for w in words
+                if w.group().casefold() not in HARD_NOT_NAMES
+                or greets and w.group()[:1].isupper() and w.group().casefold() in SALUTATIONS
+            ]  # fmt: skip
             if (
                 not named
                 or any(w.group().casefold() in NOT_NAMES for w in words[:1])
