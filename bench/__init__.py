@@ -16,6 +16,7 @@ BENCHMARKS = (
     "smcalflow",
     "blind",
     "followups",
+    "stance",
     "web",
     "journeys",
     "load",
