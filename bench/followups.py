@@ -2,14 +2,14 @@
 
 Run: .venv/bin/python -m bench.followups [PATH] (writes bench/results/followups.md).
 
-Each conversation is typed into one chat session (`agent.session.answer_in_session`, as the
-page and `run.py ask --session` do), rules only. After every turn the calendar is read back
-from Veil's store, and the local starts of what is on it are compared with the gold: the
-starts of every event the conversation should have by then. A turn is right when the two sets
-are equal, so a move that also leaves the old time, a question that changes something, or a
-cancel that does nothing each count as wrong. A turn's kind is read from the gold alone (one
-more event: create; one fewer: cancel; as many at other times: move; the same: nothing may
-change), never from what Veil did.
+Each conversation is typed into one chat session as the page and `run.py ask --session` run a
+turn (opened, answered, its answer stored for the next turn to read), rules only. After every
+turn the calendar is read back from Veil's store, and the local starts of what is on it are
+compared with the gold: the starts of every event the conversation should have by then. A turn
+is right when the two sets are equal, so a move that also leaves the old time, a question that
+changes something, or a cancel that does nothing each count as wrong. A turn's kind is read from
+the gold alone (one more event: create; one fewer: cancel; as many at other times: move; the
+same: nothing may change), never from what Veil did.
 """
 
 from __future__ import annotations
@@ -59,9 +59,10 @@ def _starts(store: Any, now: datetime, zone: ZoneInfo) -> list[str]:
 def run(conversations: list[dict[str, Any]]) -> dict[str, Any]:
     """Every conversation in a fresh data folder; the tally of right turns by kind."""
     from agent.assistant import Turn, build_assistant
-    from agent.session import answer_in_session
+    from agent.session import answer_in_session, close_turn, open_turn
     from memory.calendar import CalendarStore
     from memory.store import MemoryStore
+    from web.turns import turn_outcome
 
     right: Counter[str] = Counter()
     total: Counter[str] = Counter()
@@ -83,8 +84,12 @@ def run(conversations: list[dict[str, Any]]) -> dict[str, Any]:
                     request=turn["req"], thread=turn.get("thread") or "", now=now,
                     tz=conversation["tz"], session=session,
                 )  # fmt: skip
-                try:
-                    answer_in_session(assistant, store, asked)
+                try:  # as the page runs a turn: the next one reads this one's stored answer
+                    open_turn(store, asked)
+                    bundle = answer_in_session(assistant, store, asked)
+                    close_turn(store, asked, bundle)
+                    outcome = turn_outcome(bundle, asked, store, Path(folder), audit=[])
+                    store.finish_turn(asked.id, outcome)
                     got = _starts(calendar, now, zone)
                 except Exception as error:  # a raise is a wrong turn, and is named
                     got = [f"raised {type(error).__name__}"]
