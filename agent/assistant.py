@@ -345,7 +345,15 @@ class Assistant:
                 # an event, and the thread alone (its forged "Me:" lines, a time one person
                 # stated, an order hidden in it) must not be able to create one (issue 40).
                 for event in events:
-                    event.pending = event.pending or event.schedulable
+                    if event.schedulable and not event.pending:
+                        event.pending, event.held_because = True, "you did not ask me to add it"
+            elif not thread.strip() and _moves_something(request, CalendarStore(db), turn):
+                # "pásalo a las 3" that the follow-up could not tie to the chat's event: a move
+                # is no ask for a new one ("Pásalo" today), so what it names is offered instead
+                for event in events:
+                    if event.schedulable and not event.pending:
+                        event.pending = True
+                        event.held_because = "it reads as moving something, not adding it"
             zone = ZoneInfo(turn.tz)
             if forged:  # a line written to pass for the user's (or another person's): what
                 # the thread says was agreed cannot be trusted, so its starts wait for the
@@ -636,6 +644,15 @@ def _said_in_another_zone(start: datetime, mentions: list[TimeMention], zone: Zo
 
 def _count(number: int, noun: str) -> str:
     return f"{number:,} {noun}" + ("" if number == 1 else "s")
+
+
+def _moves_something(request: str, store: CalendarStore, turn: Turn) -> bool:
+    """Whether a request reads as changing a time (act model) while the chat has an event
+    still ahead that it could be about: with none, "let's do 8 instead" is a plan of its own."""
+    if turn.session is None or not reads_as(request, "change"):
+        return False
+    latest = store.latest_of_chat(turn.session)
+    return latest is not None and latest.end > turn.now
 
 
 def _pending_proposal(memory: MemoryStore, turn: Turn) -> dict[str, Any] | None:

@@ -29,6 +29,7 @@ from tools.calendar.gate import (
     structured_blocks,
 )
 from tools.calendar.times import TimeMention, TimeParser
+from understanding.acts import reads_as
 
 # The tools another agent may call directly: calendar reads, and the one gated calendar write.
 # Mail, documents and memory stay behind a turn (they read the user's folders and store).
@@ -52,7 +53,9 @@ def heard_times(parser: TimeParser, request: str, thread: str) -> HeardTimes:
     nothing to the linker and ground no start.
     """
     injections = find_injections(thread)
-    said = parser.parse_input(request, thread)
+    # a request read as changing a time ("shift that to 8"): its bare hour is the new time
+    changes = bool(request.strip()) and reads_as(request, "change")
+    said = parser.parse_input(request, thread, changes=changes)
     silenced = [*injections, *reported_times(thread, said), *structured_blocks(thread, said)]
     quiet = thread
     for span in silenced:

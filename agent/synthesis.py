@@ -126,8 +126,9 @@ def facts(
             )
         elif event.pending and event.start is not None:
             when = _span(event.start.isoformat(), _iso(event.end), event.all_day)
+            why = event.held_because or "the thread leaves it open"
             lines.append(
-                f"{event.title} was proposed for {when} ({tz}), but the thread leaves it open, "
+                f"{event.title} was proposed for {when} ({tz}), but {why}, "
                 "so nothing is scheduled yet."
             )
         elif event.start is None:

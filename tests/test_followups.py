@@ -135,6 +135,10 @@ def test_follow_ups_that_must_not_change_the_event(
         ("on laisse tomber le déjeuner", "cancelled", None),
         ("cancel thursday's lunch", "cancelled", None),
         ("bump lunch to 2pm", "updated", "2026-12-03T14:00"),
+        # a bare hour in a request the act model reads as a change is the new time, in any
+        # words ("make it 2" is one by its own phrasing)
+        ("shift that to 2", "updated", "2026-12-03T14:00"),
+        ("rück das auf 3", "updated", "2026-12-03T15:00"),
     ],
 )
 def test_follow_ups_in_a_persons_own_words(
@@ -319,3 +323,29 @@ def test_a_move_reports_what_the_new_time_overlaps(chat: tuple[Assistant, Memory
     [event] = moved.events
     assert event.status == "updated" and event.start.startswith("2026-12-03T12:30")
     assert [c["title"] for c in event.conflicts] == ["Call with Bo Chen"]
+
+
+def test_a_move_the_chat_cannot_tie_to_its_event_creates_nothing(
+    chat: tuple[Assistant, MemoryStore],
+) -> None:
+    """A request read as changing a time that the follow-up could not tie to the chat's event
+    (here its words were read as English, so two of them name nothing of the lunch) is no ask
+    for a new event: it is offered with why, never created under the verb's name."""
+    session = chat[1].create_session("lunch").id
+    say(chat, session, "lunch with Karthik Rao thursday next week at 1")
+    asked = say(chat, session, "pásalo a las 3")
+    assert not any(e.status == "created" for e in asked.events)
+    assert "moving something" in asked.reply
+    [lunch] = [
+        e for e in CalendarStore(Database(chat[1].db.conn)).between(NOW, NOW + timedelta(days=30))
+    ]
+    assert lunch.start.hour == 13
+
+
+def test_a_plan_pasted_without_a_request_says_why_it_waits(
+    chat: tuple[Assistant, MemoryStore],
+) -> None:
+    session = chat[1].create_session("pasted").id
+    bundle = say(chat, session, "", thread="Kofi Mensah: lunch thursday at 1?\nMe: sounds good")
+    assert [e.held for e in bundle.events] == ["unagreed"]
+    assert "you did not ask me to add it" in bundle.reply and "leaves it open" not in bundle.reply

@@ -766,3 +766,25 @@ def test_a_clocks_half_of_day_comes_from_its_own_clause(
 def test_minutes_before_an_hour_in_digits(parser: TimeParser, text: str, clock: str | None) -> None:
     said = [m for m in parser.parse(text) if m.has_clock_time]
     assert [f"{m.value:%H:%M}" for m in said] == ([clock] if clock else [])
+
+
+@pytest.mark.parametrize(
+    ("text", "hour"),
+    [
+        ("shift that to 8", 8),
+        ("move that to 2", 14),
+        ("rück das auf 3", 15),
+        ("move it to room 2", None),
+    ],
+)
+def test_a_bare_hour_is_a_time_only_in_a_text_read_as_a_change(text: str, hour: int | None) -> None:
+    """Duckling reads a lone "8" only latently; a request the act model read as changing a time
+    (`changes`) makes it the new time, whatever the verb. Without that reading it is no time,
+    and a number that belongs to something else ("room 2") never is one."""
+    parser = TimeParser(
+        tz="Europe/Berlin", now=datetime(2026, 11, 23, 9, 0, tzinfo=ZoneInfo("Europe/Berlin"))
+    )
+    changed = [m for m in parser.parse(text, changes=True) if m.has_clock_time]
+    assert [m.value.hour for m in changed] == ([hour] if hour is not None else [])
+    assert all(m.answers for m in changed)
+    assert not [m for m in parser.parse(text) if m.has_clock_time]

@@ -60,6 +60,8 @@ class ProposedEvent:
     setter: str | None = None
     awaiting: str | None = None
     rare_hour: bool = False  # held for a yes: real plans almost never start at that hour
+    # why a held start waits, in the reply's words, where it is not the thread leaving it open
+    held_because: str = ""
 
     @property
     def schedulable(self) -> bool:

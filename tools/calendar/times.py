@@ -878,6 +878,8 @@ DUCKLING_SECONDS = 3.0
 # Control characters (tab, newline, CR kept) and lone surrogates: what the native parser cannot
 # take; see _DucklingEngine.parse.
 _NATIVE_UNSAFE = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f\ud800-\udfff]")
+# A number alone that can be an hour ("8", "8:30"), not part of a longer number or a code.
+_BARE_HOUR_RE = re.compile(r"(?<![\w.,:/])(?:[01]?\d|2[0-4])(?::[0-5]\d)?(?![\w.,:/%])")
 
 
 class _DucklingEngine:
@@ -1112,8 +1114,13 @@ class TimeParser:
         language: str | None = None,
         context: Sequence[str] = (),
         speaker: Speaker = USER,
+        changes: bool = False,
     ) -> list[TimeMention]:
         """Every time expression in `text`; relative ones anchor at `sent_at` when given.
+
+        `changes` says the text was read as changing a time (the act model read a request as a
+        move or a counter: "shift that to 8", "rück das auf 8"): a bare hour in it is that new
+        time, in whatever words, as "make it 8" is by its own.
 
         `context` names the languages of the text around it (a thread's, detected once on the
         whole thread, likelier first) and replaces detection on `text` alone: a short line is
@@ -1150,7 +1157,9 @@ class TimeParser:
         best: list[TimeMention] = []
         best_key = (-1, False)
         for code in candidates:
-            mentions = self._parse_language(text, clean, code, ref, source, speaker)
+            mentions = self._parse_language(
+                text, clean, code, ref, source, speaker, changes=changes
+            )
             key = (sum(m.end - m.start for m in mentions), code == preferred)
             if key > best_key:
                 best, best_key = mentions, key
@@ -1251,9 +1260,12 @@ class TimeParser:
             alternatives=mention.alternatives + others,
         )
 
-    def parse_input(self, request: str, thread: str = "", ocr: str = "") -> list[TimeMention]:
-        """Mentions in the whole user input; thread and OCR offsets are into their own text."""
-        mentions = self.parse(request, source="request")
+    def parse_input(
+        self, request: str, thread: str = "", ocr: str = "", *, changes: bool = False
+    ) -> list[TimeMention]:
+        """Mentions in the whole user input; thread and OCR offsets are into their own text.
+        `changes`: the request was read as changing a time (see `parse`)."""
+        mentions = self.parse(request, source="request", changes=changes)
         for text, source in ((thread, "thread"), (ocr, "ocr")):
             if text.strip():
                 mentions.extend(self._parse_thread(text, source, asked=request))
@@ -1419,7 +1431,15 @@ class TimeParser:
 
     # ------------------------------------------------------------------ one language
     def _parse_language(
-        self, text: str, clean: str, code: str, ref: datetime, source: str, speaker: Speaker
+        self,
+        text: str,
+        clean: str,
+        code: str,
+        ref: datetime,
+        source: str,
+        speaker: Speaker,
+        *,
+        changes: bool = False,
     ) -> list[TimeMention]:
         locale = self.locale if code == "en" else None
         entities = self._engine.parse(clean, tz=self.tz, ref=ref, language=code, locale=locale)
@@ -1459,10 +1479,11 @@ class TimeParser:
         entities = [e for e in entities if not _holiday_beside_a_date(clean, e)]
         if code != "en":  # "quinta-feira, 17/12, às 19h30": Duckling's Portuguese skips "17/12"
             entities = _day_month_numbers(clean, entities, ref.astimezone(self.zone))
-        if code == "en" and (
-            lang.PART_NUMBER_RE.search(clean) or lang.CHANGED_HOUR_RE.search(clean)
+        if changes or (
+            code == "en"
+            and (lang.PART_NUMBER_RE.search(clean) or lang.CHANGED_HOUR_RE.search(clean))
         ):
-            entities = self._with_part_number(clean, entities, ref, locale)
+            entities = self._with_part_number(clean, entities, ref, locale, changes=changes)
         entities = [_as_written(e, clean) for e in entities]
         entities = [
             _day_then_clock(_deadline_open(e, ref)) for e in entities if not _wrong_start(e, clean)
@@ -1736,16 +1757,25 @@ class TimeParser:
         )  # fmt: skip
 
     def _with_part_number(
-        self, clean: str, entities: list[dict[str, Any]], ref: datetime, locale: str | None
+        self,
+        clean: str,
+        entities: list[dict[str, Any]],
+        ref: datetime,
+        locale: str | None,
+        *,
+        changes: bool = False,
     ) -> list[dict[str, Any]]:
         """Add Duckling's latent "evening 5" and "make it 4" readings; other latent ones (a bare
-        "7") stay out."""
+        "7") stay out, unless the text was read as changing a time (`changes`): then every bare
+        hour in it answers."""
         changed = {
             match.span(group)
             for match in lang.CHANGED_HOUR_RE.finditer(clean)
             for group in ("hour", "first", "alone", "judged")
             if match.group(group)
         }
+        if changes:
+            changed |= {match.span() for match in _BARE_HOUR_RE.finditer(clean)}
         extra = [
             e
             for e in self._engine.parse(
