@@ -304,10 +304,11 @@ class Assistant:
             notify({"stage": "times", "status": "running"})
             heard = heard_times(TimeParser(tz=turn.tz, now=turn.now), request, thread)
             mentions, quiet, injections = heard.mentions, heard.quiet, heard.injections
+            offered = _pending_proposals(memory, turn)
             follow = find_follow_up(
                 request, thread=thread, mentions=mentions, store=CalendarStore(db),
                 session=turn.session, now=turn.now,
-                tz=turn.tz, pending=_pending_proposal(memory, turn),
+                tz=turn.tz, pending=offered[0] if offered else None, offered=offered,
             )  # fmt: skip
             if follow is not None:  # "cancel it", "make it 8:30": code changes the chat's event
                 notify({"stage": "step", "tool": f"{follow.act}_event", "status": "running"})
@@ -655,11 +656,12 @@ def _moves_something(request: str, store: CalendarStore, turn: Turn) -> bool:
     return latest is not None and latest.end > turn.now
 
 
-def _pending_proposal(memory: MemoryStore, turn: Turn) -> dict[str, Any] | None:
-    """The event the chat's previous turn proposed, or refused to create, and asked about, as
-    the page shows it ("'next thursday at 1' could mean Thu 26 Nov or Thu 03 Dec")."""
+def _pending_proposals(memory: MemoryStore, turn: Turn) -> list[dict[str, Any]]:
+    """The events the chat's previous turn proposed, or refused to create, and asked about, as
+    the page shows them ("'next thursday at 1' could mean Thu 26 Nov or Thu 03 Dec"), in
+    order: the first is the one a bare answer fills."""
     if turn.session is None:
-        return None
+        return []
     outcome = memory.previous_outcome(turn.session, turn.id)
     answer = outcome.get("answer") if isinstance(outcome, dict) else None
     events = answer.get("events", []) if isinstance(answer, dict) else []
@@ -668,7 +670,7 @@ def _pending_proposal(memory: MemoryStore, turn: Turn) -> dict[str, Any] | None:
         for e in events
         if isinstance(e, dict) and e.get("status") in ("proposed", "blocked") and e.get("start")
     ]
-    return asked[0] if asked else None
+    return asked
 
 
 def _calendar_summary(store: CalendarStore, now: datetime) -> str:

@@ -21,6 +21,7 @@ answers is a question. The calendar keeps one event per UID: a move rewrites it 
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
 from pathlib import Path
@@ -37,10 +38,10 @@ from memory.event import CalendarEvent
 from privacy.entity_map import PLACEHOLDER_RE
 from tools.calendar.gate import moved_start
 from tools.calendar.ics import export_event
-from tools.calendar.lang import meal_of, states_date
+from tools.calendar.lang import meal_of, states_date, weekday_only
 from tools.calendar.slots import Schedule
 from tools.calendar.times import TimeMention
-from understanding.acts import read_act, reads_as
+from understanding.acts import read_act, reads_as, reply_agrees
 
 _WORD_RE = re.compile(r"[^\W\d_][\w'’-]*")
 _FILLER = data.words("acts", "filler")
@@ -73,12 +74,15 @@ def find_follow_up(
     now: datetime,
     tz: str,
     pending: dict[str, Any] | None = None,
+    offered: Sequence[dict[str, Any]] = (),
 ) -> FollowUp | None:
     """The follow-up this request is, or None when it is anything else.
 
     `pending` is the event the chat's previous turn proposed (and asked about). A request that
     states a time then answers it ("thursday at 7pm", "make it 20:30"): the proposal becomes
-    the event at that time, rather than a new event named after the answer's words.
+    the event at that time, rather than a new event named after the answer's words. `offered`
+    are all the options that turn proposed: a day alone that names one of them ("wednesday
+    works" after Mon, Tue and Wed were offered) picks it.
     """
     if not session or thread.strip():
         return None
@@ -90,6 +94,13 @@ def find_follow_up(
         # A proposal's clock was Veil's suggestion (a meal default), so only a clock time
         # answers it. An event refused for words read two ways ("at 8", "next thursday") had
         # the user's own day and clock: a day or a clock time answers it.
+        picked = _picked_option(offered, said, act, tz=tz, session=session)
+        # an answer to Veil's offer is a reply: read as one ("wednesday works" is a yes there)
+        says_yes = reply_agrees(request) or reads_as(request, "add", "thread")
+        if picked is not None and ("?" in request or not says_yes):
+            picked = None  # "what about tuesday?" asks, "tuesday I'm out" refuses: no pick
+        if picked is not None:
+            return FollowUp("confirm", picked)
         proposal = _proposal(pending, tz=tz, session=session)
         own = pending.get("status") == "blocked"
         if proposal is not None and pending.get("held") and not said and not shifts:
@@ -113,6 +124,39 @@ def find_follow_up(
     if follow is None or not _about(request, event, [*said, *shifts]):
         return None
     return FollowUp(follow, event)
+
+
+def _picked_option(
+    offered: Sequence[dict[str, Any]],
+    said: list[TimeMention],
+    act: str,
+    *,
+    tz: str,
+    session: str,
+) -> CalendarEvent | None:
+    """The one offered option on the day an answer names alone ("wednesday works", "the 2nd
+    is good"), or None: a clock answers by itself, a question or a no is no pick, and a day
+    that names no option, or two, picks nothing. A weekday alone matches the option on that
+    weekday (the options may lie next week)."""
+    if len(offered) < 2 or len(said) != 1 or said[0].has_clock_time or act in _NOT_ANSWERS:
+        return None
+    zone = ZoneInfo(tz)
+    day = said[0]
+    if (
+        day.value is None
+        or day.end_value is not None
+        and day.end_value - day.value > timedelta(days=1)
+    ):
+        return None  # "next week" names no one day
+    named = day.value.astimezone(zone).date()
+    options = [p for p in (_proposal(o, tz=tz, session=session) for o in offered) if p]
+
+    def on_that_day(option: CalendarEvent) -> bool:
+        local = option.start.astimezone(zone).date()
+        return local.weekday() == named.weekday() if weekday_only(day.text) else local == named
+
+    matches = [o for o in options if on_that_day(o)]
+    return matches[0] if len(matches) == 1 else None
 
 
 def _names_no_other_time(said: list[TimeMention], event: CalendarEvent, tz: str) -> bool:

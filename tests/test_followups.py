@@ -349,3 +349,27 @@ def test_a_plan_pasted_without_a_request_says_why_it_waits(
     bundle = say(chat, session, "", thread="Kofi Mensah: lunch thursday at 1?\nMe: sounds good")
     assert [e.held for e in bundle.events] == ["unagreed"]
     assert "you did not ask me to add it" in bundle.reply and "leaves it open" not in bundle.reply
+
+
+@pytest.mark.parametrize(
+    ("answer", "day"),
+    [("wednesday works", "2026-12-02"), ("mittwoch passt", "2026-12-02"),
+     ("what about wednesday?", None), ("wednesday I'm out", None)],
+)  # fmt: skip
+def test_a_day_that_names_one_offered_option_picks_it(
+    tmp_path: Path, answer: str, day: str | None
+) -> None:
+    """Veil offered three evenings next week; a day alone that names one of them, read as no
+    refusal by the reply-stance head, creates that option under the plan's own title (never an
+    event called "Works"); a question or a no about that day picks nothing."""
+    _, answers = _page_chat(tmp_path, ["dinner with Sam Lee sometime next week", answer])
+    offered = [e for e in answers[0]["events"] if e["status"] == "proposed"]
+    assert len(offered) >= 2 and any(e["start"].startswith("2026-12-02") for e in offered)
+    made = [e for e in answers[1]["events"] if e["status"] == "created"]
+    if day is None:
+        assert made == []
+    else:
+        [event] = made
+        assert event["title"] == offered[0]["title"] and event["start"][:10] == day
+        [chosen] = [e for e in offered if e["start"][:10] == day]
+        assert event["start"] == chosen["start"]

@@ -30,9 +30,9 @@ def _manifest() -> dict:
 def test_the_shipped_head_gives_its_manifests_figure_on_the_human_sealed_replies() -> None:
     if not HUMAN_SEALED.exists():
         pytest.fail(f"{HUMAN_SEALED} is missing: the sealed set ships with the repository")
-    model, cut = _stance()
+    model, cut, yes_cut = _stance()
     manifest = _manifest()
-    assert cut == manifest["no_below"] and 0.0 < cut < 0.5
+    assert cut == manifest["no_below"] and 0.0 < cut < 0.5 < yes_cut == manifest["yes_from"]
     rows = sealed_rows()["sealed_human"]
     yes = np.array([model.probabilities(r["text"], "thread")[1] for r in rows])
     figures = figures_at(yes, np.array([r["stance"] == "no" for r in rows]), cut)

@@ -19,7 +19,8 @@ Data (train split only):
 Chosen by cross-validation grouped by template or dialogue: the regularisation strength (lowest
 out-of-fold log-loss) and the threshold below which a reply reads as not agreeing (the highest
 probability of a yes at which out-of-fold precision of "does not agree" still reaches
-TARGET_PRECISION). The sealed rows (SGD's sealed dialogues; the thread replies of
+TARGET_PRECISION), and the lowest at and above which its precision of "agrees" does. The
+sealed rows (SGD's sealed dialogues; the thread replies of
 `bench/data/acts_human_sealed.jsonl`) are scored once, after, and only reported.
 
     python -m training.reply_stance            # about a minute on 2 cores
@@ -111,6 +112,26 @@ def cut_for(yes: np.ndarray, gold_no: np.ndarray) -> float:
     return chosen
 
 
+def yes_cut_for(yes: np.ndarray, gold_no: np.ndarray) -> float:
+    """The lowest probability of a yes at and above which out-of-fold precision of a yes
+    reaches the target (1.0, reading nothing as a yes, when no cut does)."""
+    for cut in np.arange(0.5, 0.99, 0.05):
+        taken = yes >= cut
+        if taken.sum() and (~gold_no[taken]).mean() >= TARGET_PRECISION:
+            return round(float(cut), 2)
+    return 1.0
+
+
+def yes_figures_at(yes: np.ndarray, gold_no: np.ndarray, cut: float) -> dict[str, Any]:
+    """Precision and recall of "agrees" at the cut."""
+    called = yes >= cut
+    right = int((called & ~gold_no).sum())
+    return {
+        "yes_precision": round(right / called.sum(), 3) if called.sum() else None,
+        "yes_recall": round(right / (~gold_no).sum(), 3) if (~gold_no).sum() else None,
+    }
+
+
 def figures_at(yes: np.ndarray, gold_no: np.ndarray, cut: float) -> dict[str, Any]:
     """Precision and recall of "does not agree" at the cut, and how many yeses it took for one."""
     called = yes < cut
@@ -155,7 +176,8 @@ def main() -> None:
         print(f"C={c}: out-of-fold log-loss {loss[c]:.4f}")
     best_c = min(loss, key=lambda c: loss[c])
     cut = cut_for(out_of_fold[best_c], ~y)
-    print("cut", cut)
+    yes_cut = yes_cut_for(out_of_fold[best_c], ~y)
+    print("cut", cut, "yes cut", yes_cut)
 
     fitted = _fit(x, y, best_c)
     coef = fitted.coef_[0].astype(np.float16)
@@ -172,6 +194,7 @@ def main() -> None:
             "grouped_by": "dialogue or template",
             "log_loss": {str(c): round(v, 4) for c, v in loss.items()},
             "all": figures_at(oof, ~y, cut),
+            "all_yes": yes_figures_at(oof, ~y, yes_cut),
             "third_party": figures_at(oof[~generated], ~y[~generated], cut),
             "generated": figures_at(oof[generated], ~y[generated], cut),
         }
@@ -182,7 +205,8 @@ def main() -> None:
                 yes = np.array([model.probabilities(r["text"], "thread")[1] for r in sealed])
                 gold_no = np.array([r["stance"] == "no" for r in sealed])
                 figures[name] = figures_at(yes, gold_no, cut)
-                print(name, figures[name])
+                figures[f"{name}_yes"] = yes_figures_at(yes, gold_no, yes_cut)
+                print(name, figures[name], figures[f"{name}_yes"])
 
     np.savez_compressed(
         OUT / "stance.npz", buckets=used.astype(np.int64), weights=shipped, dense=dense, bias=bias
@@ -190,6 +214,7 @@ def main() -> None:
     manifest = {
         "labels": list(LABELS),
         "no_below": cut,
+        "yes_from": yes_cut,
         "target_precision": TARGET_PRECISION,
         "c": best_c,
         "seed": SEED,
