@@ -76,6 +76,15 @@ def design(rows: Sequence[dict[str, Any]]) -> sparse.csr_matrix:
     )
 
 
+def fit_matrix(rows: Sequence[dict[str, Any]]) -> tuple[sparse.csr_matrix, np.ndarray]:
+    """The training matrix (the buckets training fills, then the sentence vector) and those
+    buckets: only a bucket training ever fills can carry weight, so the fit sees those alone."""
+    full = design(rows)
+    used = np.flatnonzero(np.asarray(full.getnnz(axis=0)) > 0)
+    vectors = embed([r["text"] for r in rows])
+    return sparse.hstack([full[:, used], sparse.csr_matrix(vectors)]).tocsr(), used
+
+
 def _fit(x: sparse.csr_matrix, y: np.ndarray, c: float) -> LogisticRegression:
     return LogisticRegression(C=c, max_iter=300, class_weight="balanced", solver="lbfgs").fit(x, y)
 
@@ -190,11 +199,8 @@ def main() -> None:
 
     rows = third_party("train") + list(generate(seed=SEED))
     labels = [a for a in ACTS if any(r["act"] == a for r in rows)]
-    full, y = design(rows), np.array([r["act"] for r in rows])
-    # only the buckets training ever fills can carry weight: fit on those columns alone
-    used = np.flatnonzero(np.asarray(full.getnnz(axis=0)) > 0)
-    vectors = embed([r["text"] for r in rows])
-    x = sparse.hstack([full[:, used], sparse.csr_matrix(vectors)]).tocsr()
+    y = np.array([r["act"] for r in rows])
+    x, used = fit_matrix(rows)
     groups = np.array([r["dialogue"] for r in rows])
     print(f"{len(rows)} training rows, {len(labels)} acts")
 

@@ -30,7 +30,6 @@ from __future__ import annotations
 
 import argparse
 import json
-from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
@@ -44,12 +43,12 @@ from training.act_model import (
     THIRD_PARTY,
     _commit,
     _digest,
-    design,
+    fit_matrix,
     read_jsonl,
     third_party,
 )
 from training.act_scenarios import DATA, generate, scenario_files
-from understanding.acts import ActModel, embed
+from understanding.acts import ActModel
 
 SEED = 17
 FOLDS = 4
@@ -145,11 +144,6 @@ def figures_at(yes: np.ndarray, gold_no: np.ndarray, cut: float) -> dict[str, An
     }
 
 
-def _matrix(rows: Sequence[dict[str, Any]], used: np.ndarray) -> sparse.csr_matrix:
-    vectors = embed([r["text"] for r in rows])
-    return sparse.hstack([design(rows)[:, used], sparse.csr_matrix(vectors)]).tocsr()
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--no-sealed", action="store_true", help="fit only, read no sealed set")
@@ -157,9 +151,7 @@ def main() -> None:
 
     rows = training_rows()
     y = np.array([r["stance"] == "yes" for r in rows])
-    full = design(rows)
-    used = np.flatnonzero(np.asarray(full.getnnz(axis=0)) > 0)
-    x = _matrix(rows, used)
+    x, used = fit_matrix(rows)
     groups = np.array([r["dialogue"] for r in rows])
     print(f"{len(rows)} replies, {int(y.sum())} yes")
 
