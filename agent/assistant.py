@@ -350,9 +350,11 @@ class Assistant:
                         event.pending, event.held_because = True, "you did not ask me to add it"
             elif not thread.strip() and _moves_something(request, CalendarStore(db), turn):
                 # "pásalo a las 3" that the follow-up could not tie to the chat's event: a move
-                # is no ask for a new one ("Pásalo" today), so what it names is offered instead
+                # is no ask for a new one ("Pásalo" today), so what it names is offered instead;
+                # a start read two ways is left to the gate, which asks which one
                 for event in events:
-                    if event.schedulable and not event.pending:
+                    two_ways = any(m.value == event.start and m.alternatives for m in mentions)
+                    if event.schedulable and not event.pending and not two_ways:
                         event.pending = True
                         event.held_because = "it reads as moving something, not adding it"
             zone = ZoneInfo(turn.tz)
@@ -650,8 +652,8 @@ def _count(number: int, noun: str) -> str:
 def _moves_something(request: str, store: CalendarStore, turn: Turn) -> bool:
     """Whether a request reads as changing a time (act model) while the chat has an event
     still ahead that it could be about: with none, "let's do 8 instead" is a plan of its own."""
-    if turn.session is None or not reads_as(request, "change"):
-        return False
+    if turn.session is None or not reads_as(request, "change") or reads_as(request, "add"):
+        return False  # "the standup moved to friday 9, add it" asks to add
     latest = store.latest_of_chat(turn.session)
     return latest is not None and latest.end > turn.now
 

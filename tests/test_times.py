@@ -772,9 +772,12 @@ def test_minutes_before_an_hour_in_digits(parser: TimeParser, text: str, clock: 
     ("text", "hour"),
     [
         ("shift that to 8", 8),
-        ("move that to 2", 14),
-        ("rück das auf 3", 15),
+        ("move that to 2 please", 14),
+        ("rück das auf 3 bitte", 15),
         ("move it to room 2", None),
+        ("move it to table 5", None),  # a noun's number
+        ("mueve la comida a la mesa 5", None),
+        ("can we move it, I have 3 meetings", None),
     ],
 )
 def test_a_bare_hour_is_a_time_only_in_a_text_read_as_a_change(text: str, hour: int | None) -> None:

@@ -74,8 +74,9 @@ def generate(
     per_template: int = 4, seed: int = 17, folder: Path = DATA, slots_from: Path | None = None
 ) -> Iterator[dict]:
     """Examples `{text, act, context, lang, dialogue, source, split}`; `dialogue` is the
-    template's id (the cross-validation group). Slot values come from `slots_from` when the
-    templates' own folder has none (the reply stances fill from the act scenarios' slots)."""
+    template's id (the cross-validation group). Slot values come from `slots_from` when it is
+    given, else from the templates' own folder (the reply stances, which have none, fill from
+    the act scenarios' slots)."""
     table = scenarios(folder)
     filler = scenarios(slots_from) if slots_from is not None else table
     rng = random.Random(seed)

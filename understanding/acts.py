@@ -156,8 +156,10 @@ class ActModel:
             buckets, weights, bias = arrays["buckets"], arrays["weights"], arrays["bias"]
             dense = arrays["dense"] if "dense" in arrays.files else None
         manifest = json.loads(folder.joinpath(f"{name}.json").read_text(encoding="utf-8"))
-        labels, thresholds = tuple(manifest["labels"]), manifest.get("thresholds", {})
-        groups = manifest.get("group_thresholds")
+        labels = tuple(manifest["labels"])
+        # the act model's manifest must hold both; a two-label head has neither
+        thresholds = manifest["thresholds"] if name == "acts" else manifest.get("thresholds", {})
+        groups = manifest["group_thresholds"] if name == "acts" else None
         return cls(labels, buckets, weights, bias, thresholds, dense, groups)
 
     def probabilities(self, text: str, context: str) -> np.ndarray:
@@ -224,6 +226,8 @@ def reply_disagrees(text: str) -> bool:
     spreads such replies and thanks that agree alike over `other`; this two-label head over the
     same features (`training/reply_stance.py`) reads only replies, and calls one a no below the
     probability of a yes its manifest gives (fitted out-of-fold for 0.95 precision)."""
+    if not text.strip():
+        return False  # nothing said is no reply
     model, cut, _ = _stance()
     return float(model.probabilities(text, "thread")[1]) < cut
 
@@ -233,5 +237,7 @@ def reply_agrees(text: str) -> bool:
     """Whether a reply to an offer agrees to it ("wednesday works", "mittwoch passt"), by the
     same head at the probability of a yes its manifest gives (fitted out-of-fold for 0.95
     precision of a yes). Between the two cuts a reply is neither: nothing is decided on it."""
+    if not text.strip():
+        return False  # nothing said agrees to nothing
     model, _, cut = _stance()
     return float(model.probabilities(text, "thread")[1]) >= cut

@@ -92,7 +92,7 @@ from tools.calendar import lang
 from tools.calendar.side_times import asks_for_side, is_deadline
 from tools.calendar.slots import MEAL_DURATIONS
 from tools.calendar.times import TimeMention
-from understanding.acts import reads_as, reply_disagrees
+from understanding.acts import reads_as, reply_agrees, reply_disagrees
 
 DEFAULT_DURATION = timedelta(hours=1)
 _SERVICE_LABELS = data.words("labels", "service_labels")
@@ -372,7 +372,8 @@ def _passed_over(
     """Another person's start that the user answered in the thread with no yes, only a reply
     that does not agree or a question: the user turned it down or disputed it ("Thursday
     doesn't work for me", "we never spoke on the phone" - "Great, so Thursday 10:00 is
-    confirmed"; read by the reply-stance head, `reply_disagrees`), or questioned it and its
+    confirmed"; read by the reply-stance head, `reply_disagrees`, or as a call-off by the act
+    model, each catching noes the other misses: "nein"), or questioned it and its
     own side then took it as agreed ("transfer at 3am tomorrow" - "Me: what? why at 3am?" -
     "so that's a yes"). A proposer's yes to their
     own offer is none, and the user's request to add it asks first. A no that names another
@@ -395,8 +396,10 @@ def _passed_over(
     mine = [i for i in later if _who(segments[i]) == "me"]
     if not mine:
         return False
-    if any(reads_as(segments[i].text, "add", "thread") for i in mine):
-        return False
+    if any(
+        reads_as(segments[i].text, "add", "thread") or reply_agrees(segments[i].text) for i in mine
+    ):
+        return False  # a yes anywhere stands ("great, thanks!" - ... - "which ones?")
     day = event.start.date()
 
     def only_this_day(index: int) -> bool:
@@ -406,7 +409,8 @@ def _passed_over(
         )  # fmt: skip
 
     if any(
-        reply_disagrees(segments[i].text) and only_this_day(i)
+        (reply_disagrees(segments[i].text) or reads_as(segments[i].text, "call_off", "thread"))
+        and only_this_day(i)
         and (i in event.heard or i not in others)  # "lunch yes, drinks I can't": the drinks'
         for i in mine
     ):  # fmt: skip

@@ -276,6 +276,19 @@ CHANGED_HOUR_RE = re.compile(
     re.IGNORECASE,
 )
 
+# A bare hour a change names as its new time: after a clock or move preposition (times.toml
+# [clock_prepositions] [move_prepositions]) and before nothing but filler ("shift that to 8
+# please", "rück das auf 3 bitte"); never a noun's number ("table 5", "2 slots later").
+NEW_HOUR_RE = re.compile(
+    r"(?<!\w)(?:"
+    + data.phrases_alternation(
+        data.phrases("times", "clock_prepositions") + data.phrases("times", "move_prepositions")
+    )
+    + rf")\s+(?P<hour>{_BARE_HOUR})(?![\d:%])"
+    + rf"(?=\s*(?:[.!,;)]|$|(?:{data.alternation('acts', 'filler')})(?!\w)))",
+    re.IGNORECASE,
+)
+
 # The words between a day or a count and its clock ("at", "@", "um", "a las"), as regex source.
 CLOCK_PREPOSITIONS = data.phrases_alternation(data.phrases("times", "clock_prepositions"))
 # Words after which a number counts (times.toml [count_before]), as regex source.

@@ -1766,16 +1766,16 @@ class TimeParser:
         changes: bool = False,
     ) -> list[dict[str, Any]]:
         """Add Duckling's latent "evening 5" and "make it 4" readings; other latent ones (a bare
-        "7") stay out, unless the text was read as changing a time (`changes`): then every bare
-        hour in it answers."""
+        "7") stay out, unless the text was read as changing a time (`changes`): then its one
+        bare hour after a clock or move preposition answers ("shift that to 8")."""
         changed = {
             match.span(group)
             for match in lang.CHANGED_HOUR_RE.finditer(clean)
             for group in ("hour", "first", "alone", "judged")
             if match.group(group)
         }
-        if changes:
-            changed |= {match.span() for match in _BARE_HOUR_RE.finditer(clean)}
+        if changes and len(_BARE_HOUR_RE.findall(clean)) == 1:  # one number: the new time
+            changed |= {match.span("hour") for match in lang.NEW_HOUR_RE.finditer(clean)}
         extra = [
             e
             for e in self._engine.parse(
