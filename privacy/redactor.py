@@ -854,7 +854,13 @@ def _name_parts(value: str) -> list[str]:
     words = value.split()
     if len(words) < 2:
         return []
-    parts = [words[0]] if words[0].casefold() not in NOT_NAMES else []
+    first = words[0]
+    # a first name that is also a word ("Ty" = thanks, "Will") stands for the person only as
+    # written, capitalised: _known_patterns matches such a value case-sensitively
+    capitalised = first[:1].isupper() and first[1:].islower() and len(first) >= 2
+    word = first.casefold() in NOT_NAMES
+    parts = [first] if not word or (capitalised and first.casefold() not in HARD_NOT_NAMES
+                                    - SALUTATIONS) else []  # fmt: skip
     last = words[-1]
     if (
         len(last) >= 3

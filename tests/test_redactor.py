@@ -298,6 +298,11 @@ def test_speaker_labels_are_redacted() -> None:
             "Hola Maria: comemos a la 1?\nMe: sí\nMaria: vale",
             "Hola <PERSON_1>: comemos a la 1?\nMe: sí\n<PERSON_1>: vale",
         ),
+        # the label's first name stands for its writer later, as written: "Ty", never "ty"
+        (
+            "Ty Burrell: hi\nTy Burrell: ok\nMe: thanks Ty, see you. ty!",
+            "<PERSON_1>: hi\n<PERSON_1>: ok\nMe: thanks <PERSON_1>, see you. ty!",
+        ),
         # a name found inside a handle takes the whole handle, so the label stays a label
         ("k1ngfisher — Today at 18:50\nbet, I'm in", "<PERSON_1> — Today at 18:50\nbet, I'm in"),
     ],
