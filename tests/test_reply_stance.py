@@ -19,7 +19,7 @@ from training.reply_stance import (
     TARGET_PRECISION,
     cut_for,
     figures_at,
-    sealed_rows,
+    human_sealed_rows,
     yes_cut_for,
 )
 from understanding.acts import _stance, reply_agrees, reply_disagrees
@@ -39,7 +39,7 @@ def test_the_shipped_head_gives_its_manifests_figure_on_the_human_sealed_replies
     model, cut, yes_cut = _stance()
     manifest = _manifest()
     assert cut == manifest["no_below"] and 0.0 < cut < 0.5 < yes_cut == manifest["yes_from"]
-    rows = sealed_rows()["sealed_human"]
+    rows = human_sealed_rows()
     yes = np.array([model.probabilities(r["text"], "thread")[1] for r in rows])
     figures = figures_at(yes, np.array([r["stance"] == "no" for r in rows]), cut)
     assert figures == manifest["figures"]["sealed_human"]

@@ -81,6 +81,16 @@ def training_rows(seed: int = SEED) -> list[dict[str, Any]]:
     return rows
 
 
+def human_sealed_rows() -> list[dict[str, Any]]:
+    """The human-written thread messages: they ship with the repository, so a check on them
+    needs no converted corpus in `../shared`."""
+    return [
+        {**r, "stance": _label(r["act"])}
+        for r in (read_jsonl(HUMAN_SEALED) if HUMAN_SEALED.exists() else [])
+        if r["context"] == "thread" and _label(r["act"]) is not None
+    ]
+
+
 def sealed_rows() -> dict[str, list[dict[str, Any]]]:
     """The sealed replies: SGD's sealed dialogues and the human-written thread messages."""
     sgd = [
@@ -88,12 +98,7 @@ def sealed_rows() -> dict[str, list[dict[str, Any]]]:
         for r in third_party("sealed")
         if r["context"] == "thread" and r["act"] in {"accept", "decline", "counter"}
     ]
-    human = [
-        {**r, "stance": _label(r["act"])}
-        for r in (read_jsonl(HUMAN_SEALED) if HUMAN_SEALED.exists() else [])
-        if r["context"] == "thread" and _label(r["act"]) is not None
-    ]
-    return {"sealed_sgd": sgd, "sealed_human": human}
+    return {"sealed_sgd": sgd, "sealed_human": human_sealed_rows()}
 
 
 def _fit(x: sparse.csr_matrix, y: np.ndarray, c: float) -> LogisticRegression:
