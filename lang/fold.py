@@ -13,7 +13,10 @@ whether text gives the assistant orders reads the folded copy instead (issue 40)
    `confusable-homoglyphs` package, whose data is generated from Unicode's confusables.txt)
    lists as confusable with one ASCII character becomes that character;
 4. a word spelled with single letters between spaces, dots or dashes ("S Y S T E M",
-   "S.Y.S.T.E.M") is joined.
+   "S.Y.S.T.E.M") is joined;
+5. with `bare`, a precomposed Latin letter loses its marks too ("ṠẎṠṪĖṀ" is "SYSTEM"). That
+   copy is read beside the other, not instead of it: an accent is part of a word the checks
+   look for ("système"), a dot above an English word's letters is a disguise.
 
 The folded text is for matching only: `origin` maps each folded character back to its offset
 in the original, so a span found in the copy names the same characters of what the user pasted.
@@ -80,7 +83,15 @@ def _decoration(char: str) -> bool:
     return unicodedata.category(char).startswith("M")
 
 
-def fold(text: str) -> Folded:
+def _bare(char: str) -> str:
+    """A precomposed letter's base letter when it is a plain one with marks ("Ṡ" -> "S")."""
+    parts = unicodedata.normalize("NFD", char)
+    if parts[0].isascii() and parts[0].isalpha() and all(_decoration(p) for p in parts[1:]):
+        return parts[0]
+    return char
+
+
+def fold(text: str, bare: bool = False) -> Folded:
     """`text` folded for pattern checks (see the module docstring), with its offset map."""
     twins = _ascii_twins()
     chars: list[str] = []
@@ -95,6 +106,8 @@ def fold(text: str) -> Folded:
         for part in unicodedata.normalize("NFKC", char):
             if _invisible(part) or (_decoration(part) and chars and chars[-1].isascii()):
                 continue
+            if bare and not part.isascii():
+                part = _bare(part)
             chars.append(part if part.isascii() else twins.get(part, part))
             origin.append(at)
     folded = "".join(chars)
@@ -143,7 +156,9 @@ def unmask_roles(text: str) -> str:
         word = match.group(0)
         if word.isascii():
             return word
-        folded = fold(word).text
-        return folded if folded.isascii() and folded.casefold() in roles else word
+        for folded in (fold(word).text, fold(word, bare=True).text):
+            if folded.isascii() and folded.casefold() in roles:
+                return folded
+        return word
 
     return _WORD_RE.sub(plain, text)

@@ -586,8 +586,11 @@ def find_injections(text: str) -> list[Injection]:
     characters, spelled-out words), so "ЅУЅТЕМ：" is "SYSTEM:" to them (issue 40); the spans
     are mapped back onto `text`.
     """
-    folded = fold(text)
-    spans = [folded.span(start, end) for start, end in _injection_spans(folded.text)]
+    spans = [
+        folded.span(start, end)
+        for folded in (fold(text), fold(text, bare=True))  # "système", and "ṠẎṠṪĖṀ"
+        for start, end in _injection_spans(folded.text)
+    ]
     merged: list[tuple[int, int]] = []
     for start, end in sorted(spans):
         if merged and start <= merged[-1][1]:
