@@ -306,3 +306,21 @@ def test_a_weekday_that_clashes_with_its_date(text: str, start: str, other: str 
     [mention] = [m for m in TimeParser(tz="America/Chicago", now=now).parse(text) if m.value]
     assert mention.value.isoformat() == start
     assert [o.isoformat() for o in mention.alternatives] == ([other] if other else [])
+
+
+@pytest.mark.parametrize(
+    ("text", "start"),
+    [
+        # Duckling's Spanish reads "al 4" as "at 4" on the month's first day
+        ("Pásalo al 4 de diciembre", _at(2026, 12, 4)),
+        ("muévelo al 9 de abril", _at(2026, 4, 9)),
+        # must not fire: an hour that is said, a first of the month that is said
+        ("nos vemos el 1 de diciembre a las 4", _at(2026, 12, 1, 16)),
+        ("at 4 on Dec 1", _at(2026, 12, 1, 16)),
+        ("quedamos a las 4 de la tarde", _at(2026, 3, 4, 16)),
+    ],
+)
+def test_a_preposition_before_a_day_number_is_no_clock(
+    parser: TimeParser, text: str, start: datetime
+) -> None:
+    assert _timed(parser, text).value == start

@@ -514,6 +514,10 @@ def _night_from_the_day(body: str, until: datetime, hour: int, minute: int) -> d
     return begin if begin > until else None
 
 
+# A word, then a number: where a preposition ("al", "a") may have been read as a clock's "at".
+_WORD_THEN_NUMBER_RE = re.compile(r"[^\W\d_]+[ \t]+(?=\d)")
+
+
 def _wrong_start(entity: dict[str, Any], clean: str) -> bool:
     """A range whose start is another hour than the one written first ("from 10pm to 1am" is
     00:00 to 02:00 to Duckling): no reading of it can be trusted."""
@@ -1430,6 +1434,44 @@ class TimeParser:
         return sent
 
     # ------------------------------------------------------------------ one language
+    def _first_word_read_as_hour(
+        self,
+        clean: str,
+        entities: list[dict[str, Any]],
+        ref: datetime,
+        code: str,
+        locale: str | None,
+    ) -> list[dict[str, Any]]:
+        """A word before a day's number that Duckling read as "at": its Spanish takes "al 4 de
+        diciembre" ("to the 4th of December") for 4 o'clock on the month's first day. When the
+        same words without the first one read as that day and nothing finer, the day stands.
+        Only a reading on a month's first day with no 1 written in it is tried again, so a
+        plain "at 3pm" costs nothing."""
+        kept: list[dict[str, Any]] = []
+        for entity in entities:
+            value = entity.get("value") or {}
+            lead = _WORD_THEN_NUMBER_RE.match(clean, entity["start"], entity["end"])
+            when = str(value.get("value", ""))
+            if (
+                entity["dim"] != "time" or lead is None
+                or value.get("grain") not in ("hour", "minute") or when[8:10] != "01"
+                or "1" in clean[entity["start"] : entity["end"]]
+            ):  # fmt: skip
+                kept.append(entity)
+                continue
+            rest = clean[lead.end() : entity["end"]]
+            again = self._engine.parse(rest, tz=self.tz, ref=ref, language=code, locale=locale)
+            day = [
+                a for a in again
+                if a["dim"] == "time" and a["start"] == 0 and a["end"] == len(rest)
+                and (a.get("value") or {}).get("grain") == "day"
+            ]  # fmt: skip
+            if not day:
+                kept.append(entity)
+                continue
+            kept.append({**day[0], "start": lead.end(), "end": entity["end"], "body": rest})
+        return kept
+
     def _parse_language(
         self,
         text: str,
@@ -1444,6 +1486,7 @@ class TimeParser:
         locale = self.locale if code == "en" else None
         entities = self._engine.parse(clean, tz=self.tz, ref=ref, language=code, locale=locale)
         entities = [e for e in entities if not _starts_inside_a_number(clean, e["start"])]
+        entities = self._first_word_read_as_hour(clean, entities, ref, code, locale)
         unyeared = _without_short_years(clean, entities, ref)
         if unyeared != clean:  # "on March 7th in 620": read again without the street number
             clean = unyeared
