@@ -392,20 +392,31 @@ def _speaker_names(text: str, lines: list[ThreadLine]) -> Iterator[NameHit]:
             # chat, a label that writes several messages is its writer's name, a capitalised
             # first word too ("Ty Burrell:" on every line)
             greets = chat and len(words) > 1 and writers[label] >= 2
+            if chat and len(words) == 1 and _word_label(words[0].group()):
+                yield NameHit(words[0].start(), words[0].end(), "speaker")
+                continue
             named = [
                 w for w in words
                 if w.group().casefold() not in HARD_NOT_NAMES
                 or greets and w.group()[:1].isupper() and w.group().casefold() in SALUTATIONS
             ]  # fmt: skip
-            if (
-                not named
-                or any(w.group().casefold() in NOT_NAMES for w in words[:1])
-                and len(words) == 1
-            ):
+            if not named or len(words) == 1 and words[0].group().casefold() in NOT_NAMES:
                 continue
             if any(w.group().casefold() in ORG_WORDS for w in words):
                 continue  # "From: Harbourside Dental <bookings@...>": a business, not a person
             yield NameHit(named[0].start(), named[-1].end(), "speaker")
+
+
+def _word_label(word: str) -> bool:
+    """A one-word chat label that is also a common word ("Ty:", "Will:", "Bill:"): the thread
+    model took it for a writer, and a writer that is no role, greeting, time or function word
+    is someone; hiding a nickname like "Boss:" costs a word, showing "Ty:" leaks a person. A
+    greeting counts ("ty" is also "thank you"): a label that says only "Hi:" is rarer than a
+    person so called."""
+    low = word.casefold()
+    return (
+        word[:1].isupper() and low not in TIME_WORDS | ROLES | FUNCTION_WORDS and not is_self(word)
+    )
 
 
 def _given_label(label: str, words: list[re.Match[str]]) -> bool:

@@ -142,3 +142,9 @@ def test_a_speakers_name_that_is_a_word_holds_where_it_names_them() -> None:
     redacted = Redactor(entity_map=EntityMap()).redact("June: hey\nMe: hey june, see you in june")
     assert redacted.text == "<PERSON_1>: hey\nMe: hey <PERSON_1>, see you in june"
     assert Redactor().redact("Will: on for friday?\nMe: yes").text.startswith("<PERSON_1>:")
+    # a one-word label that is a common word and writes once is still its writer ("ty" is
+    # also "thank you"); a role or a greeting as a label stays a word
+    assert Redactor().redact("Ty: hey, 5pm?\nMe: ok").text.startswith("<PERSON_1>:")
+    assert Redactor().redact("Bill: hey, 5pm?\nMe: ok").text.startswith("<PERSON_1>:")
+    assert Redactor().redact("Dentist: reminder, 5pm\nMe: ok").text.startswith("Dentist:")
+    assert Redactor().redact("Monday: 5pm?\nMe: ok").text.startswith("Monday:")
