@@ -31,7 +31,7 @@ def _caller_dir() -> Path:
 locate.this_dir = _caller_dir  # before wordfreq's import reads it
 from wordfreq import zipf_frequency  # noqa: E402
 
-LANGUAGES = ("en", "de", "fr", "es", "pt")
+LANGUAGES = ("en", "de", "fr", "es", "pt", "it")
 # wordfreq's "small" lists hold the words of Zipf 3.0 and above: 3 MB a language where "best"
 # takes 30 to 80 MB. English keeps its full list (thresholds down to 1.5 read it); the other
 # languages only decide "common there" (3.0 and up), and a rarer foreign word reads as unknown,

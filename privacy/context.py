@@ -16,7 +16,7 @@ import re
 import string
 
 from lang.data import words
-from lang.frequency import WORD_CACHE_SIZE
+from lang.frequency import LANGUAGES, WORD_CACHE_SIZE
 from privacy.lexicon import (
     ROLES,
     foreign_word,
@@ -82,11 +82,27 @@ def english_line(text: str, position: int) -> bool:
 def foreign_line(text: str, position: int) -> bool:
     """Whether the line around `position` shows another language: more of its everyday words
     than English ones. Words common nowhere (names, slang, handles: "Fuck Canelo") speak for
-    neither, so a short noisy English line is not taken for a foreign one."""
+    neither, so a short noisy English line is not taken for a foreign one; nor do given names
+    common in another language's text because people there carry them ("is that Mauro?")."""
     words = _line_words(text, position)
-    foreign = sum(1 for w in words if foreign_word(w))
+    foreign = sum(1 for w in words if foreign_word(w) and not is_given_name(w))
     english = sum(1 for w in words if zipf(w) >= 3.0) - foreign
     return foreign > 0 and foreign >= english
+
+
+# Languages that write every noun with a capital: there a capital inside a sentence names no one.
+NOUN_CAPITALS = frozenset({"de"})
+
+
+def nouns_capitalised(text: str, position: int) -> bool:
+    """Whether the line around `position` is in a language that capitalises its nouns: its
+    everyday words other than names are commonest there ("Treffen im Sommer am Montag")."""
+    votes: dict[str, int] = {}
+    for word in _line_words(text, position):
+        if foreign_word(word) and not is_given_name(word):
+            best = max(LANGUAGES[1:], key=lambda code: zipf(word, code))
+            votes[best] = votes.get(best, 0) + 1
+    return bool(votes) and max(votes, key=votes.__getitem__) in NOUN_CAPITALS
 
 
 def is_interjection(word: str) -> bool:

@@ -12,6 +12,7 @@ from __future__ import annotations
 import functools
 import importlib.util
 import logging
+import unicodedata
 from pathlib import Path
 
 from spacy.lang.en.stop_words import STOP_WORDS as EN_STOP
@@ -97,8 +98,8 @@ def surnames() -> frozenset[str]:
 
 
 def is_surname(word: str) -> bool:
-    """A known surname (case-insensitive)."""
-    return word.casefold() in surnames()
+    """A known surname (case- and accent-insensitive: the census writes "Lopez" for "López")."""
+    return _unaccented(word.casefold()) in surnames()
 
 
 def max_zipf(word: str) -> float:
@@ -120,7 +121,14 @@ def is_given_name(word: str) -> bool:
     """A known given name of some country, or a rare word made like a romanised Korean or
     Chinese one (case-insensitive)."""
     low = word.casefold()
-    return low in given_names() or _two_syllable_name(low)
+    return low in given_names() or _unaccented(low) in given_names() or _two_syllable_name(low)
+
+
+def _unaccented(low: str) -> str:
+    """`low` without its accents: the lists write "Siobhan" and "Lopez" for "Siobhán", "López"."""
+    if low.isascii():
+        return low
+    return "".join(c for c in unicodedata.normalize("NFD", low) if not unicodedata.combining(c))
 
 
 # Syllables of romanised Korean and Chinese given names, per language (names.toml).

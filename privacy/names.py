@@ -29,6 +29,7 @@ from privacy.context import (
     is_role_word,
     is_typo,
     no_name_here,
+    nouns_capitalised,
     sentence_start,
 )
 from privacy.lexicon import (
@@ -145,11 +146,10 @@ def is_name_word(word: str, strength: Strength) -> bool:
         return is_given_name(word) or max_zipf(low) < 4.0
     if low in LOWER_NOT_NAMES or strength == "free":
         return False
-    # "con claro" is a word; "email ana", "tell pedro": a given name that Spanish and
-    # Portuguese text is full of, after a strong cue, is still someone
-    if foreign_word(low) and not (
-        strength == "strong" and is_given_name(low) and max_zipf(low) < 5.5
-    ):
+    # "con claro" is a word; "email ana", "tell pedro", "con maría", "com joão": a given name
+    # that its own language's text is full of, after a cue, is still someone (a leaked name
+    # costs more than "con sol" hidden)
+    if foreign_word(low) and not (is_given_name(low) and max_zipf(low) < 5.5):
         return False
     given = is_given_name(low) and zipf(low) < (5.5 if strength == "strong" else 4.0)
     return given or _rare(low)
@@ -160,7 +160,14 @@ def _is_surname(word: str, first: str) -> bool:
     if len(word) < 2:
         return False  # "Can I": a lone letter is an initial only before a surname
     if not first[0].isupper() or not word[0].isupper():
-        return not first[0].isupper() and is_name_word(word, "weak")
+        # "maría lópez", "jonas weber": a surname no everyday English word is, after a name
+        written_lower = not first[0].isupper()
+        surname = (
+            is_surname(word)
+            and zipf(word.casefold()) < 4.0
+            and word.casefold() not in (TIME_WORDS | FUNCTION_WORDS | ORG_WORDS)
+        )
+        return written_lower and (is_name_word(word, "weak") or surname)
     low = word.casefold()
     # "Nguyễn Văn An": capitalised inside a name, "An" is no article; times and venues end it.
     blocked = TIME_WORDS | ROLES | SALUTATIONS | ORG_WORDS | UNIT_WORDS
@@ -552,7 +559,13 @@ def _capitalised_names(text: str) -> Iterator[NameHit]:
         home = _HOME_AFTER_RE.match(text, match.end())
         if not home and _VENUE_BEFORE_RE.search(text, max(0, match.start() - 8), match.start()):
             continue
-        if foreign_word(word.casefold()):
+        # a given name inside a sentence, where only names take capitals: "poi chiamo Chiara"
+        inside = (
+            is_given_name(word)
+            and not sentence_start(text, match.start())
+            and not nouns_capitalised(text, match.start())
+        )
+        if foreign_word(word.casefold()) and not inside:
             continue  # "Parfait", "Bitte", "Claro": given names somewhere, words here
         if not is_given_name(word):
             # a word no language Veil reads uses, capitalised mid-sentence: "Chukwuemeka"
@@ -574,7 +587,11 @@ def _capitalised_names(text: str) -> Iterator[NameHit]:
             subject = bool(verb and verb.group(1).islower()) and zipf(word.casefold()) < 5.0
             if not full and zipf(word.casefold()) >= 3.5 and not subject:
                 continue
-        elif not full and not is_name_word(word, "free"):
+        elif (
+            not full
+            and not is_name_word(word, "free")
+            and not (inside and foreign_word(word.casefold()))
+        ):
             continue
         if _not_capitalised_name(text, match.start(), end, word):
             continue
@@ -870,6 +887,22 @@ _UNTITLED_TICKET_RE = re.compile(
 )
 
 
+_POSSESSIVE_RE = re.compile(r"(?<![\w'’])([^\W\d_][\w\-]*)(?=['’]s\b)")
+
+
+def _possessive_names(text: str) -> Iterator[NameHit]:
+    """A given name written in lower case before "'s": "drinks at tom's", "kiki's party". The
+    owner of a place or a day is someone; an everyday word ("today's", "mark's") needs more."""
+    for match in _POSSESSIVE_RE.finditer(text):
+        word = match.group(1)
+        low = word.casefold()
+        if (
+            word.islower() and is_given_name(low) and low not in LOWER_NOT_NAMES
+            and zipf(low) < 5.0 and not foreign_word(low)
+        ):  # fmt: skip
+            yield NameHit(match.start(1), match.end(1), "possessive")
+
+
 def _ticket_names(text: str) -> Iterator[NameHit]:
     """ "NGUYEN/VAN AN MR", "OKAFOR/CHIDI MRS": a passenger's whole name, title after;
     "SMITH/JOHN" with no title when a surname and a given name make it up."""
@@ -895,5 +928,6 @@ def find_names(text: str, lines: list[ThreadLine]) -> list[NameHit]:
         *_full_names(text),
         *_group_names(text),
         *_ticket_names(text),
+        *_possessive_names(text),
     ]
     return sorted(hits, key=lambda hit: (hit.start, -hit.end))

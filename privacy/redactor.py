@@ -27,6 +27,7 @@ from privacy.context import (
     is_brand_shaped,
     is_typo,
     no_name_here,
+    nouns_capitalised,
     sentence_start,
 )
 from privacy.detector import detector
@@ -59,6 +60,7 @@ from privacy.names import (
     find_names,
     firm_names,
     is_cue_word,
+    is_name_word,
     list_neighbours,
     lower_surname_end,
     venue_follows,
@@ -411,8 +413,11 @@ def _checks(
         "never": _never_a_name(text, start, end),
         # outside English the detector's word is weak: a word no list knows needs a rule
         "foreign_unlisted": checks["foreign_line"] and not any(named),
+        # ... unless a listed given name written as a name inside a sentence, where only nouns
+        # take a capital too ("con Chiara", "is that Mauro?"; not German's "im Sommer")
         "foreign": all(map(foreign_word, words)) and checks["foreign_line"]
-        and (one or not any(named)),
+        and (one or not any(named))
+        and not (checks["capital_inside"] and any(named) and not nouns_capitalised(text, start)),
         "everyday": not any(given) and all(zipf(w) >= 4.5 for w in words),
         "lower_unlisted": value.islower() and not any(given),
         "not_here": no_name_here(text, start, end),
@@ -424,25 +429,38 @@ def _checks(
 
 
 def _unglued(text: str, candidates: list[Candidate]) -> list[Candidate]:
-    """Candidates that glued a strong cue to the name after it start at the name instead.
+    """A guess (spaCy's, the detector's) that holds a name a rule found, and more words around
+    it that name no one, is cut to the rule's name.
 
-    spaCy reads "call sam" or "Call Sam" at a line's start as one person; hidden whole, the verb
-    the planner needs goes with the name. The cue reader says where the name begins, so a span
-    that starts earlier with only the cue word before it starts there too, unless the glued
-    word is itself a listed given name: then the whole may be one person's name, and hiding
-    too much is the safe side.
+    spaCy reads "call sam" at a line's start as one person, the detector "favore chiama giulia"
+    or "liga pra fernanda"; hidden whole, the verb the planner needs goes with the name, and
+    weighed whole, a line's words outvote its name. A word that could itself be part of a name
+    (a listed given name, a capitalised word, a name word after the rule's) keeps the guess
+    whole: then it may be one person's full name, and hiding too much is the safe side.
     """
-    names = {c.start for c in candidates if c.source == "cue"}
+    rules = [c for c in candidates if c.source not in GUESSES]
     out = []
     for candidate in candidates:
-        start = candidate.start
-        for name in names:
-            glued = text[start:name]
-            if start < name < candidate.end and is_cue_word(glued):
-                if not any(is_given_name(w) for w in glued.split()):
-                    start = name
-        out.append(Candidate(start, candidate.end, candidate.source))
+        start, end = candidate.start, candidate.end
+        if candidate.source in GUESSES:
+            for rule in rules:
+                if not start <= rule.start < rule.end <= end:
+                    continue
+                before = _WORD_RE.findall(text, start, rule.start)
+                after = _WORD_RE.findall(text, rule.end, end)
+                if not any(_could_name(w) for w in before):
+                    start = rule.start
+                if not any(_could_name(w) for w in after):
+                    end = rule.end
+        out.append(Candidate(start, end, candidate.source))
     return out
+
+
+def _could_name(word: str) -> bool:
+    """Whether a word beside a found name may belong to it ("maría López", "Ana Beatriz")."""
+    if is_cue_word(f"{word} ") or word.casefold() in FUNCTION_WORDS:
+        return False  # "Call sam", "Hey Ana": the cue opens the line with a capital
+    return is_given_name(word) or word[:1].isupper() or is_name_word(word, "weak")
 
 
 def _venue_before(before: str) -> bool:
@@ -603,7 +621,10 @@ class Redactor:
                     if metadata.get("recognizer_name") == "TitledNameRecognizer":
                         found.append(_Found(start, end, "PERSON", "titled"))  # "Mr. Ramos"
                         continue
-                    candidates.append(Candidate(*_name_part(text, start, end), "spacy"))
+                    # "treffen mit jonas": spaCy's span can take the words before a name too
+                    for piece_start, piece_end in _between_function_words(text, start, end):
+                        piece = _name_part(text, *_trim(text, piece_start, piece_end))
+                        candidates.append(Candidate(*piece, "spacy"))
                 elif kind in PLACEHOLDER_TYPES:
                     found.append(_Found(start, end, PLACEHOLDER_TYPES[kind], "presidio"))
         venues.sort()

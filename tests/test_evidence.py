@@ -377,3 +377,55 @@ def test_contrast_lines_put_people_and_firms_in_the_same_slots() -> None:
                 kinds.setdefault("meeting with", set()).add(span["type"])
     assert kinds["meeting with"] == {"person", "firm"}
     assert contrast_lines(50, corpora=False) == contrast_lines(50, corpora=False)  # seeded
+
+
+@pytest.mark.parametrize(
+    ("text", "hidden", "visible"),
+    [
+        # a lower-case given name after each language's "with", "for", "call"
+        ("quedar con maría josé el viernes", ["maría", "josé"], ["quedar", "viernes"]),
+        ("almoço com joão amanhã", ["joão"], ["almoço", "amanhã"]),
+        ("liga pra fernanda amanhã", ["fernanda"], ["liga", "amanhã"]),
+        ("café avec jean-pierre lundi", ["jean-pierre"], ["café", "lundi"]),
+        ("treffen mit jonas und lea am freitag", ["jonas", "lea"], ["treffen", "freitag"]),
+        ("per favore chiama giulia", ["giulia"], ["favore", "chiama"]),
+        # ... and a surname typed after it, with or without its accent
+        ("lunch with maría lópez friday", ["maría", "lópez"], ["lunch", "friday"]),
+        # must not fire: a word of that language with no name in it
+        ("con calma, nos vemos", [], ["calma", "vemos"]),
+        ("manda um email para joana sobre o jantar", ["joana"], ["sobre", "jantar"]),
+    ],
+)  # fmt: skip
+def test_a_lower_case_name_after_a_cue_is_hidden_in_every_language(
+    text: str, hidden: list[str], visible: list[str]
+) -> None:
+    """A given name its own language's text is full of ("maría", "joão") is still someone after
+    a cue; a guess that took the words around it too is cut to the name, so the verb and the
+    day stay for the planner; Italian everyday words are no rare names."""
+    redacted = Redactor().redact(text).text
+    assert all(h not in redacted for h in hidden), redacted
+    assert all(v in redacted for v in visible), redacted
+
+
+@pytest.mark.parametrize(
+    ("text", "hidden", "visible"),
+    [
+        ("drinks at tom's friday", ["tom"], ["drinks", "friday"]),
+        ("dinner at siobhán's place sat 8pm", ["siobhán"], ["dinner", "place"]),
+        ("poi chiamo Chiara", ["Chiara"], ["chiamo"]),  # a name that is also a word there
+        ("Oi Mariana, o Tiago disse que a reunião é amanhã", ["Mariana", "Tiago"], ["reunião"]),
+        # must not fire: an everyday word's possessive, a German noun's capital
+        ("today's plan at mark's", [], ["today's", "mark's"]),
+        ("the dog's bed", [], ["dog's"]),
+        ("Treffen im Sommer am Montag", [], ["Sommer"]),
+    ],
+)  # fmt: skip
+def test_owners_and_names_that_are_words_elsewhere(
+    text: str, hidden: list[str], visible: list[str]
+) -> None:
+    """A lower-case given name that owns something is someone; a given name written with a
+    capital inside a sentence is one even where it is also a word of that language, unless
+    the language capitalises its nouns; the lists' unaccented names match accented ones."""
+    redacted = Redactor().redact(text).text
+    assert all(h not in redacted for h in hidden), redacted
+    assert all(v in redacted for v in visible), redacted
