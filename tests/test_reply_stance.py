@@ -22,7 +22,7 @@ from training.reply_stance import (
     human_sealed_rows,
     yes_cut_for,
 )
-from understanding.acts import _stance, reads_as, reply_agrees, reply_disagrees
+from understanding.acts import _stance, reply_agrees, reply_disagrees
 
 TZ = "Europe/Berlin"
 NOW = datetime(2026, 11, 23, 9, 0, tzinfo=ZoneInfo(TZ))
@@ -105,19 +105,6 @@ def test_a_yes_stands_whatever_the_user_asks_later(rules: Assistant) -> None:
     )
     bundle = rules.ask(Turn(request="add this", thread=thread, now=NOW, tz=TZ))
     assert [e.status for e in bundle.events] == ["created"]
-
-
-def test_a_denial_that_names_the_yes_is_no_yes(rules: Assistant) -> None:
-    """The act model reads "I didn't say yes" as an add in a thread; the stance head, the one
-    reader fitted for a yes, does not, so the later no holds the other person's start."""
-    denial = "I didn't say yes"
-    assert reads_as(denial, "add", "thread") and not reply_agrees(denial)
-    thread = (
-        "Jonas: Thursday 6pm for the climbing session? Deal?\nMe: I didn't say yes\n"
-        "Jonas: great, so it's settled, Thursday 6pm\nMe: we never even talked about this"
-    )
-    bundle = rules.ask(Turn(request="add it", thread=thread, now=NOW, tz=TZ))
-    assert [(e.status, e.held) for e in bundle.events] == [("proposed", "unagreed")]
 
 
 def test_the_two_cuts_read_yes_no_and_neither() -> None:

@@ -380,9 +380,7 @@ def _passed_over(
     day ("monday yes, tuesday no"), or that the linker read as about another event (`others`:
     "lunch yes, drinks I can't"), and a question that offers a start or day of its own ("how
     about 9?") belong to the linker's reading of each clause, not to this.
-    A yes is the reply-stance head's (`reply_agrees`), the one reader fitted for it: the act
-    model's `add` in thread context also takes a denial that names the yes ("I didn't say
-    yes") for one."""
+    A yes is the act model's reading in thread context (`add`)."""
     if event.start is None or event.pending or event.cancelled:
         return False
     stated = sorted(  # the whole start, day and clock: "can we push to monday?" changes it
@@ -398,7 +396,9 @@ def _passed_over(
     mine = [i for i in later if _who(segments[i]) == "me"]
     if not mine:
         return False
-    if any(reply_agrees(segments[i].text) for i in mine):
+    if any(
+        reads_as(segments[i].text, "add", "thread") or reply_agrees(segments[i].text) for i in mine
+    ):
         return False  # a yes anywhere stands ("great, thanks!" - ... - "which ones?")
     day = event.start.date()
 
