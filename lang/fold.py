@@ -14,9 +14,10 @@ whether text gives the assistant orders reads the folded copy instead (issue 40)
    lists as confusable with one ASCII character becomes that character;
 4. a word spelled with single letters between spaces, dots or dashes ("S Y S T E M",
    "S.Y.S.T.E.M") is joined;
-5. with `bare`, a precomposed Latin letter loses its marks too ("ṠẎṠṪĖṀ" is "SYSTEM"). That
-   copy is read beside the other, not instead of it: an accent is part of a word the checks
-   look for ("système"), a dot above an English word's letters is a disguise.
+5. with `bare`, a precomposed Latin letter loses marks no word of Veil's languages is spelled
+   with ("ṠẎṠṪĖṀ" is "SYSTEM"). That copy is read beside the other, not instead of it: an
+   accent is part of a word ("système", and "ignoré", which must not read as "ignore"), a dot
+   above an English word's letters is a disguise.
 
 The folded text is for matching only: `origin` maps each folded character back to its offset
 in the original, so a span found in the copy names the same characters of what the user pasted.
@@ -83,10 +84,20 @@ def _decoration(char: str) -> bool:
     return unicodedata.category(char).startswith("M")
 
 
+# Marks the languages Veil reads spell words with (grave, acute, circumflex, tilde, diaeresis,
+# ring, cedilla): a letter carrying one stays as written even in the bare copy, so "ignoré"
+# (French, "I ignored") never reads as the order "ignore".
+_SPELLING_MARKS = frozenset("\u0300\u0301\u0302\u0303\u0308\u030a\u0327")
+
+
 def _bare(char: str) -> str:
-    """A precomposed letter's base letter when it is a plain one with marks ("Ṡ" -> "S")."""
+    """A precomposed letter's base letter when it is a plain one with marks no word of Veil's
+    languages is spelled with ("Ṡ", "Ẏ" -> "S", "Y")."""
     parts = unicodedata.normalize("NFD", char)
-    if parts[0].isascii() and parts[0].isalpha() and all(_decoration(p) for p in parts[1:]):
+    if (
+        parts[0].isascii() and parts[0].isalpha() and len(parts) > 1
+        and all(_decoration(p) and p not in _SPELLING_MARKS for p in parts[1:])
+    ):  # fmt: skip
         return parts[0]
     return char
 

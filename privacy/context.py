@@ -64,11 +64,12 @@ def sentence_start(text: str, position: int) -> bool:
     return index < 0 or text[index] in SENTENCE_END
 
 
-def _line_words(text: str, position: int) -> list[str]:
+def _line_words(text: str, position: int, *, written: bool = False) -> list[str]:
+    """The first 40 words of the line around `position`, lower case unless `written`."""
     line_start = text.rfind("\n", 0, position) + 1
     line_end = text.find("\n", position)
     found = _WORD_RE.finditer(text, line_start, line_end if line_end >= 0 else len(text))
-    return [w.group().casefold() for w in itertools.islice(found, 40)]
+    return [w.group() if written else w.group().casefold() for w in itertools.islice(found, 40)]
 
 
 def english_line(text: str, position: int) -> bool:
@@ -83,9 +84,14 @@ def foreign_line(text: str, position: int) -> bool:
     """Whether the line around `position` shows another language: more of its everyday words
     than English ones. Words common nowhere (names, slang, handles: "Fuck Canelo") speak for
     neither, so a short noisy English line is not taken for a foreign one; nor do given names
-    common in another language's text because people there carry them ("is that Mauro?")."""
-    words = _line_words(text, position)
-    foreign = sum(1 for w in words if foreign_word(w) and not is_given_name(w))
+    common in another language's text because people there carry them, written as names
+    ("is that Mauro?"; "Mañana" at a line's start is still a Spanish word)."""
+    written = _line_words(text, position, written=True)
+    words = [w.casefold() for w in written]
+    foreign = sum(
+        1 for i, (w, shown) in enumerate(zip(words, written, strict=True))
+        if foreign_word(w) and not (i > 0 and shown[:1].isupper() and is_given_name(w))
+    )  # fmt: skip
     english = sum(1 for w in words if zipf(w) >= 3.0) - foreign
     return foreign > 0 and foreign >= english
 

@@ -121,7 +121,10 @@ def is_given_name(word: str) -> bool:
     """A known given name of some country, or a rare word made like a romanised Korean or
     Chinese one (case-insensitive)."""
     low = word.casefold()
-    return low in given_names() or _unaccented(low) in given_names() or _two_syllable_name(low)
+    if low in given_names() or _two_syllable_name(low):
+        return True
+    # "siobhán" is the lists' "siobhan"; "mañana", "qué", "está" are words, not "manana"
+    return not low.isascii() and not foreign_word(low) and _unaccented(low) in given_names()
 
 
 def _unaccented(low: str) -> str:

@@ -18,7 +18,7 @@ from typing import Literal
 
 import regex
 
-from lang.data import alternation, regex_alternation, words
+from lang.data import alternation, phrase_pattern, regex_alternation, words
 from lang.thread import ThreadLine, is_self
 from privacy.context import (
     english_line,
@@ -399,6 +399,8 @@ def _speaker_names(text: str, lines: list[ThreadLine]) -> Iterator[NameHit]:
             # chat, a label that writes several messages is its writer's name, a capitalised
             # first word too ("Ty Burrell:" on every line)
             greets = chat and len(words) > 1 and writers[label] >= 2
+            if any(w.group().casefold() in ORG_WORDS for w in words):
+                continue  # "From: Harbourside Dental <bookings@...>", "Hotel:": a business
             if chat and len(words) == 1 and _word_label(words[0].group()):
                 yield NameHit(words[0].start(), words[0].end(), "speaker")
                 continue
@@ -409,8 +411,6 @@ def _speaker_names(text: str, lines: list[ThreadLine]) -> Iterator[NameHit]:
             ]  # fmt: skip
             if not named or len(words) == 1 and words[0].group().casefold() in NOT_NAMES:
                 continue
-            if any(w.group().casefold() in ORG_WORDS for w in words):
-                continue  # "From: Harbourside Dental <bookings@...>": a business, not a person
             yield NameHit(named[0].start(), named[-1].end(), "speaker")
 
 
@@ -550,6 +550,10 @@ def _not_capitalised_name(text: str, start: int, end: int, word: str) -> bool:
     return no_name_here(text, start, end)
 
 
+_PREVIOUS_WORD_RE = re.compile(r"([^\W\d_][\w'’\-]*)[ \t]+$")
+_HOLIDAY_RE = re.compile(phrase_pattern("times", "holidays").pattern, re.IGNORECASE)
+
+
 def _capitalised_names(text: str) -> Iterator[NameHit]:
     """Given names by their capital letter: mid-sentence, or opening one when rare or full."""
     for match in _TOKEN_RE.finditer(text):
@@ -559,12 +563,19 @@ def _capitalised_names(text: str) -> Iterator[NameHit]:
         home = _HOME_AFTER_RE.match(text, match.end())
         if not home and _VENUE_BEFORE_RE.search(text, max(0, match.start() - 8), match.start()):
             continue
-        # a given name inside a sentence, where only names take capitals: "poi chiamo Chiara"
+        # a given name inside a sentence, where only names take capitals: "poi chiamo Chiara";
+        # not a town or a holiday ("a Valencia", "de Noël"), nor the second word of a
+        # capitalised place ("Bahía Blanca", "Avenida Bolívar")
+        previous = _PREVIOUS_WORD_RE.search(text, 0, match.start())
         inside = (
             is_given_name(word)
             and not sentence_start(text, match.start())
             and not nouns_capitalised(text, match.start())
-        )
+            and not is_city(word) and not is_country(word)
+            and not _HOLIDAY_RE.fullmatch(word)
+            and (previous is None or not previous.group(1)[:1].isupper()
+                 or is_given_name(previous.group(1)))
+        )  # fmt: skip
         if foreign_word(word.casefold()) and not inside:
             continue  # "Parfait", "Bitte", "Claro": given names somewhere, words here
         if not is_given_name(word):
@@ -887,6 +898,7 @@ _UNTITLED_TICKET_RE = re.compile(
 )
 
 
+_DETERMINERS = frozenset("the a an this that my your our their his her its".split())
 _POSSESSIVE_RE = re.compile(r"(?<![\w'’])([^\W\d_][\w\-]*)(?=['’]s\b)")
 
 
@@ -896,6 +908,9 @@ def _possessive_names(text: str) -> Iterator[NameHit]:
     for match in _POSSESSIVE_RE.finditer(text):
         word = match.group(1)
         low = word.casefold()
+        owner = _PREVIOUS_WORD_RE.search(text, 0, match.start())
+        if owner is not None and owner.group(1).casefold() in _DETERMINERS:
+            continue  # "the dean's office": a role's, not someone's
         if (
             word.islower() and is_given_name(low) and low not in LOWER_NOT_NAMES
             and zipf(low) < 5.0 and not foreign_word(low)

@@ -66,7 +66,7 @@ from privacy.names import (
     venue_follows,
 )
 from privacy.phone import DEFAULT_REGIONS, phone_key
-from privacy.postal import PLACE_BEFORE_RE, find_blocks, is_country, street_end
+from privacy.postal import PLACE_BEFORE_RE, find_blocks, is_city, is_country, street_end
 from privacy.recognizers.titled_name import LEADING_TITLE_RE
 
 logger = logging.getLogger(__name__)
@@ -417,7 +417,10 @@ def _checks(
         # take a capital too ("con Chiara", "is that Mauro?"; not German's "im Sommer")
         "foreign": all(map(foreign_word, words)) and checks["foreign_line"]
         and (one or not any(named))
-        and not (checks["capital_inside"] and any(named) and not nouns_capitalised(text, start)),
+        and not (
+            checks["capital_inside"] and any(named) and not nouns_capitalised(text, start)
+            and not is_city(value) and not is_country(value)  # "a Valencia", "Santiago"
+        ),
         "everyday": not any(given) and all(zipf(w) >= 4.5 for w in words),
         "lower_unlisted": value.islower() and not any(given),
         "not_here": no_name_here(text, start, end),
@@ -444,13 +447,13 @@ def _unglued(text: str, candidates: list[Candidate]) -> list[Candidate]:
         start, end = candidate.start, candidate.end
         if candidate.source in GUESSES:
             for rule in rules:
-                if not start <= rule.start < rule.end <= end:
-                    continue
-                before = _WORD_RE.findall(text, start, rule.start)
-                after = _WORD_RE.findall(text, rule.end, end)
-                if not any(_could_name(w) for w in before):
+                if not (start < rule.end and rule.start < end):
+                    continue  # "meet jonas" beside "jonas weber": the guess overlaps the name
+                before = _WORD_RE.findall(text, start, rule.start) if start < rule.start else []
+                after = _WORD_RE.findall(text, rule.end, end) if rule.end < end else []
+                if before and not any(_could_name(w) for w in before):
                     start = rule.start
-                if not any(_could_name(w) for w in after):
+                if after and not any(_could_name(w) for w in after):
                     end = rule.end
         out.append(Candidate(start, end, candidate.source))
     return out
@@ -460,7 +463,10 @@ def _could_name(word: str) -> bool:
     """Whether a word beside a found name may belong to it ("maría López", "Ana Beatriz")."""
     if is_cue_word(f"{word} ") or word.casefold() in FUNCTION_WORDS:
         return False  # "Call sam", "Hey Ana": the cue opens the line with a capital
-    return is_given_name(word) or word[:1].isupper() or is_name_word(word, "weak")
+    return (
+        is_given_name(word) or word[:1].isupper() or is_name_word(word, "weak")
+        or (is_surname(word) and word.casefold() not in TIME_WORDS)  # "call tom baker"
+    )  # fmt: skip
 
 
 def _venue_before(before: str) -> bool:
@@ -621,10 +627,7 @@ class Redactor:
                     if metadata.get("recognizer_name") == "TitledNameRecognizer":
                         found.append(_Found(start, end, "PERSON", "titled"))  # "Mr. Ramos"
                         continue
-                    # "treffen mit jonas": spaCy's span can take the words before a name too
-                    for piece_start, piece_end in _between_function_words(text, start, end):
-                        piece = _name_part(text, *_trim(text, piece_start, piece_end))
-                        candidates.append(Candidate(*piece, "spacy"))
+                    candidates.append(Candidate(*_name_part(text, start, end), "spacy"))
                 elif kind in PLACEHOLDER_TYPES:
                     found.append(_Found(start, end, PLACEHOLDER_TYPES[kind], "presidio"))
         venues.sort()

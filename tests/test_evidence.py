@@ -429,3 +429,36 @@ def test_owners_and_names_that_are_words_elsewhere(
     redacted = Redactor().redact(text).text
     assert all(h not in redacted for h in hidden), redacted
     assert all(v in redacted for v in visible), redacted
+
+
+@pytest.mark.parametrize(
+    ("text", "hidden", "visible"),
+    [
+        # a name with a particle stays one name
+        ("Jean de la Fontaine sera là mardi", ["Jean", "Fontaine"], ["mardi"]),
+        ("Otto von Bismarck kommt um 3", ["Otto", "Bismarck"], ["kommt"]),
+        # a guess cut to a rule's name keeps the surname typed after it, and loses the verb
+        ("call tom baker on friday", ["tom", "baker"], ["call", "friday"]),
+        ("meet jonas weber at 3", ["jonas", "weber"], ["meet"]),
+        # words that are names only without their accents, towns and holidays stay words
+        ("Nos vemos Mañana a las 8", [], ["Mañana"]),
+        ("Claro, Así quedamos", [], ["Así"]),
+        ("Vamos a Valencia el viernes", [], ["Valencia"]),
+        ("Les vacances de Noël commencent samedi", [], ["Noël"]),
+        ("Nos vemos en la Avenida Bolívar", [], ["Bolívar"]),
+        ("lunch at the dean's office", [], ["dean's"]),
+    ],
+)  # fmt: skip
+def test_what_the_wider_name_readers_leave_alone(
+    text: str, hidden: list[str], visible: list[str]
+) -> None:
+    """What a hostile review found after the readers above were widened: particles, lower-case
+    surnames, accented words, towns, holidays and streets (issue 39)."""
+    redacted = Redactor().redact(text).text
+    assert all(h not in redacted for h in hidden), redacted
+    assert all(v in redacted for v in visible), redacted
+
+
+def test_a_business_label_stays_a_business() -> None:
+    redacted = Redactor().redact("Hotel: your room at Hotel Adlon is ready\nMe: thanks").text
+    assert redacted.startswith("Hotel:") and "Adlon" in redacted
