@@ -314,6 +314,7 @@ def test_a_weekday_that_clashes_with_its_date(text: str, start: str, other: str 
         # Duckling's Spanish reads "al 4" as "at 4" on the month's first day
         ("Pásalo al 4 de diciembre", _at(2026, 12, 4)),
         ("muévelo al 9 de abril", _at(2026, 4, 9)),
+        ("muévelo al 4 de diciembre a las 10", _at(2026, 12, 4, 10)),
         # must not fire: an hour that is said, a first of the month that is said
         ("nos vemos el 1 de diciembre a las 4", _at(2026, 12, 1, 16)),
         ("at 4 on Dec 1", _at(2026, 12, 1, 16)),

@@ -1461,16 +1461,24 @@ class TimeParser:
                 continue
             rest = clean[lead.end() : entity["end"]]
             again = self._engine.parse(rest, tz=self.tz, ref=ref, language=code, locale=locale)
-            day = [
+            other_day = [  # the words alone name another day: "4 de diciembre (por la tarde)"
                 a for a in again
                 if a["dim"] == "time" and a["start"] == 0 and a["end"] == len(rest)
-                and (a.get("value") or {}).get("grain") == "day"
+                and str((a.get("value") or {}).get("value", ""))[:10] != when[:10]
             ]  # fmt: skip
-            if not day:
+            if not other_day:
                 kept.append(entity)
                 continue
-            kept.append({**day[0], "start": lead.end(), "end": entity["end"], "body": rest})
-        return kept
+            kept.append({**other_day[0], "start": lead.end(), "end": entity["end"], "body": rest})
+        # "al 4 de diciembre a las 10": the re-read day lies inside the reading with its clock
+        return [
+            e for e in kept
+            if e in entities or not any(
+                o is not e and o["start"] <= e["start"] and e["end"] <= o["end"]
+                and (o["start"], o["end"]) != (e["start"], e["end"])
+                for o in kept
+            )
+        ]  # fmt: skip
 
     def _parse_language(
         self,
