@@ -262,6 +262,11 @@ def _cue_names(text: str) -> Iterator[NameHit]:
             continue  # "An Ophthalmologist": the English article, not German "an Anna"
         if strength == "weak" and employer_before(text, match.start("name"), name):
             continue  # "I work for Thinknum", "Luiza is from Xignite": an employer
+        if (
+            weak and weak.casefold() in _DESTINATION_CUES and name[:1].isupper()
+            and (is_city(name) or is_country(name))
+        ):  # fmt: skip
+            continue  # "vamos a Valencia": where, not who; typed "a dolores" is someone
         end = _extend(text, match.start("name"), match.end("name"), name)
         position = end
         if venue_follows(text, end) or no_name_here(text, match.start("name"), end):
@@ -898,6 +903,7 @@ _UNTITLED_TICKET_RE = re.compile(
 )
 
 
+_DESTINATION_CUES = words("names", "destination_cues")
 _DETERMINERS = frozenset("the a an this that my your our their his her its".split())
 _POSSESSIVE_RE = re.compile(r"(?<![\w'’])([^\W\d_][\w\-]*)(?=['’]s\b)")
 
@@ -916,6 +922,22 @@ def _possessive_names(text: str) -> Iterator[NameHit]:
             and zipf(low) < 5.0 and not foreign_word(low)
         ):  # fmt: skip
             yield NameHit(match.start(1), match.end(1), "possessive")
+
+
+_HYPHENATED_RE = re.compile(r"(?<![\w\-])([^\W\d_]{2,})-([^\W\d_]{2,})(?![\w\-])")
+
+
+def _hyphenated_names(text: str) -> Iterator[NameHit]:
+    """Two given names joined by a hyphen, in any case: "jo-ann", "hans-peter", "wei-ling",
+    "marie-claire". A compound word rarely joins two names ("well-known", "check-in" join
+    none); a name often does."""
+    for match in _HYPHENATED_RE.finditer(text):
+        first, second = match.group(1), match.group(2)
+        if (
+            is_given_name(first) and is_given_name(second)
+            and not {first.casefold(), second.casefold()} & HARD_NOT_NAMES
+        ):  # fmt: skip
+            yield NameHit(match.start(), match.end(), "full-name")
 
 
 def _ticket_names(text: str) -> Iterator[NameHit]:
@@ -944,5 +966,6 @@ def find_names(text: str, lines: list[ThreadLine]) -> list[NameHit]:
         *_group_names(text),
         *_ticket_names(text),
         *_possessive_names(text),
+        *_hyphenated_names(text),
     ]
     return sorted(hits, key=lambda hit: (hit.start, -hit.end))

@@ -462,3 +462,26 @@ def test_what_the_wider_name_readers_leave_alone(
 def test_a_business_label_stays_a_business() -> None:
     redacted = Redactor().redact("Hotel: your room at Hotel Adlon is ready\nMe: thanks").text
     assert redacted.startswith("Hotel:") and "Adlon" in redacted
+
+
+@pytest.mark.parametrize(
+    ("text", "hidden", "visible"),
+    [
+        ("recuérdame llamar a maría josé mañana a las 5", ["maría josé"], ["llamar", "mañana"]),
+        ("lembra a conceição de levar o contrato", ["conceição"], ["lembra", "contrato"]),
+        ("cita con la dra. ortega mañana 10am", ["ortega"], ["cita", "mañana"]),
+        ("termin mit frau schneider am di um 10", ["schneider"], ["termin", "frau"]),
+        ("mail an hans-peter wegen angebot bis mo", ["hans-peter"], ["mail", "angebot"]),
+        ("drinks w priya fri 12:30", ["priya"], ["drinks", "fri"]),
+        # must not fire: a title before a word, a compound, a town one goes to
+        ("die frau ist nett", [], ["frau ist nett"]),
+        ("a well-known place, the check-in desk", [], ["well-known", "check-in"]),
+        ("Vamos a Valencia el viernes", [], ["Valencia"]),
+    ],
+)  # fmt: skip
+def test_what_people_type_fast(text: str, hidden: list[str], visible: list[str]) -> None:
+    """Typed requests (issue 39): "a" before a name in Spanish, Portuguese and Italian, a title
+    typed in lower case, two given names joined by a hyphen, "w" for "with"."""
+    redacted = Redactor().redact(text).text
+    assert all(h not in redacted for h in hidden), redacted
+    assert all(v in redacted for v in visible), redacted

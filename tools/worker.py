@@ -205,7 +205,9 @@ class WorkerPool:
                 raise WorkerCrashError("a parser worker could not start; see the server log")
             started = time.monotonic()
             worker.conn.send((function, args, kwargs))
-            if not worker.conn.poll(seconds):
+            # a budget of no time allows no job: on a loaded machine the worker can answer a
+            # tiny job before this process polls, and poll(0) would then take the answer
+            if seconds <= 0 or not worker.conn.poll(seconds):
                 log.warning("a %s job passed %g s; its worker is stopped", what, seconds)
                 raise WorkerLimitError(
                     f"reading {what} took longer than {seconds:g} s, so Veil stopped it; "
