@@ -18,6 +18,12 @@ from privacy.lexicon import is_given_name
 from privacy.redactor import GUESSES, TRUSTED, Redactor, _checks
 
 
+def _hides_and_keeps(text: str, hidden: list[str], visible: list[str]) -> None:
+    redacted = Redactor().redact(text).text
+    assert all(h not in redacted for h in hidden), redacted
+    assert all(v in redacted for v in visible), redacted
+
+
 def test_every_reader_and_check_has_a_weight() -> None:
     """A reader or a check without a row would be a KeyError in the middle of a redaction."""
     table = weights()
@@ -402,9 +408,7 @@ def test_a_lower_case_name_after_a_cue_is_hidden_in_every_language(
     """A given name its own language's text is full of ("maría", "joão") is still someone after
     a cue; a guess that took the words around it too is cut to the name, so the verb and the
     day stay for the planner; Italian everyday words are no rare names."""
-    redacted = Redactor().redact(text).text
-    assert all(h not in redacted for h in hidden), redacted
-    assert all(v in redacted for v in visible), redacted
+    _hides_and_keeps(text, hidden, visible)
 
 
 @pytest.mark.parametrize(
@@ -426,9 +430,7 @@ def test_owners_and_names_that_are_words_elsewhere(
     """A lower-case given name that owns something is someone; a given name written with a
     capital inside a sentence is one even where it is also a word of that language, unless
     the language capitalises its nouns; the lists' unaccented names match accented ones."""
-    redacted = Redactor().redact(text).text
-    assert all(h not in redacted for h in hidden), redacted
-    assert all(v in redacted for v in visible), redacted
+    _hides_and_keeps(text, hidden, visible)
 
 
 @pytest.mark.parametrize(
@@ -454,9 +456,7 @@ def test_what_the_wider_name_readers_leave_alone(
 ) -> None:
     """What a hostile review found after the readers above were widened: particles, lower-case
     surnames, accented words, towns, holidays and streets (issue 39)."""
-    redacted = Redactor().redact(text).text
-    assert all(h not in redacted for h in hidden), redacted
-    assert all(v in redacted for v in visible), redacted
+    _hides_and_keeps(text, hidden, visible)
 
 
 def test_a_business_label_stays_a_business() -> None:
@@ -482,6 +482,4 @@ def test_a_business_label_stays_a_business() -> None:
 def test_what_people_type_fast(text: str, hidden: list[str], visible: list[str]) -> None:
     """Typed requests (issue 39): "a" before a name in Spanish, Portuguese and Italian, a title
     typed in lower case, two given names joined by a hyphen, "w" for "with"."""
-    redacted = Redactor().redact(text).text
-    assert all(h not in redacted for h in hidden), redacted
-    assert all(v in redacted for v in visible), redacted
+    _hides_and_keeps(text, hidden, visible)
