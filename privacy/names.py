@@ -262,11 +262,6 @@ def _cue_names(text: str) -> Iterator[NameHit]:
             continue  # "An Ophthalmologist": the English article, not German "an Anna"
         if strength == "weak" and employer_before(text, match.start("name"), name):
             continue  # "I work for Thinknum", "Luiza is from Xignite": an employer
-        if (
-            weak and weak.casefold() in _DESTINATION_CUES and name[:1].isupper()
-            and (is_city(name) or is_country(name))
-        ):  # fmt: skip
-            continue  # "vamos a Valencia": where, not who; typed "a dolores" is someone
         end = _extend(text, match.start("name"), match.end("name"), name)
         position = end
         if venue_follows(text, end) or no_name_here(text, match.start("name"), end):
@@ -903,7 +898,6 @@ _UNTITLED_TICKET_RE = re.compile(
 )
 
 
-_DESTINATION_CUES = words("names", "destination_cues")
 _DETERMINERS = frozenset("the a an this that my your our their his her its".split())
 _POSSESSIVE_RE = re.compile(r"(?<![\w'’])([^\W\d_][\w\-]*)(?=['’]s\b)")
 
@@ -928,14 +922,16 @@ _HYPHENATED_RE = re.compile(r"(?<![\w\-])([^\W\d_]{2,})-([^\W\d_]{2,})(?![\w\-])
 
 
 def _hyphenated_names(text: str) -> Iterator[NameHit]:
-    """Two given names joined by a hyphen, in any case: "jo-ann", "hans-peter", "wei-ling",
+    """Two given names joined by a hyphen, typed in lower case: "jo-ann", "hans-peter", "wei-ling",
     "marie-claire". A compound word rarely joins two names ("well-known", "check-in" join
     none); a name often does."""
     for match in _HYPHENATED_RE.finditer(text):
         first, second = match.group(1), match.group(2)
         if (
-            is_given_name(first) and is_given_name(second)
+            match.group().islower()  # typed; "Harley-Davidson", "Winston-Salem" are written
+            and is_given_name(first) and is_given_name(second)
             and not {first.casefold(), second.casefold()} & HARD_NOT_NAMES
+            and not any(is_city(part) or is_country(part) for part in (first, second))
         ):  # fmt: skip
             yield NameHit(match.start(), match.end(), "full-name")
 

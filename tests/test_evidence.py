@@ -473,13 +473,20 @@ def test_a_business_label_stays_a_business() -> None:
         ("termin mit frau schneider am di um 10", ["schneider"], ["termin", "frau"]),
         ("mail an hans-peter wegen angebot bis mo", ["hans-peter"], ["mail", "angebot"]),
         ("drinks w priya fri 12:30", ["priya"], ["drinks", "fri"]),
-        # must not fire: a title before a word, a compound, a town one goes to
+        ("appuntamento con la dott.ssa rossi alle 10", ["rossi"], ["appuntamento"]),
+        # must not fire: a title before a word, a compound, a town one goes to, everyday words
+        # after an article, written compounds of names and towns
         ("die frau ist nett", [], ["frau ist nett"]),
+        ("Meine Frau kocht heute Abend", [], ["kocht"]),
         ("a well-known place, the check-in desk", [], ["well-known", "check-in"]),
         ("Vamos a Valencia el viernes", [], ["Valencia"]),
+        ("acende a luz da sala, o sol está forte", [], ["luz", "sol"]),
+        ("a stormy night, pro bono work", [], ["stormy", "bono"]),
+        ("Austin-Dallas drive, Harley-Davidson service", [], ["Austin-Dallas", "Harley"]),
     ],
 )  # fmt: skip
 def test_what_people_type_fast(text: str, hidden: list[str], visible: list[str]) -> None:
-    """Typed requests (issue 39): "a" before a name in Spanish, Portuguese and Italian, a title
-    typed in lower case, two given names joined by a hyphen, "w" for "with"."""
+    """Typed requests (issue 39): a verb of calling or reminding before "a" and a name, a title
+    typed in lower case, two given names joined by a hyphen, "w" for "with"; an article alone
+    is no cue ("a luz", "a stormy night" were hidden when it was)."""
     _hides_and_keeps(text, hidden, visible)

@@ -37,6 +37,7 @@ def test_typed_requests_keep_their_floor() -> None:
         for word in row["keep"]:
             keep += 1
             kept += _covered(row["text"], word, spans) == 0
-    # at the readers' commit: names 192/236, kept 446/476 (before them: 157/236, 449/476)
-    assert found / names >= 0.80, f"names found {found}/{names}"
+    # before the typed-request readers: names 157/236, words kept 449/476; with them 181/236
+    # and 450/476 (192/236 and 446/476 while an article alone counted as a cue: "a luz" hidden)
+    assert found / names >= 0.75, f"names found {found}/{names}"
     assert kept / keep >= 0.92, f"words kept {kept}/{keep}"

@@ -196,6 +196,11 @@ class WorkerPool:
             WorkerLimitError: The job ran past `seconds` or past the memory limit.
             WorkerCrashError: The worker died without an answer.
         """
+        if seconds <= 0:  # no time allows no job (a tiny one could answer before a poll(0))
+            raise WorkerLimitError(
+                f"reading {what} took longer than {seconds:g} s, so Veil stopped it; "
+                "nothing was changed"
+            )
         worker = self._take()
         if worker.ready and not worker.process.is_alive():  # died idle (the OOM killer)
             self._discard(worker)
@@ -205,9 +210,7 @@ class WorkerPool:
                 raise WorkerCrashError("a parser worker could not start; see the server log")
             started = time.monotonic()
             worker.conn.send((function, args, kwargs))
-            # a budget of no time allows no job: on a loaded machine the worker can answer a
-            # tiny job before this process polls, and poll(0) would then take the answer
-            if seconds <= 0 or not worker.conn.poll(seconds):
+            if not worker.conn.poll(seconds):
                 log.warning("a %s job passed %g s; its worker is stopped", what, seconds)
                 raise WorkerLimitError(
                     f"reading {what} took longer than {seconds:g} s, so Veil stopped it; "

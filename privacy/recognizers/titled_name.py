@@ -16,9 +16,9 @@ LEADING_TITLE_RE = regex.compile(rf"^(?:{_TITLES}\.?|(?i:{_TITLES[3:-1]})\.)\s+"
 # Typed fast, titles lose their capital but keep their full stop: "ms. Quinzia", "dr. Okafor".
 # Without the stop a lower-case "miss" or "don" is a word ("I miss London").
 _TYPED_TITLES = r"(?i:(?:mr|mrs|ms|mx|dr|dra|prof|sr|sra|srta|mme|mlle|dott|dott\.ssa)\.)"
-# ... and the name after it typed in lower case too ("dra. ortega", "dott. esposito"); German
-# writes "frau" and "herr" with no stop ("mit frau schneider"). One word, checked below.
-_LOWER_AFTER = r"(?i:(?:mr|mrs|ms|dr|dra|prof|sr|sra|srta|dott|dott\.ssa)\.|frau|herrn?|mme|mlle)"
+# ... and the name after it typed in lower case too ("dra. ortega", "dott.ssa rossi", German
+# typed "frau schneider"; "Meine Frau kocht" keeps its capital): one word the name lists know.
+_LOWER_AFTER = r"(?:(?i:(?:mr|mrs|ms|dr|dra|prof|sr|sra|srta|dott)\.|dott\.ssa\.?)|frau|herrn?)"
 
 
 class TitledNameRecognizer(PatternRecognizer):
@@ -52,14 +52,12 @@ class TitledNameRecognizer(PatternRecognizer):
 
     def validate_result(self, pattern_text: str) -> bool:
         """A single letter after "M." is an initial, not a surname; a lower-case word after a
-        title is a name when it is a known name or rare as a word ("die frau ist" is not)."""
+        title is a name when the name lists know it ("the dr. prescribed rest" is no one)."""
         if len(pattern_text) <= 1:
             return False
         if not pattern_text[:1].islower():
             return True
-        from privacy.lexicon import HARD_NOT_NAMES, is_given_name, is_surname, max_zipf
+        from privacy.lexicon import HARD_NOT_NAMES, is_given_name, is_surname
 
         low = pattern_text.casefold()
-        return low not in HARD_NOT_NAMES and (
-            is_surname(low) or is_given_name(low) or max_zipf(low) < 4.0
-        )
+        return low not in HARD_NOT_NAMES and (is_surname(low) or is_given_name(low))
