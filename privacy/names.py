@@ -554,6 +554,27 @@ _PREVIOUS_WORD_RE = re.compile(r"([^\W\d_][\w'’\-]*)[ \t]+$")
 _HOLIDAY_RE = re.compile(phrase_pattern("times", "holidays").pattern, re.IGNORECASE)
 
 
+def _word_before(text: str, at: int) -> str | None:
+    """The word just before `at` on its line, if any (read in a short window, not the text)."""
+    match = _PREVIOUS_WORD_RE.search(text, max(0, at - 60), at)
+    return match.group(1) if match else None
+
+
+def _named_inside(text: str, at: int, word: str) -> bool:
+    """Whether a capitalised given name at `at` is written as a name: inside a sentence of a
+    language where only names take capitals, not a town or a holiday ("a Valencia", "de
+    Noël"), nor the second word of a capitalised place ("Bahía Blanca", "Avenida Bolívar")."""
+    previous = _word_before(text, at)
+    return (
+        is_given_name(word)
+        and not sentence_start(text, at)
+        and (previous is None or not previous[:1].isupper() or is_given_name(previous))
+        and not _HOLIDAY_RE.fullmatch(word)
+        and not is_city(word) and not is_country(word)
+        and not nouns_capitalised(text, at)
+    )  # fmt: skip
+
+
 def _capitalised_names(text: str) -> Iterator[NameHit]:
     """Given names by their capital letter: mid-sentence, or opening one when rare or full."""
     for match in _TOKEN_RE.finditer(text):
@@ -563,21 +584,11 @@ def _capitalised_names(text: str) -> Iterator[NameHit]:
         home = _HOME_AFTER_RE.match(text, match.end())
         if not home and _VENUE_BEFORE_RE.search(text, max(0, match.start() - 8), match.start()):
             continue
-        # a given name inside a sentence, where only names take capitals: "poi chiamo Chiara";
-        # not a town or a holiday ("a Valencia", "de Noël"), nor the second word of a
-        # capitalised place ("Bahía Blanca", "Avenida Bolívar")
-        previous = _PREVIOUS_WORD_RE.search(text, 0, match.start())
-        inside = (
-            is_given_name(word)
-            and not sentence_start(text, match.start())
-            and not nouns_capitalised(text, match.start())
-            and not is_city(word) and not is_country(word)
-            and not _HOLIDAY_RE.fullmatch(word)
-            and (previous is None or not previous.group(1)[:1].isupper()
-                 or is_given_name(previous.group(1)))
-        )  # fmt: skip
-        if foreign_word(word.casefold()) and not inside:
-            continue  # "Parfait", "Bitte", "Claro": given names somewhere, words here
+        # a word of another language that is also a given name counts only where it is
+        # written as a name ("poi chiamo Chiara"); "Parfait", "Bitte", "Claro" are words there
+        foreign = foreign_word(word.casefold())
+        if foreign and not _named_inside(text, match.start(), word):
+            continue
         if not is_given_name(word):
             # a word no language Veil reads uses, capitalised mid-sentence: "Chukwuemeka"
             employer = employer_before(text, match.start(), word)
@@ -598,12 +609,8 @@ def _capitalised_names(text: str) -> Iterator[NameHit]:
             subject = bool(verb and verb.group(1).islower()) and zipf(word.casefold()) < 5.0
             if not full and zipf(word.casefold()) >= 3.5 and not subject:
                 continue
-        elif (
-            not full
-            and not is_name_word(word, "free")
-            and not (inside and foreign_word(word.casefold()))
-        ):
-            continue
+        elif not full and not is_name_word(word, "free") and not foreign:
+            continue  # (a foreign word got here only as a name written inside a sentence)
         if _not_capitalised_name(text, match.start(), end, word):
             continue
         yield NameHit(match.start(), end, "capitalised")
@@ -908,8 +915,8 @@ def _possessive_names(text: str) -> Iterator[NameHit]:
     for match in _POSSESSIVE_RE.finditer(text):
         word = match.group(1)
         low = word.casefold()
-        owner = _PREVIOUS_WORD_RE.search(text, 0, match.start())
-        if owner is not None and owner.group(1).casefold() in _DETERMINERS:
+        owner = _word_before(text, match.start())
+        if owner is not None and owner.casefold() in _DETERMINERS:
             continue  # "the dean's office": a role's, not someone's
         if (
             word.islower() and is_given_name(low) and low not in LOWER_NOT_NAMES

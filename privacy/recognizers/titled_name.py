@@ -15,10 +15,10 @@ LEADING_TITLE_RE = regex.compile(rf"^(?:{_TITLES}\.?|(?i:{_TITLES[3:-1]})\.)\s+"
 
 # Typed fast, titles lose their capital but keep their full stop: "ms. Quinzia", "dr. Okafor".
 # Without the stop a lower-case "miss" or "don" is a word ("I miss London").
-_TYPED_TITLES = r"(?i:(?:mr|mrs|ms|mx|dr|dra|prof|sr|sra|srta|mme|mlle|dott|dott\.ssa)\.)"
+_TYPED_TITLES = r"(?i:(?:mr|mrs|ms|mx|dr|dra|prof|sr|sra|srta|mme|mlle|dott)\.|dott\.ssa\.?)"
 # ... and the name after it typed in lower case too ("dra. ortega", "dott.ssa rossi", German
 # typed "frau schneider"; "Meine Frau kocht" keeps its capital): one word the name lists know.
-_LOWER_AFTER = r"(?:(?i:(?:mr|mrs|ms|dr|dra|prof|sr|sra|srta|dott)\.|dott\.ssa\.?)|frau|herrn?)"
+_LOWER_AFTER = rf"(?:{_TYPED_TITLES}|frau|herrn?)"
 
 
 class TitledNameRecognizer(PatternRecognizer):
