@@ -92,7 +92,12 @@ from tools.calendar import lang
 from tools.calendar.side_times import asks_for_side, is_deadline
 from tools.calendar.slots import MEAL_DURATIONS
 from tools.calendar.times import TimeMention
-from understanding.acts import reads_as, reply_agrees, reply_disagrees
+from understanding.acts import (
+    reads_as,
+    reply_agrees,
+    reply_disagrees,
+    reply_leans_no,
+)
 
 DEFAULT_DURATION = timedelta(hours=1)
 _SERVICE_LABELS = data.words("labels", "service_labels")
@@ -416,11 +421,24 @@ def _passed_over(
     ):  # fmt: skip
         return True
     asked = next((i for i in mine if "?" in segments[i].text), None)
-    return asked is not None and any(
+    if asked is not None and any(
         _who(segments[i]) in proposers and reads_as(segments[i].text, "add", "thread")
         for i in later
         if i > asked
-    )
+    ):
+        return True
+    # A reply about this plan that leans no, with no time of its own ("let me think about it",
+    # "we never agreed on anything"): the user spoke after the offer and did not take it.
+    return any(
+        (i in event.heard or i not in others) and only_this_day(i)
+        and not _offers_time(i, found) and reply_leans_no(segments[i].text)
+        for i in mine
+    )  # fmt: skip
+
+
+def _offers_time(index: int, found: list[Candidate]) -> bool:
+    """Whether a message says a time of its own: such a reply is read clause by clause."""
+    return any(c.segment == index and c.mention.source == "thread" for c in found)
 
 
 # What a start turned down waits on: a new offer, never a bare yes.
