@@ -10,7 +10,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: run test bench train train-acts train-stance train-privacy train-evidence export-encoder lint fix clean
+.PHONY: run test bench train train-acts train-stance train-time-roles train-privacy train-evidence export-encoder lint fix clean
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -70,6 +70,12 @@ train-stance: $(STAMP)
 # Fit the person-evidence weights (privacy/conf/evidence.toml) towards their hand-set priors on
 # the detector's held-out training data and half of Veil's examples, the threshold chosen by
 # 4-fold cross-validation; sealed figures go to privacy/conf/evidence.json (about 5 minutes).
+# Fit the time-role head (understanding/models/time_roles.*; about 3 minutes): is each clock of a
+# message offered, turned down or something else? Generated messages in six languages, the refusal
+# phrases of lang/data/acts.toml and SGD's time slots; the cut chosen out-of-fold, sealed sets after.
+train-time-roles: $(STAMP)
+	$(BIN)/python -m training.time_roles
+
 train-evidence: $(STAMP)
 	$(BIN)/python -m training.evidence_weights
 

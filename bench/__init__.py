@@ -17,6 +17,7 @@ BENCHMARKS = (
     "blind",
     "followups",
     "stance",
+    "time_roles",
     "web",
     "journeys",
     "load",

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import replace
 from datetime import date, datetime, time, timedelta
 from zoneinfo import ZoneInfo
@@ -92,6 +93,7 @@ from tools.calendar import lang
 from tools.calendar.side_times import asks_for_side, is_deadline
 from tools.calendar.slots import MEAL_DURATIONS
 from tools.calendar.times import TimeMention
+from understanding import time_roles
 from understanding.acts import (
     reads_as,
     reply_agrees,
@@ -134,15 +136,32 @@ def _proposes(sentence: str) -> bool:
     return "?" in sentence or bool(DECIDE_RE.search(sentence) or RESCHEDULE_RE.search(sentence))
 
 
-def _turned_down(text: str, mention: TimeMention, offset: int) -> bool:
-    """A day or time said with no: "tuesday no", "8pm won't work", "can't thursday"; not a
-    word that is no refusal in the mention's language ("às 19h30, no salão")."""
-    after = DECLINE_AFTER_RE.match(text, mention.end - offset)
+def _turned_down(
+    text: str, mention: TimeMention, offset: int, others: Sequence[TimeMention] = ()
+) -> bool:
+    """A day or time said with no: "tuesday no", "8pm won't work", "can't thursday". A clock is
+    also read by the fitted time-role head (`understanding/time_roles.py`) in its clause, the
+    `others` masked ("can't do 3, how about 5?" turns down 3 only), which finds refusals no
+    phrase holds ("16:00 is impossible for me"); the refusal phrases read days and clocks,
+    except a word that is no refusal in the mention's language ("às 19h30, no salão")."""
+    if mention.has_clock_time and time_roles.turned_down(
+        text,
+        (mention.start - offset, mention.end - offset),
+        [(o.start - offset, o.end - offset) for o in others if o is not mention],
+        mention.language,
+    ):
+        return True
+    return refused_by_phrases(text, mention.start - offset, mention.end - offset, mention.language)
+
+
+def refused_by_phrases(text: str, start: int, end: int, language: str | None) -> bool:
+    """Whether acts.toml's refusal phrases stand right before or after `text[start:end]`."""
+    after = DECLINE_AFTER_RE.match(text, end)
     if after is not None and after.group().strip(" \t,:–-").casefold() in _NO_REFUSAL.get(
-        mention.language or "", frozenset()
+        language or "", frozenset()
     ):
         after = None
-    return bool(after or DECLINE_BEFORE_RE.search(text[: mention.start - offset]))
+    return bool(after or DECLINE_BEFORE_RE.search(text[:start]))
 
 
 _NO_REFUSAL = {
@@ -388,11 +407,24 @@ def _passed_over(
     A yes is the act model's reading in thread context (`add`)."""
     if event.start is None or event.pending or event.cancelled:
         return False
-    stated = sorted(  # the whole start, day and clock: "can we push to monday?" changes it
-        c.segment for c in found
+    said = [  # the whole start, day and clock: "can we push to monday?" changes it
+        c for c in found
         if c.mention.source == "thread" and c.mention.has_clock_time
         and c.mention.value == event.start
-    )  # fmt: skip
+    ]  # fmt: skip
+    refused = [
+        c.segment
+        for c in said
+        if _who(segments[c.segment]) == "me" and _refused(c, found, segments)
+    ]
+    if refused and not any(  # the user turned this very start down ("jeudi 10h ne va pas") and
+        # said no yes after, however often the other side restates it ("on garde jeudi 10h")
+        _who(segments[i]) == "me"
+        and (reads_as(segments[i].text, "add", "thread") or reply_agrees(segments[i].text))
+        for i in range(max(refused) + 1, len(segments))
+    ):
+        return True
+    stated = sorted(c.segment for c in said if c.segment not in refused)
     if not stated or _who(segments[stated[0]]) in (None, "me") or not event.heard:
         return False
     proposers = {_who(segments[i]) for i in stated} - {None, "me"}
@@ -434,6 +466,13 @@ def _passed_over(
         and not _offers_time(i, found) and reply_leans_no(segments[i].text)
         for i in mine
     )  # fmt: skip
+
+
+def _refused(said: Candidate, found: list[Candidate], segments: list[Segment]) -> bool:
+    """Whether a time is turned down where it was said (`_turned_down`, in its clause)."""
+    segment = segments[said.segment]
+    own = [c.mention for c in found if c.segment == said.segment]
+    return _turned_down(segment.text, said.mention, segment.start, own)
 
 
 def _offers_time(index: int, found: list[Candidate]) -> bool:
@@ -723,7 +762,7 @@ class RuleLinker:
         if name and anaphoric and current is not None:  # "call it X": the event spoken of
             current.title = current.activity = name
             current.named = True
-        clocks = [c for c in own if self._is_event_time(c, segment)]
+        clocks = [c for c in own if self._is_event_time(c, segment, own)]
         dates = [c for c in own if c.mention.all_day and c.mention.value is not None] or [
             _day_of(c, self.zone) for c in own if self._finish_on_a_day(c, segment)
         ]  # "dinner ending monday at 10pm": when it ends is no start, but Monday is its day
@@ -1171,13 +1210,16 @@ class RuleLinker:
             and _FINISH_BEFORE_RE.search(segment.text[: mention.start - segment.start]) is not None
         )
 
-    def _is_event_time(self, candidate: Candidate, segment: Segment) -> bool:
+    def _is_event_time(
+        self, candidate: Candidate, segment: Segment, own: Sequence[Candidate] = ()
+    ) -> bool:
         """A stated clock time that could start an event: not "I'm free from 2 to 5", not
-        "my 2pm is running long" (someone's other commitment), not "tuesday 8pm won't work"."""
+        "my 2pm is running long" (someone's other commitment), not "tuesday 8pm won't work".
+        `own`: every time said in the clause."""
         mention = candidate.mention
         if not mention.has_clock_time or mention.value is None:
             return False
-        if _turned_down(segment.text, mention, segment.start):
+        if _turned_down(segment.text, mention, segment.start, [c.mention for c in own]):
             return False  # a time answered with no is turned down, never a start
         if mention.value > self.now and told_as_past(
             segment.text, mention.start - segment.start, mention.end - segment.start
@@ -1452,7 +1494,8 @@ class RuleLinker:
             if named and DECLINE_AFTER_RE.match(text, named.end()):
                 event.cancelled = True
         clocks = [c.mention for c in own if c.mention.has_clock_time and c.mention.value]
-        if len(clocks) == 1 and _turned_down(text, clocks[0], offset):
+        said = [c.mention for c in own]
+        if len(clocks) == 1 and _turned_down(text, clocks[0], offset, said):
             # "oh no, 10am just got taken": the one time said is the plan's, and it is off
             current = _current(events, timed=True)
             if current is not None and _starts_at(current, clocks[0], self.zone):
@@ -1461,7 +1504,7 @@ class RuleLinker:
             mention = candidate.mention
             if not mention.all_day or mention.value is None:
                 continue
-            if not _turned_down(text, mention, offset):
+            if not _turned_down(text, mention, offset, said):
                 continue
             turned.add(candidate.id)
             day = mention.value.astimezone(self.zone).date()
