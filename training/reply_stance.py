@@ -19,8 +19,7 @@ Data (train split only):
 Chosen by cross-validation grouped by template or dialogue: the regularisation strength (lowest
 out-of-fold log-loss) and the threshold below which a reply reads as not agreeing (the highest
 probability of a yes at which out-of-fold precision of "does not agree" still reaches
-TARGET_PRECISION), and the lowest at and above which its precision of "agrees" does; a reply
-that only leans no is read at the balanced head's own boundary, LEANS_NO_BELOW. The
+TARGET_PRECISION), and the lowest at and above which its precision of "agrees" does. The
 sealed rows (SGD's sealed dialogues; the thread replies of
 `bench/data/acts_human_sealed.jsonl`) are scored once, after, and only reported.
 
@@ -59,11 +58,6 @@ STANCES = DATA / "stances"
 # user answers one question instead; a real yes read as a no costs that question, so the cut is
 # set where nineteen in twenty of the replies it calls a no are one.
 TARGET_PRECISION = 0.95
-# A user who wrote back after an offer and never said yes: a reply the head finds more likely a
-# no than a yes leans no ("let me think about it", "we never agreed on anything") and the start
-# waits for the user's answer. The head is fitted with balanced class weights, so this is its
-# own decision boundary, not a cut chosen here; its out-of-fold figures go to the manifest.
-LEANS_NO_BELOW = 0.5
 LABELS = ("no", "yes")  # softmax over [0, z]: the probability of a yes is a sigmoid
 AGREE = frozenset({"accept", "confirm"})
 DISAGREE = frozenset({"decline", "counter", "cancel", "other"})
@@ -180,7 +174,6 @@ def main() -> None:
     best_c = min(loss, key=lambda c: loss[c])
     cut = cut_for(out_of_fold[best_c], ~y)
     yes_cut = yes_cut_for(out_of_fold[best_c], ~y)
-    lean_cut = LEANS_NO_BELOW
     print("cut", cut, "yes cut", yes_cut)
 
     fitted = _fit(x, y, best_c)
@@ -199,7 +192,6 @@ def main() -> None:
             "log_loss": {str(c): round(v, 4) for c, v in loss.items()},
             "all": figures_at(oof, ~y, cut),
             "all_yes": yes_figures_at(oof, ~y, yes_cut),
-            "all_leans_no": figures_at(oof, ~y, lean_cut),
             "third_party": figures_at(oof[~generated], ~y[~generated], cut),
             "generated": figures_at(oof[generated], ~y[generated], cut),
         }
@@ -211,7 +203,6 @@ def main() -> None:
                 gold_no = np.array([r["stance"] == "no" for r in sealed])
                 figures[name] = figures_at(yes, gold_no, cut)
                 figures[f"{name}_yes"] = yes_figures_at(yes, gold_no, yes_cut)
-                figures[f"{name}_leans_no"] = figures_at(yes, gold_no, lean_cut)
                 print(name, figures[name], figures[f"{name}_yes"])
 
     np.savez_compressed(
@@ -221,7 +212,6 @@ def main() -> None:
         "labels": list(LABELS),
         "no_below": cut,
         "yes_from": yes_cut,
-        "leans_no_below": lean_cut,
         "target_precision": TARGET_PRECISION,
         "c": best_c,
         "seed": SEED,

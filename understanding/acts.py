@@ -214,15 +214,9 @@ def _in_group(reading: ActReading, group: Group, thresholds: dict[str, float]) -
 @functools.cache
 def _stance() -> tuple[ActModel, float, float]:
     """The reply-stance head, its cut below which a reply is a no and from which it is a yes."""
-    cuts = _stance_cuts()
-    return ActModel.load("stance"), cuts["no_below"], cuts["yes_from"]
-
-
-@functools.cache
-def _stance_cuts() -> dict[str, float]:
     manifest = resources.files("understanding").joinpath("models", "stance.json")
-    data = json.loads(manifest.read_text(encoding="utf-8"))
-    return {k: v for k, v in data.items() if k in ("no_below", "yes_from", "leans_no_below")}
+    cuts = json.loads(manifest.read_text(encoding="utf-8"))
+    return ActModel.load("stance"), cuts["no_below"], cuts["yes_from"]
 
 
 @functools.lru_cache(maxsize=256)
@@ -247,15 +241,3 @@ def reply_agrees(text: str) -> bool:
         return False  # nothing said agrees to nothing
     model, _, cut = _stance()
     return float(model.probabilities(text, "thread")[1]) >= cut
-
-
-@functools.lru_cache(maxsize=256)
-def reply_leans_no(text: str) -> bool:
-    """Whether a reply to an offer leans to not taking it ("let me think about it", "we never
-    agreed on anything"): the same head finds a no more likely than a yes (its balanced decision
-    boundary, `leans_no_below` in the manifest). Weaker than `reply_disagrees`, so it is read
-    only where the user also never said yes."""
-    if not text.strip():
-        return False
-    model, _, _ = _stance()
-    return float(model.probabilities(text, "thread")[1]) < _stance_cuts()["leans_no_below"]

@@ -2,10 +2,10 @@
 
 "can't do 3, how about 5?" holds two clocks; the message as a whole is a counter, and only the
 clock's own surroundings say that 3 is refused and 5 offered. This head reads one mention at a
-time: the message with that mention marked and every other time mention masked, as hashed
-features of the words right before and after it (by distance, as words and as character
+time, with that mention marked and every other time mention masked, as hashed features of the
+words right before and after it within its clause (by distance, as words and as character
 n-grams, so a refusal in any of Veil's languages reads alike), the words of the whole message,
-and where the other mentions stand. Roles:
+where the other mentions stand, and the mention's language. Roles:
 
 - `offered`: proposed, accepted, confirmed or restated as when the plan happens;
 - `turned_down`: refused for the plan ("8 is impossible for me", "not 10, 11");
@@ -35,7 +35,8 @@ MARK, MASK = "\u27e6t\u27e7", "\u27e6u\u27e7"  # the mention read, and every oth
 WINDOW = 4  # words each side read by distance
 BAG = 8  # words each side read as a bag
 CHAR_NGRAMS = (3, 5)
-_TOKEN_RE = re.compile(rf"{MARK}|{MASK}|\w+|[?!,;]", re.UNICODE)
+_TOKEN_RE = re.compile(rf"{MARK}|{MASK}|\w+|[?!,;.]", re.UNICODE)
+_CLAUSE_ENDS = frozenset(",;.")
 
 Span = tuple[int, int]
 
@@ -49,18 +50,32 @@ def marked(text: str, mention: Span, others: Sequence[Span] = ()) -> str:
     return text
 
 
+def _own_clause(tokens: list[str]) -> list[str]:
+    """The tokens of the mark's own clause, between the commas, semicolons or full stops on
+    either side of it: the words read by distance stop there, so a refusal in the next clause
+    ("10 works, sadly I can't stay long", "Donnerstag passt, Mittwoch leider nicht") is only
+    one of the message's words, not a word beside the time."""
+    if MARK not in tokens:
+        return tokens
+    at = tokens.index(MARK)
+    start = max((i + 1 for i in range(at) if tokens[i] in _CLAUSE_ENDS), default=0)
+    end = next((i for i in range(at + 1, len(tokens)) if tokens[i] in _CLAUSE_ENDS), len(tokens))
+    return tokens[start:end]
+
+
 def feature_names(
     text: str, mention: Span, others: Sequence[Span] = (), language: str | None = None
 ) -> list[str]:
     """The named features of one mention in its message. `language`, the mention's language
     as the time parser read it, is joined to the words right beside the mention: the same
     word can refuse in one language and not in another (Portuguese "às 19h30, no salão")."""
-    tokens = _TOKEN_RE.findall(normalise(marked(text, mention, others)))[:200]
+    every = _TOKEN_RE.findall(normalise(marked(text, mention, others)))[:200]
+    tokens = _own_clause(every)
     if MARK not in tokens:
         return ["no-mark"]
     at = tokens.index(MARK)
     left, right = tokens[:at][::-1], tokens[at + 1 :]
-    names = [f"w={t}" for t in tokens if t not in (MARK, MASK)]
+    names = [f"w={t}" for t in every if t not in (MARK, MASK)]
     names.append(f"lang={language}")
     for side, words in (("l", left), ("r", right)):
         for k, word in enumerate(words[:WINDOW], 1):

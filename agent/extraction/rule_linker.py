@@ -94,12 +94,7 @@ from tools.calendar.side_times import asks_for_side, is_deadline
 from tools.calendar.slots import MEAL_DURATIONS
 from tools.calendar.times import TimeMention
 from understanding import time_roles
-from understanding.acts import (
-    reads_as,
-    reply_agrees,
-    reply_disagrees,
-    reply_leans_no,
-)
+from understanding.acts import reads_as, reply_agrees, reply_disagrees
 
 DEFAULT_DURATION = timedelta(hours=1)
 _SERVICE_LABELS = data.words("labels", "service_labels")
@@ -412,15 +407,30 @@ def _passed_over(
         if c.mention.source == "thread" and c.mention.has_clock_time
         and c.mention.value == event.start
     ]  # fmt: skip
-    refused = [
-        c.segment
-        for c in said
-        if _who(segments[c.segment]) == "me" and _refused(c, found, segments)
-    ]
+    zone = event.start.tzinfo
+    wall = event.start.time()
+    mine_said = [  # the user's own mentions of this start; a clock alone names the day on the
+        c for c in found  # table ("Freitag 9 Uhr?" - "9 Uhr ist mir zu früh")
+        if c.mention.source == "thread" and c.mention.has_clock_time
+        and c.mention.value is not None and _who(segments[c.segment]) == "me"
+        and (
+            c.mention.value == event.start
+            or (
+                not lang.states_date(c.mention.text)
+                and c.mention.value.astimezone(zone).time() == wall
+            )
+        )
+    ]  # fmt: skip
+    refused = [c.segment for c in mine_said if _refused(c, found, segments)]
+    taken = {c.segment for c in mine_said if c.segment not in refused}  # "tant pis, 9h alors"
     if refused and not any(  # the user turned this very start down ("jeudi 10h ne va pas") and
         # said no yes after, however often the other side restates it ("on garde jeudi 10h")
         _who(segments[i]) == "me"
-        and (reads_as(segments[i].text, "add", "thread") or reply_agrees(segments[i].text))
+        and (
+            i in taken
+            or reads_as(segments[i].text, "add", "thread")
+            or reply_agrees(segments[i].text)
+        )
         for i in range(max(refused) + 1, len(segments))
     ):
         return True
@@ -453,19 +463,11 @@ def _passed_over(
     ):  # fmt: skip
         return True
     asked = next((i for i in mine if "?" in segments[i].text), None)
-    if asked is not None and any(
+    return asked is not None and any(
         _who(segments[i]) in proposers and reads_as(segments[i].text, "add", "thread")
         for i in later
         if i > asked
-    ):
-        return True
-    # A reply about this plan that leans no, with no time of its own ("let me think about it",
-    # "we never agreed on anything"): the user spoke after the offer and did not take it.
-    return any(
-        (i in event.heard or i not in others) and only_this_day(i)
-        and not _offers_time(i, found) and reply_leans_no(segments[i].text)
-        for i in mine
-    )  # fmt: skip
+    )
 
 
 def _refused(said: Candidate, found: list[Candidate], segments: list[Segment]) -> bool:
@@ -473,11 +475,6 @@ def _refused(said: Candidate, found: list[Candidate], segments: list[Segment]) -
     segment = segments[said.segment]
     own = [c.mention for c in found if c.segment == said.segment]
     return _turned_down(segment.text, said.mention, segment.start, own)
-
-
-def _offers_time(index: int, found: list[Candidate]) -> bool:
-    """Whether a message says a time of its own: such a reply is read clause by clause."""
-    return any(c.segment == index and c.mention.source == "thread" for c in found)
 
 
 # What a start turned down waits on: a new offer, never a bare yes.
@@ -1495,8 +1492,11 @@ class RuleLinker:
                 event.cancelled = True
         clocks = [c.mention for c in own if c.mention.has_clock_time and c.mention.value]
         said = [c.mention for c in own]
-        if len(clocks) == 1 and _turned_down(text, clocks[0], offset, said):
-            # "oh no, 10am just got taken": the one time said is the plan's, and it is off
+        if len(clocks) == 1 and refused_by_phrases(
+            text, clocks[0].start - offset, clocks[0].end - offset, clocks[0].language
+        ):  # "oh no, 10am just got taken": the one time said is the plan's, and it is off (the
+            # phrases only: the head's refusal is the writer's own, "Sam: 8pm is too late for
+            # me, have fun" leaves the others' dinner standing)
             current = _current(events, timed=True)
             if current is not None and _starts_at(current, clocks[0], self.zone):
                 current.cancelled = True

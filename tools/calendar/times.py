@@ -882,6 +882,12 @@ DUCKLING_SECONDS = 3.0
 # Control characters (tab, newline, CR kept) and lone surrogates: what the native parser cannot
 # take; see _DucklingEngine.parse.
 _NATIVE_UNSAFE = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f\ud800-\udfff]")
+# Per language, its words that Duckling reads as zones (times.toml [zone_lookalikes]), in lower
+# case: blanked before Duckling reads the text, offsets kept.
+_ZONE_LOOKALIKES = {
+    code: re.compile(rf"\b(?:{'|'.join(sorted(data.words('times', 'zone_lookalikes', code)))})\b")
+    for code in data.table("times")["zone_lookalikes"]
+}
 # A number alone that can be an hour ("8", "8:30"), not part of a longer number or a code.
 _BARE_HOUR_RE = re.compile(r"(?<![\w.,:/])(?:[01]?\d|2[0-4])(?::[0-5]\d)?(?![\w.,:/%])")
 
@@ -930,6 +936,8 @@ class _DucklingEngine:
         failure that is not an Exception (pyo3's PanicException) becomes a TimeParseError.
         """
         text = _NATIVE_UNSAFE.sub(" ", text)
+        if language in _ZONE_LOOKALIKES:
+            text = _ZONE_LOOKALIKES[language].sub(lambda m: " " * len(m.group()), text)
         pool = worker.shared_pool()
         if pool is not None:  # Duckling can spin on one line for minutes: a killable worker
             try:
