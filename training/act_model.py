@@ -64,15 +64,19 @@ def third_party(split: str, folder: Path = THIRD_PARTY) -> list[dict[str, Any]]:
 
 def design(rows: Sequence[dict[str, Any]]) -> sparse.csr_matrix:
     """The hashed feature matrix, built with the runtime's own featuriser."""
+    return stacked([featurise(row["text"], row["context"]) for row in rows])
+
+
+def stacked(features: Sequence[tuple[np.ndarray, np.ndarray]]) -> sparse.csr_matrix:
+    """One sparse row per (buckets, weights) pair, as `understanding.acts.hashed` gives them."""
     indptr, indices, values = [0], [], []
-    for row in rows:
-        index, value = featurise(row["text"], row["context"])
+    for index, value in features:
         indices.append(index)
         values.append(value)
         indptr.append(indptr[-1] + len(index))
     return sparse.csr_matrix(
         (np.concatenate(values), np.concatenate(indices), np.array(indptr)),
-        shape=(len(rows), BUCKETS),
+        shape=(len(features), BUCKETS),
     )
 
 

@@ -45,7 +45,7 @@ from sklearn.model_selection import GroupKFold
 
 from lang import data
 from tools.calendar.times import TimeParser
-from training.act_model import OUT, ROOT, _commit, _digest
+from training.act_model import OUT, ROOT, _commit, _digest, stacked
 from training.act_scenarios import DATA
 from training.act_sources import SGD, _repo, sgd_dialogues, split_of
 from understanding.time_roles import ROLES, TimeRoleModel, featurise
@@ -258,16 +258,8 @@ def span_args(row: dict[str, Any]) -> tuple[str, tuple[int, int], list[tuple[int
 
 
 def design(rows: list[dict[str, Any]]) -> sparse.csr_matrix:
-    indptr, indices, values = [0], [], []
-    for row in rows:
-        index, value = featurise(*span_args(row))
-        indices.append(index)
-        values.append(value)
-        indptr.append(indptr[-1] + len(index))
-    return sparse.csr_matrix(
-        (np.concatenate(values), np.concatenate(indices), np.array(indptr)),
-        shape=(len(rows), 1 << 20),
-    )
+    """The hashed feature matrix, built with the runtime's own featuriser."""
+    return stacked([featurise(*span_args(row)) for row in rows])
 
 
 def cut_for(turned: np.ndarray, gold: np.ndarray) -> float:

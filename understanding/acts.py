@@ -21,6 +21,7 @@ import json
 import re
 import unicodedata
 import zlib
+from collections.abc import Iterable
 from dataclasses import dataclass
 from importlib import resources
 from typing import Literal
@@ -99,13 +100,35 @@ def feature_names(text: str, context: str) -> list[str]:
 
 def featurise(text: str, context: str) -> tuple[np.ndarray, np.ndarray]:
     """Hashed feature buckets and their weights (log counts, L2-normalised)."""
+    return hashed(feature_names(text, context))
+
+
+def hashed(names: Iterable[str]) -> tuple[np.ndarray, np.ndarray]:
+    """Named features as hashed buckets and their weights (log counts, L2-normalised): the
+    featurising every linear head of this package shares."""
     counts: dict[int, int] = {}
-    for name in feature_names(text, context):
+    for name in names:
         bucket = _bucket(name)
         counts[bucket] = counts.get(bucket, 0) + 1
     index = np.fromiter(counts, dtype=np.int64, count=len(counts))
     value = 1.0 + np.log(np.fromiter(counts.values(), dtype=np.float64, count=len(counts)))
     return index, value / np.linalg.norm(value)
+
+
+def linear_logits(
+    buckets: np.ndarray, weights: np.ndarray, bias: np.ndarray, index: np.ndarray, value: np.ndarray
+) -> np.ndarray:
+    """A linear head's logits: the weight rows of the buckets it knows, the rest ignored."""
+    if not len(buckets):
+        return bias.copy()
+    rows = np.minimum(np.searchsorted(buckets, index), len(buckets) - 1)
+    known = buckets[rows] == index
+    return bias + value[known] @ weights[rows[known]]
+
+
+def softmax(logits: np.ndarray) -> np.ndarray:
+    exp = np.exp(logits - logits.max())
+    return exp / exp.sum()
 
 
 @functools.cache
@@ -163,15 +186,10 @@ class ActModel:
         return cls(labels, buckets, weights, bias, thresholds, dense, groups)
 
     def probabilities(self, text: str, context: str) -> np.ndarray:
-        index, value = featurise(text, context)
-        rows = np.searchsorted(self.buckets, index)
-        rows = np.minimum(rows, len(self.buckets) - 1)
-        known = self.buckets[rows] == index
-        logits = self.bias + value[known] @ self.weights[rows[known]]
+        logits = linear_logits(self.buckets, self.weights, self.bias, *featurise(text, context))
         if self.dense is not None:
             logits = logits + embed([text])[0] @ self.dense
-        logits = np.exp(logits - logits.max())
-        return logits / logits.sum()
+        return softmax(logits)
 
     def reads_as(self, text: str, group: Group, context: Context = "request") -> bool:
         """Whether the group's acts together clear the group's fitted threshold."""

@@ -28,7 +28,7 @@ from importlib import resources
 
 import numpy as np
 
-from understanding.acts import _bucket, normalise
+from understanding.acts import hashed, linear_logits, normalise, softmax
 
 ROLES = ("offered", "turned_down", "other")
 MARK, MASK = "\u27e6t\u27e7", "\u27e6u\u27e7"  # the mention read, and every other time mention
@@ -43,7 +43,7 @@ Span = tuple[int, int]
 
 def marked(text: str, mention: Span, others: Sequence[Span] = ()) -> str:
     """`text` with the mention read replaced by MARK and every other mention by MASK."""
-    spans = sorted({*others, mention} - {()}, reverse=True)
+    spans = sorted({*others, mention}, reverse=True)
     for start, end in spans:
         sign = MARK if (start, end) == tuple(mention) else MASK
         text = f"{text[:start]} {sign} {text[end:]}"
@@ -100,15 +100,9 @@ def feature_names(
 
 def featurise(
     text: str, mention: Span, others: Sequence[Span] = (), language: str | None = None
-) -> tuple[np.ndarray, ...]:
-    """Hashed feature buckets and their weights (log counts, L2-normalised)."""
-    counts: dict[int, int] = {}
-    for name in feature_names(text, mention, others, language):
-        bucket = _bucket(name)
-        counts[bucket] = counts.get(bucket, 0) + 1
-    index = np.fromiter(counts, dtype=np.int64, count=len(counts))
-    value = 1.0 + np.log(np.fromiter(counts.values(), dtype=np.float64, count=len(counts)))
-    return index, value / np.linalg.norm(value)
+) -> tuple[np.ndarray, np.ndarray]:
+    """Hashed feature buckets and their weights, as the act model hashes its own."""
+    return hashed(feature_names(text, mention, others, language))
 
 
 class TimeRoleModel:
@@ -128,20 +122,15 @@ class TimeRoleModel:
         with folder.joinpath("time_roles.npz").open("rb") as handle, np.load(handle) as arrays:
             buckets, weights, bias = arrays["buckets"], arrays["weights"], arrays["bias"]
         manifest = json.loads(folder.joinpath("time_roles.json").read_text(encoding="utf-8"))
-        assert tuple(manifest["labels"]) == ROLES, "the manifest's roles are not ROLES"
+        if tuple(manifest["labels"]) != ROLES:
+            raise ValueError(f"time_roles.json names roles {manifest['labels']}, not {ROLES}")
         return cls(buckets, weights, bias, float(manifest["turned_down_from"]))
 
     def probabilities(
         self, text: str, mention: Span, others: Sequence[Span] = (), language: str | None = None
     ) -> np.ndarray:
-        index, value = featurise(text, mention, others, language)
-        if not len(self.buckets):
-            return np.full(len(ROLES), 1.0 / len(ROLES))
-        rows = np.minimum(np.searchsorted(self.buckets, index), len(self.buckets) - 1)
-        known = self.buckets[rows] == index
-        logits = self.bias + value[known] @ self.weights[rows[known]]
-        logits = np.exp(logits - logits.max())
-        return logits / logits.sum()
+        features = featurise(text, mention, others, language)
+        return softmax(linear_logits(self.buckets, self.weights, self.bias, *features))
 
 
 @functools.cache
