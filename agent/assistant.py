@@ -309,6 +309,7 @@ class Assistant:
                 request, thread=thread, mentions=mentions, store=CalendarStore(db),
                 session=turn.session, now=turn.now,
                 tz=turn.tz, pending=offered[0] if offered else None, offered=offered,
+                value_of=entity_map.value_of,
             )  # fmt: skip
             if follow is not None:  # "cancel it", "make it 8:30": code changes the chat's event
                 notify({"stage": "step", "tool": f"{follow.act}_event", "status": "running"})
@@ -348,7 +349,7 @@ class Assistant:
                 for event in events:
                     if event.schedulable and not event.pending:
                         event.pending, event.held_because = True, "you did not ask me to add it"
-            elif not thread.strip() and _moves_something(request, CalendarStore(db), turn):
+            elif not thread.strip() and _moves_something(request, CalendarStore(db), turn, offered):
                 # "pásalo a las 3" that the follow-up could not tie to the chat's event: a move
                 # is no ask for a new one ("Pásalo" today), so what it names is offered instead;
                 # a start read two ways is left to the gate, which asks which one
@@ -649,13 +650,15 @@ def _count(number: int, noun: str) -> str:
     return f"{number:,} {noun}" + ("" if number == 1 else "s")
 
 
-def _moves_something(request: str, store: CalendarStore, turn: Turn) -> bool:
+def _moves_something(
+    request: str, store: CalendarStore, turn: Turn, offered: list[dict[str, Any]]
+) -> bool:
     """Whether a request reads as changing a time (act model) while the chat has an event
-    still ahead that it could be about: with none, "let's do 8 instead" is a plan of its own."""
+    still ahead, or a proposal of the last turn, that it could be about: with neither, "let's
+    do 8 instead" is a plan of its own."""
     if turn.session is None or not reads_as(request, "change") or reads_as(request, "add"):
         return False  # "the standup moved to friday 9, add it" asks to add
-    latest = store.latest_of_chat(turn.session)
-    return latest is not None and latest.end > turn.now
+    return bool(offered) or bool(store.upcoming_of_chat(turn.session, turn.now))
 
 
 def _pending_proposals(memory: MemoryStore, turn: Turn) -> list[dict[str, Any]]:

@@ -21,7 +21,7 @@ answers is a question. The calendar keeps one event per UID: a move rewrites it 
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
 from pathlib import Path
@@ -32,23 +32,33 @@ from agent.bundle import BundleEvent, BundleFile, PlanItem, StepOutcome, TurnBun
 from agent.calendar_answers import event_time
 from lang import data
 from lang.activities import ACTIVITY_RE
+from lang.frequency import LANGUAGES, zipf
 from memory.calendar import CalendarStore
 from memory.errors import StoreError
 from memory.event import CalendarEvent
 from privacy.entity_map import PLACEHOLDER_RE
 from tools.calendar.gate import moved_start
 from tools.calendar.ics import export_event
-from tools.calendar.lang import meal_of, states_date, weekday_only
+from tools.calendar.lang import detect_languages, meal_of, states_date, weekday_only
 from tools.calendar.slots import Schedule
 from tools.calendar.times import TimeMention
-from understanding.acts import read_act, reads_as, reply_agrees
+from understanding.acts import Group, act_words, read_act, reads_as, reply_agrees
 
 _WORD_RE = re.compile(r"[^\W\d_][\w'’-]*")
+_LETTERS_RE = re.compile(r"[^\W\d_]+")  # "l'aperitivo" is "l" and "aperitivo"
 _FILLER = data.words("acts", "filler")
 _POINTERS = data.words("acts", "event_pointers")
 # A follow-up that names no activity and points at nothing may say this many other words
 # ("push to friday", "cancel pls"); "cancel my newsletter subscription" says more.
-MAX_UNNAMED_WORDS = 1
+MAX_UNNAMED_WORDS = 0
+# Words at least this common in the request's language (Zipf: "the" 7, "para" 6.9, "she" 6.1)
+# are pronouns, articles and auxiliaries, which name nothing.
+EVERYDAY_ZIPF = 5.5
+# A short line's language is often misread ("pásalo a las 3" as French), so a word this common
+# in any of Veil's languages ("las" 7.0, "les" 7.2, "mit" 7.0; "casa" 6.0 is not) is one too.
+EVERYDAY_ANYWHERE = 6.5
+# A word this long inside another names it: "Meeting" in "Teammeeting", "Kino" not in "Kinobar"
+COMPOUND_PART = 5
 # Acts that are no answer to a proposal, whatever time they state.
 _NOT_ANSWERS = frozenset(
     {"cancel", "decline", "calendar_question", "ask_availability", "draft", "remember",
@@ -75,6 +85,7 @@ def find_follow_up(
     tz: str,
     pending: dict[str, Any] | None = None,
     offered: Sequence[dict[str, Any]] = (),
+    value_of: Callable[[str], str | None] = lambda placeholder: None,
 ) -> FollowUp | None:
     """The follow-up this request is, or None when it is anything else.
 
@@ -91,40 +102,139 @@ def find_follow_up(
     shifts = [m for m in mentions if m.source == "request" and m.shift is not None]
     act = read_act(request, "request").act
     if pending is not None:
-        # A proposal's clock was Veil's suggestion (a meal default), so only a clock time
-        # answers it. An event refused for words read two ways ("at 8", "next thursday") had
-        # the user's own day and clock: a day or a clock time answers it.
-        picked = _picked_option(offered, said, act, tz=tz, session=session)
-        # an answer to Veil's offer is a reply: read as one ("wednesday works" is a yes there)
-        if picked is not None and (
-            "?" in request or not (reply_agrees(request) or reads_as(request, "add", "thread"))
-        ):
-            picked = None  # "what about tuesday?" asks, "tuesday I'm out" refuses: no pick
-        if picked is not None:
-            return FollowUp("confirm", picked)
-        proposal = _proposal(pending, tz=tz, session=session)
-        own = pending.get("status") == "blocked"
-        if proposal is not None and pending.get("held") and not said and not shifts:
-            # "Should I add it at 03:00?" - "yes": the start the input stated, now agreed
-            return FollowUp("confirm", proposal) if reads_as(request, "add") else None
-        if proposal is None or not any(m.has_clock_time or (own and m.all_day) for m in said):
-            return None
-        # After "which did you mean: A or B?" a bare day is the pick, whatever else a bare day
-        # can be; after a proposal of Veil's own, a question or a cancel is no answer.
-        if (not own and act in _NOT_ANSWERS) or not _about(request, proposal, said):
-            return None
-        return FollowUp("answer", proposal)
-    event = store.latest_of_chat(session)
-    if event is None or event.end <= now:
-        return None
+        answer = _answer_to(
+            pending, offered, request, said, shifts, act, tz=tz, session=session, value_of=value_of
+        )
+        if answer is not None:
+            return answer
+    ahead = store.upcoming_of_chat(session, now)
     follow: Literal["cancel", "move"] | None = None
-    if _names_no_other_time(said, event, tz) and reads_as(request, "call_off"):
+    people = _people(request, value_of)
+    event, named = _meant(request, ahead, said, tz, people)
+    if pending is not None and not named:
+        return None  # after Veil's own proposal, "cancel it" is about the proposal
+    # "forget drinks" with drinks ahead in the chat calls them off; with none, it is memory's
+    calls_off = reads_as(request, "call_off") or (act == "forget" and named)
+    if event and _names_no_other_time(said, event, tz) and calls_off:
         follow = "cancel"  # the user declining their own chat's event calls it off
     elif (said or shifts) and reads_as(request, "change"):
-        follow = "move"
-    if follow is None or not _about(request, event, [*said, *shifts]):
+        follow, event = "move", _meant(request, ahead, [], tz, people)[0]  # the day is the new one
+    if follow is None or event is None:
+        return None
+    group: Group = "call_off" if follow == "cancel" else "change"
+    if not named and not _about(request, event, [*said, *shifts], group, value_of):
         return None
     return FollowUp(follow, event)
+
+
+def _answer_to(
+    pending: dict[str, Any],
+    offered: Sequence[dict[str, Any]],
+    request: str,
+    said: list[TimeMention],
+    shifts: list[TimeMention],
+    act: str,
+    *,
+    tz: str,
+    session: str,
+    value_of: Callable[[str], str | None],
+) -> FollowUp | None:
+    """The request as an answer to the proposal of the chat's previous turn, or None."""
+    # A proposal's clock was Veil's suggestion (a meal default), so only a clock time
+    # answers it. An event refused for words read two ways ("at 8", "next thursday") had
+    # the user's own day and clock: a day or a clock time answers it.
+    picked = _picked_option(offered, said, act, tz=tz, session=session)
+    # an answer to Veil's offer is a reply: read as one ("wednesday works" is a yes there)
+    if picked is not None and (
+        "?" in request or not (reply_agrees(request) or reads_as(request, "add", "thread"))
+    ):
+        picked = None  # "what about tuesday?" asks, "tuesday I'm out" refuses: no pick
+    if picked is not None:
+        return FollowUp("confirm", picked)
+    proposal = _proposal(pending, tz=tz, session=session)
+    own = pending.get("status") == "blocked"
+    if proposal is not None and pending.get("held") and not said and not shifts:
+        # "Should I add it at 03:00?" - "yes": the start the input stated, now agreed
+        return FollowUp("confirm", proposal) if reads_as(request, "add") else None
+    if proposal is None or not any(m.has_clock_time or (own and m.all_day) for m in said):
+        return None
+    # After "which did you mean: A or B?" a bare day is the pick, whatever else a bare day
+    # can be; after a proposal of Veil's own, a question or a cancel is no answer.
+    group: Group = "change" if reads_as(request, "change") else "add"  # "lo han movido a las 2"
+    if (not own and act in _NOT_ANSWERS) or not _about(request, proposal, said, group, value_of):
+        return None
+    return FollowUp("answer", proposal)
+
+
+def _meant(
+    request: str,
+    ahead: list[CalendarEvent],
+    said: list[TimeMention],
+    tz: str,
+    people: list[str],
+) -> tuple[CalendarEvent | None, bool]:
+    """Which of the chat's events still ahead (changed last first) the follow-up is about, and
+    whether the request names it.
+
+    The activities it names pick the events whose title they all name ("forget dinner" with a
+    lunch and a dinner ahead; an activity no event has names none: "cancel the dentist"); with
+    none named, its other words pick the events whose title one of them names ("annulla
+    l'aperitivo"), and so do the `people` it names ("Diego lo cambió a las 3"); a day it names
+    alone picks the events on that day ("cancel thursday"); of those, or of all when it names
+    nothing, the one changed last ("cancel it")."""
+    activities = [m.group().casefold() for m in ACTIVITY_RE.finditer(request)]
+    if activities:
+        ahead = [e for e in ahead if all(_names(w, _title_of(e)) for w in activities)]
+    words = _content_words(request)
+    naming = [
+        e for e in ahead
+        if any(_names(w, _title_of(e)) for w in words) or any(_with(e, p) for p in people)
+    ]  # fmt: skip
+    named = bool(activities and ahead) or bool(naming)
+    ahead = naming or ahead
+    zone = ZoneInfo(tz)
+    days = {
+        m.value.astimezone(zone).date()
+        for m in said
+        if m.value is not None and not m.has_clock_time and states_date(m.text)
+    }
+    on_day = [e for e in ahead if e.start.astimezone(zone).date() in days]
+    return (on_day or ahead or [None])[0], named
+
+
+def _placeholders(text: str) -> list[str]:
+    return [m.group(0) for m in PLACEHOLDER_RE.finditer(text)]
+
+
+def _people(request: str, value_of: Callable[[str], str | None]) -> list[str]:
+    """The real values (case-folded) of the placeholders in the redacted request."""
+    found = (value_of(p) for p in _placeholders(request))
+    return [value.casefold() for value in found if value]
+
+
+def _with(event: CalendarEvent, person: str) -> bool:
+    """Whether the event's title, people or place hold a word of the person's name."""
+    held = set(_LETTERS_RE.findall(" ".join([event.title, *event.attendees, event.location])
+                                   .casefold()))  # fmt: skip
+    return any(len(part) >= 3 and part in held for part in _LETTERS_RE.findall(person))
+
+
+def _content_words(text: str) -> list[str]:
+    """The words of `text` that can name something: not filler, not everyday words of its
+    language (pronouns, articles: "with" must not name "Lunch with Tom"), three letters up."""
+    languages = detect_languages(text)[:2]
+    return [
+        w.casefold() for w in _LETTERS_RE.findall(PLACEHOLDER_RE.sub(" ", text))
+        if len(w) >= 3 and w.casefold() not in _FILLER
+        and max(zipf(w.casefold(), language) for language in languages) < EVERYDAY_ZIPF
+        and max(zipf(w.casefold(), language) for language in LANGUAGES) < EVERYDAY_ANYWHERE
+    ]  # fmt: skip
+
+
+def _title_of(event: CalendarEvent) -> list[str]:
+    """The words an event's title can be named by: its content words and activities ("1:1")."""
+    named = [m.group().casefold() for m in ACTIVITY_RE.finditer(event.title)]
+    return [*_content_words(event.title), *named]
 
 
 def _picked_option(
@@ -198,35 +308,53 @@ def _proposal(pending: dict[str, Any], *, tz: str, session: str) -> CalendarEven
         return None
 
 
-def _about(request: str, event: CalendarEvent, said: list[TimeMention]) -> bool:
+def _about(
+    request: str,
+    event: CalendarEvent,
+    said: list[TimeMention],
+    group: Group,
+    value_of: Callable[[str], str | None],
+) -> bool:
     """Whether the request is about `event`: every activity it names names the event, and it
-    names one, points back at the chat's event, or says little else besides filler and times."""
-    title = [w.casefold() for w in _WORD_RE.findall(event.title) if len(w) >= 3]
+    names one, points back at the chat's event, or says little else besides filler, times, the
+    words that do the act (`group`, read by the act model) and everyday words of its language
+    ("ela mudou para as 11h"; "cancel my newsletter subscription" says more)."""
+    title = _title_of(event)
     named = [m.group().casefold() for m in ACTIVITY_RE.finditer(request)]
     if named:
         return all(_names(word, title) for word in named)
-    # a person's placeholder is who, not what: blanked to its own length, so spans still fit
+    # a placeholder whose person the event does not have ("et <PERSON_1> mardi à 11h15" adds a
+    # plan with them; a word read as a name is one too) is one more word of something else
+    strangers = [p for p in _people(request, value_of) if not _with(event, p)]
+    strangers += [p for p in _placeholders(request) if not value_of(p)]
     spans = [(m.start, m.end) for m in said]
     blanked = PLACEHOLDER_RE.sub(lambda m: " " * len(m.group()), request)
     words = [
         w.group().casefold()
-        for w in _WORD_RE.finditer(blanked)
+        for w in _LETTERS_RE.finditer(blanked)
         if not any(s <= w.start() < e for s, e in spans)
     ]
     if any(w in _POINTERS for w in words):
         return True
-    other = [w for w in words if w not in _FILLER and len(w) >= 3 and not _names(w, title)]
-    return len(other) <= MAX_UNNAMED_WORDS
+    everyday = set(words) - set(_content_words(request))
+    doing = act_words(request, group)
+    other = [
+        w for w in words
+        if w not in everyday and w not in doing and len(w) >= 3 and not _names(w, title)
+    ]  # fmt: skip
+    return len(other) + len(strangers) <= MAX_UNNAMED_WORDS
 
 
 def _names(word: str, title: list[str]) -> bool:
     """Whether `word` names a word of the title, allowing for endings ("dinners", "Dinner"),
-    or the same meal in another language ("Mittagessen" for a "Lunch with ..." event)."""
+    compounds ("Meeting" in "Teammeeting"), or the same meal in another language
+    ("Mittagessen" for a "Lunch with ..." event)."""
     meal = meal_of(word)
     return any(
         t.startswith(word[:4]) or word.startswith(t[:4]) or (meal and meal == meal_of(t))
+        or (min(len(word), len(t)) >= COMPOUND_PART and (word in t or t in word))
         for t in title
-    )
+    )  # fmt: skip
 
 
 def carry_out(

@@ -198,6 +198,20 @@ class CalendarStore:
         found = rows.fetchall()
         return _event(dict(zip(names, found[0], strict=True))) if found else None
 
+    def upcoming_of_chat(self, session: str, now: datetime) -> list[CalendarEvent]:
+        """The events this chat created that have not ended by `now`, the one it created or
+        changed last first: the events a follow-up ("forget dinner", "cancel it") may be
+        about. Imported events and other chats' events never count."""
+        if not session:
+            return []
+        rows = self.db.execute(
+            f"SELECT * FROM {TABLE} WHERE source = 'created' AND session = ? AND end_utc > ? "
+            "ORDER BY created_at DESC, id DESC",
+            [session, _utc(now)],
+        )
+        names = [d[0] for d in rows.description]
+        return [_event(dict(zip(names, row, strict=True))) for row in rows.fetchall()]
+
     def move(self, event: CalendarEvent, start: datetime, end: datetime) -> CalendarEvent:
         """The same event (same UID) at a new time, SEQUENCE raised; the row is rewritten.
 

@@ -328,18 +328,22 @@ def test_a_move_reports_what_the_new_time_overlaps(chat: tuple[Assistant, Memory
 def test_a_move_the_chat_cannot_tie_to_its_event_creates_nothing(
     chat: tuple[Assistant, MemoryStore],
 ) -> None:
-    """A request read as changing a time that the follow-up could not tie to the chat's event
-    (here its words were read as English, so two of them name nothing of the lunch) is no ask
-    for a new event: it is offered with why, never created under the verb's name."""
+    """A request read as changing a time that names an activity the chat does not hold (the
+    dentist, with only a lunch ahead) is no ask for a new event: it is offered with why, never
+    created under the verb's name, and the lunch stays. The same move in Spanish with only the
+    act's own words ("pásalo", which the act model reads as the move) is the lunch's."""
     session = chat[1].create_session("lunch").id
     say(chat, session, "lunch with Karthik Rao thursday next week at 1")
-    asked = say(chat, session, "pásalo a las 3")
-    assert not any(e.status == "created" for e in asked.events)
+    moved = say(chat, session, "pásalo a las 3")
+    assert [e.status for e in moved.events] == ["updated"]
+    calendar = CalendarStore(Database(chat[1].db.conn))
+    [lunch] = calendar.between(NOW, NOW + timedelta(days=30))
+    assert (lunch.start.hour, lunch.title) == (15, "Lunch with Karthik Rao")
+    asked = say(chat, session, "move the dentist to 4pm")
+    assert not any(e.status in ("created", "updated") for e in asked.events)
     assert "moving something" in asked.reply
-    [lunch] = [
-        e for e in CalendarStore(Database(chat[1].db.conn)).between(NOW, NOW + timedelta(days=30))
-    ]
-    assert lunch.start.hour == 13
+    [lunch] = calendar.between(NOW, NOW + timedelta(days=30))
+    assert lunch.start.hour == 15
 
 
 def test_a_plan_pasted_without_a_request_says_why_it_waits(
@@ -373,3 +377,32 @@ def test_a_day_that_names_one_offered_option_picks_it(
         assert event["title"] == offered[0]["title"] and event["start"][:10] == day
         [chosen] = [e for e in offered if e["start"][:10] == day]
         assert event["start"] == chosen["start"]
+
+
+def test_a_follow_up_acts_on_the_event_it_names_not_the_last_one(
+    chat: tuple[Assistant, MemoryStore],
+) -> None:
+    """With a dinner and then a lunch ahead, "forget dinner" cancels the dinner, "move the
+    lunch" moves the lunch, and "cancel thursday" the event on Thursday; one the chat does
+    not hold ("cancel the dentist") changes nothing."""
+    session = chat[1].create_session("two").id
+    calendar = CalendarStore(Database(chat[0].data_dir / "veil.db"))
+
+    def starts() -> list[str]:
+        ahead = calendar.upcoming_of_chat(session, NOW)
+        return sorted(f"{e.title.split()[0]} {e.start:%a %H:%M}" for e in ahead)
+
+    assert say(chat, session, "dinner with Anna on Friday at 7:30pm").events[0].status == "created"
+    assert say(chat, session, "lunch with Ben on Thursday at 1pm").events[0].status == "created"
+    assert say(chat, session, "call with Carla on Wednesday at 9am").events[0].status == "created"
+    assert starts() == ["Call Wed 09:00", "Dinner Fri 19:30", "Lunch Thu 13:00"]
+
+    assert say(chat, session, "move dinner to 8pm").events[0].status == "updated"
+    assert starts() == ["Call Wed 09:00", "Dinner Fri 20:00", "Lunch Thu 13:00"]
+    untouched = say(chat, session, "cancel the dentist")
+    assert not any(e.status == "cancelled" for e in untouched.events)
+    assert starts() == ["Call Wed 09:00", "Dinner Fri 20:00", "Lunch Thu 13:00"]
+    assert say(chat, session, "cancel thursday").events[0].status == "cancelled"
+    assert starts() == ["Call Wed 09:00", "Dinner Fri 20:00"]
+    assert say(chat, session, "forget dinner, something came up").events[0].status == "cancelled"
+    assert starts() == ["Call Wed 09:00"]

@@ -801,7 +801,7 @@ STAMP_WEEKDAY_RE = re.compile(
 # Month names and abbreviations of the five languages, as regex source.
 MONTHS = (
     r"(?:jan|feb|m[aä]r|apr|ma[iy]|jun|jul|aug|sep|o[ck]t|nov|de[cz]|janv|févr|fev|avr|mai|juin"
-    r"|juil|août|ene|abr|ago|dic|set|out)[a-zéû]*\.?"
+    r"|juil|août|ene|abr|ago|dic|set|out|gen|mag|giu|lug|ott)[a-zéû]*\.?"
 )
 _DATE_END_RE = re.compile(
     rf"(?:\b\d{{4}}|\b{MONTHS}\s*\d{{1,2}}(?:st|nd|rd|th)?|\b\d{{1,2}}\.?\s*{MONTHS}"
@@ -820,16 +820,23 @@ STAMP_DATE_RE = re.compile(
 STAMP_YEAR_RE = re.compile(r"\d{1,2}[./-]\d{1,2}[./-]\d{2,4}|\b\d{4}\b")
 
 # --- Whether a clock-time mention also names its day ("fri at 3" does, "make it 4" does not) --
+_DAY_WORDS = sorted(
+    {
+        *data.words("times", "day_words"),
+        *(name for days in data.table("times")["weekdays"].values() for n in days
+          for name in n.split()),
+    },
+    key=len,
+    reverse=True,
+)  # fmt: skip
 _DATE_WORD_RE = re.compile(
-    rf"\b(?:today|tonight|tomorrow|tmrw|tmw|tmrow|2moro|tomorow|yesterday|day\s+after"
-    rf"|weekend|week|heute|morgen|übermorgen|demain|aujourd'hui|ce\s+soir|après-demain|hoy"
-    rf"|mañana|pasado\s+mañana|hoje|amanhã|amanha|depois\s+de\s+amanhã|segunda|terça|terca"
-    rf"|quarta|quinta|sexta|sábado|domingo)\b"
-    rf"|\b(?:(?:mon|tue|tues|wed|thu|thur|thurs|fri|sat|sun)(?:day)?|tuesday|wednesday|thursday"
-    rf"|saturday|montag|dienstag|mittwoch|donnerstag|freitag|samstag|sonntag"
-    rf"|lundi|mardi|mercredi|jeudi|vendredi|samedi|dimanche|lun|mer|jeu|ven|sam|dim|lunes|martes"
-    rf"|miércoles|miercoles|jueves|viernes|sábado|sabado|domingo|mié|jue|vie|seg|ter|qua|qui|sex"
+    rf"(?<![\w-])(?:{'|'.join(map(re.escape, _DAY_WORDS))}|day\s+after|ce\s+soir"
+    rf"|pasado\s+mañana|depois\s+de\s+amanhã)(?![\w-])"
+    rf"|\b(?:(?:mon|tue|tues|wed|thu|thur|thurs|fri|sat|sun)(?:day)?"
+    rf"|lun|mer|jeu|ven|sam|dim|mié|jue|vie|seg|ter|qua|qui|sex"
     rf")\.?(?![\w])|\b{MONTHS}\s*\d|\d{{1,2}}(?:st|nd|rd|th|er|e|º|ª)?\.?\s+{MONTHS}"
+    rf"|(?<![\w-])(?:{data.alternation('times', 'date_articles')})\s+\d{{1,2}}(?:º|er)?\.?"
+    rf"(?!\s*(?:[:.h]\s*\d|uhr\b|h\b|[ap]\.?m\b)|\d)"
     rf"|\b\d{{1,2}}{MONTHS}(?![a-z])"  # a ticket's "15DEC"
     # numeric dates; with dots only day.month ("4.12.", "04.12.2026"): "7.30" is a clock;
     # "10-11:30am", "9-11am" are hours
