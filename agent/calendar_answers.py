@@ -18,6 +18,7 @@ from typing import Literal
 
 from agent.asked import asked
 from agent.bundle import PlanItem, StepOutcome, TurnBundle
+from agent.naming import content_words, most_named
 from memory.calendar import CalendarStore
 from memory.event import CalendarEvent, local_midnight, zone
 from tools.calendar.slots import Schedule, WorkingHours
@@ -123,10 +124,11 @@ def answer_calendar_question(
 def _answer_when(
     question: CalendarQuestion, *, store: CalendarStore, now: datetime, tz: str
 ) -> TurnBundle:
-    ahead = store.titled(question.about, now, question.end, limit=3)
     named = " ".join(question.about)
+    words = content_words(named) or list(question.about)
+    ahead = most_named(words, store.between(now, question.end))[:3]
     if not ahead:
-        past = store.titled(question.about, now - WHEN_AHEAD, now, limit=50)
+        past = most_named(words, store.between(now - WHEN_AHEAD, now))
         if past:
             reply = f"The last {_said(past[-1], tz)}. Nothing called “{named}” is coming up."
         else:

@@ -30,35 +30,34 @@ from zoneinfo import ZoneInfo
 
 from agent.bundle import BundleEvent, BundleFile, PlanItem, StepOutcome, TurnBundle, in_zone
 from agent.calendar_answers import event_time
+from agent.naming import (
+    LETTERS_RE,
+    content_words,
+    holds_person,
+    names_word,
+    naming_count,
+    people_named,
+    placeholders,
+    title_words,
+)
 from lang import data
 from lang.activities import ACTIVITY_RE
-from lang.frequency import LANGUAGES, zipf
 from memory.calendar import CalendarStore
 from memory.errors import StoreError
 from memory.event import CalendarEvent
 from privacy.entity_map import PLACEHOLDER_RE
 from tools.calendar.gate import moved_start
 from tools.calendar.ics import export_event
-from tools.calendar.lang import detect_languages, meal_of, states_date, weekday_only
+from tools.calendar.lang import states_date, weekday_only
 from tools.calendar.slots import Schedule
 from tools.calendar.times import TimeMention
 from understanding.acts import Group, act_words, read_act, reads_as, reply_agrees
 
 _WORD_RE = re.compile(r"[^\W\d_][\w'’-]*")
-_LETTERS_RE = re.compile(r"[^\W\d_]+")  # "l'aperitivo" is "l" and "aperitivo"
-_FILLER = data.words("acts", "filler")
 _POINTERS = data.words("acts", "event_pointers")
 # A follow-up that names no activity and points at nothing may say this many other words
 # ("push to friday", "cancel pls"); "cancel my newsletter subscription" says more.
 MAX_UNNAMED_WORDS = 0
-# Words at least this common in the request's language (Zipf: "the" 7, "para" 6.9, "she" 6.1)
-# are pronouns, articles and auxiliaries, which name nothing.
-EVERYDAY_ZIPF = 5.5
-# A short line's language is often misread ("pásalo a las 3" as French), so a word this common
-# in any of Veil's languages ("las" 7.0, "les" 7.2, "mit" 7.0; "casa" 6.0 is not) is one too.
-EVERYDAY_ANYWHERE = 6.5
-# A word this long inside another names it: "Meeting" in "Teammeeting", "Kino" not in "Kinobar"
-COMPOUND_PART = 5
 # Acts that are no answer to a proposal, whatever time they state.
 _NOT_ANSWERS = frozenset(
     {"cancel", "decline", "calendar_question", "ask_availability", "draft", "remember",
@@ -109,7 +108,7 @@ def find_follow_up(
             return answer
     ahead = store.upcoming_of_chat(session, now)
     follow: Literal["cancel", "move"] | None = None
-    people = _people(request, value_of)
+    people = people_named(request, value_of)
     event, named = _meant(request, ahead, said, tz, people)
     if pending is not None and not named:
         return None  # after Veil's own proposal, "cancel it" is about the proposal
@@ -184,11 +183,11 @@ def _meant(
     nothing, the one changed last ("cancel it")."""
     activities = [m.group().casefold() for m in ACTIVITY_RE.finditer(request)]
     if activities:
-        ahead = [e for e in ahead if all(_names(w, _title_of(e)) for w in activities)]
-    words = _content_words(request)
+        ahead = [e for e in ahead if all(names_word(w, title_words(e)) for w in activities)]
+    words = content_words(request)
     naming = [
         e for e in ahead
-        if any(_names(w, _title_of(e)) for w in words) or any(_with(e, p) for p in people)
+        if naming_count(words, e) or any(holds_person(e, p) for p in people)
     ]  # fmt: skip
     named = bool(activities and ahead) or bool(naming)
     ahead = naming or ahead
@@ -200,41 +199,6 @@ def _meant(
     }
     on_day = [e for e in ahead if e.start.astimezone(zone).date() in days]
     return (on_day or ahead or [None])[0], named
-
-
-def _placeholders(text: str) -> list[str]:
-    return [m.group(0) for m in PLACEHOLDER_RE.finditer(text)]
-
-
-def _people(request: str, value_of: Callable[[str], str | None]) -> list[str]:
-    """The real values (case-folded) of the placeholders in the redacted request."""
-    found = (value_of(p) for p in _placeholders(request))
-    return [value.casefold() for value in found if value]
-
-
-def _with(event: CalendarEvent, person: str) -> bool:
-    """Whether the event's title, people or place hold a word of the person's name."""
-    held = set(_LETTERS_RE.findall(" ".join([event.title, *event.attendees, event.location])
-                                   .casefold()))  # fmt: skip
-    return any(len(part) >= 3 and part in held for part in _LETTERS_RE.findall(person))
-
-
-def _content_words(text: str) -> list[str]:
-    """The words of `text` that can name something: not filler, not everyday words of its
-    language (pronouns, articles: "with" must not name "Lunch with Tom"), three letters up."""
-    languages = detect_languages(text)[:2]
-    return [
-        w.casefold() for w in _LETTERS_RE.findall(PLACEHOLDER_RE.sub(" ", text))
-        if len(w) >= 3 and w.casefold() not in _FILLER
-        and max(zipf(w.casefold(), language) for language in languages) < EVERYDAY_ZIPF
-        and max(zipf(w.casefold(), language) for language in LANGUAGES) < EVERYDAY_ANYWHERE
-    ]  # fmt: skip
-
-
-def _title_of(event: CalendarEvent) -> list[str]:
-    """The words an event's title can be named by: its content words and activities ("1:1")."""
-    named = [m.group().casefold() for m in ACTIVITY_RE.finditer(event.title)]
-    return [*_content_words(event.title), *named]
 
 
 def _picked_option(
@@ -319,42 +283,30 @@ def _about(
     names one, points back at the chat's event, or says little else besides filler, times, the
     words that do the act (`group`, read by the act model) and everyday words of its language
     ("ela mudou para as 11h"; "cancel my newsletter subscription" says more)."""
-    title = _title_of(event)
+    title = title_words(event)
     named = [m.group().casefold() for m in ACTIVITY_RE.finditer(request)]
     if named:
-        return all(_names(word, title) for word in named)
+        return all(names_word(word, title) for word in named)
     # a placeholder whose person the event does not have ("et <PERSON_1> mardi à 11h15" adds a
     # plan with them; a word read as a name is one too) is one more word of something else
-    strangers = [p for p in _people(request, value_of) if not _with(event, p)]
-    strangers += [p for p in _placeholders(request) if not value_of(p)]
+    strangers = [p for p in people_named(request, value_of) if not holds_person(event, p)]
+    strangers += [p for p in placeholders(request) if not value_of(p)]
     spans = [(m.start, m.end) for m in said]
     blanked = PLACEHOLDER_RE.sub(lambda m: " " * len(m.group()), request)
     words = [
         w.group().casefold()
-        for w in _LETTERS_RE.finditer(blanked)
+        for w in LETTERS_RE.finditer(blanked)
         if not any(s <= w.start() < e for s, e in spans)
     ]
     if any(w in _POINTERS for w in words):
         return True
-    everyday = set(words) - set(_content_words(request))
+    everyday = set(words) - set(content_words(request))
     doing = act_words(request, group)
     other = [
         w for w in words
-        if w not in everyday and w not in doing and len(w) >= 3 and not _names(w, title)
+        if w not in everyday and w not in doing and len(w) >= 3 and not names_word(w, title)
     ]  # fmt: skip
     return len(other) + len(strangers) <= MAX_UNNAMED_WORDS
-
-
-def _names(word: str, title: list[str]) -> bool:
-    """Whether `word` names a word of the title, allowing for endings ("dinners", "Dinner"),
-    compounds ("Meeting" in "Teammeeting"), or the same meal in another language
-    ("Mittagessen" for a "Lunch with ..." event)."""
-    meal = meal_of(word)
-    return any(
-        t.startswith(word[:4]) or word.startswith(t[:4]) or (meal and meal == meal_of(t))
-        or (min(len(word), len(t)) >= COMPOUND_PART and (word in t or t in word))
-        for t in title
-    )  # fmt: skip
 
 
 def carry_out(
