@@ -639,14 +639,15 @@ def test_codes_are_no_times(parser: TimeParser, text: str, clock: str) -> None:
         ("add breakfast", "Ana: breakfast tomorrow? at 7?\nMe: ok", 7, False),
         ("add the call", "Sis: call mom thursday around 8\nMe: am or pm lol\nSis: pm obviously", 20,
          False),
-        # must not fire: no meal, one the thread never says, a bar or a party, "Am so in!"; a
-        # meal the thread alone says may be last night's ("thanks for dinner! ... at 8?")
+        # the thread alone, or the request alone, says the meal of the plan
         ("add this to my calendar", "Tomasz: dinner at Lupa friday?\nEllie: yes!! what time\n"
-         "Tomasz: 7:30?\nEllie: perfect, I'll book", None, True),
+         "Tomasz: 7:30?\nEllie: perfect, I'll book", 19, False),
+        ("add the dinner", "Tom: Fri it is. Lucali at 8? I'll book", 20, False),
+        # must not fire: no meal, a meal thanked for (last night's), a bar or a party, "Am so
+        # in!", both halves said
         ("add it", "Ana: thanks for dinner! can you drop the kids at school tomorrow at 8?",
          None, True),
         ("add it", "Tom: Fri it is. Lucali at 8? I'll book", None, True),
-        ("add the dinner", "Tom: Fri it is. Lucali at 8? I'll book", None, True),
         ("add the bar mitzvah", "Rabbi: services begin at 9:30 on Saturday", None, True),
         ("add it", "Sam: poker thursday at 8?\nMe: Am so in!", None, True),
         ("add the dinner", "Sam: dinner's off, let's grab coffee Sat at 8:30 instead", None, True),

@@ -2423,6 +2423,14 @@ _HALF_ANSWER_RE = re.compile(
 )
 
 
+# A meal thanked for or looked back on ("thanks for dinner!", "loved brunch") is no plan's.
+_THANKED_FOR_RE = re.compile(
+    rf"(?<![^\W\d_])(?:{data.phrases_alternation(data.phrases('acts', 'recap_before'))})"
+    r"(?:\s+(?:the|our|your|a|an))?\s+[^\W\d_]+",
+    re.IGNORECASE,
+)
+
+
 def _half_asked(request: str, bodies: list[str]) -> tuple[str, bool] | None:
     """The half of the day the request's plan or the thread's own answer settles ("add the
     dinner" is an evening's, "pm obviously" answers "am or pm?"), and whether it was said as an
@@ -2430,14 +2438,12 @@ def _half_asked(request: str, bodies: list[str]) -> tuple[str, bool] | None:
     answers = {m.group("half").lower() for b in bodies if (m := _HALF_ANSWER_RE.match(b))}
     if len(answers) == 1:
         return ("pm" if answers == {"p"} else "am"), True
-    # a meal or a part of the day the request and the thread both say ("add the dinner" over
-    # "Dinner this week?"); a bar or a party says no hour ("add the bar mitzvah")
-    said = " ".join(bodies)
-    evening = lang.LATE_EVENING_RE.search(request) and lang.LATE_EVENING_RE.search(said)
-    morning = lang.MORNING_RE.search(request) and lang.MORNING_RE.search(said)
-    if bool(evening) != bool(morning) and not (
-        lang.MORNING_RE.search(said) and lang.LATE_EVENING_RE.search(said)
-    ):
+    # a meal or a part of the day the thread (or the request over it) says, and never the other
+    # half ("Dinner this Saturday?" ... "8?"); a bar or a party says no hour ("the bar mitzvah")
+    said = _THANKED_FOR_RE.sub(" ", " ".join([request, *bodies]))  # "thanks for dinner!": past
+    evening = lang.LATE_EVENING_RE.search(said)
+    morning = lang.MORNING_RE.search(said)
+    if bool(evening) != bool(morning):
         return ("pm" if evening else "am"), False
     return None
 
