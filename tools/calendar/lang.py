@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import functools
 import re
+import unicodedata
 from datetime import date, timedelta
 
 from lang import data, zones
@@ -687,13 +688,33 @@ MOVE_TO_RE = re.compile(rf"\s(?:{data.alternation('times', 'move_to')})\s", re.I
 SHIFT_LATER_AFTER_RE = data.phrase_pattern("times", "shift_later_after")
 SHIFT_EARLIER_AFTER_RE = data.phrase_pattern("times", "shift_earlier_after")
 _SHIFT_BY = rf"(?:\s+(?:{data.alternation('times', 'shift_by')}))?\s*$"
-SHIFT_LATER_BEFORE_RE = re.compile(
-    rf"(?:{data.phrase_pattern('times', 'shift_later_before').pattern}){_SHIFT_BY}", re.IGNORECASE
-)
-SHIFT_EARLIER_BEFORE_RE = re.compile(
-    rf"(?:{data.phrase_pattern('times', 'shift_earlier_before').pattern}){_SHIFT_BY}",
-    re.IGNORECASE,
-)
+
+
+def fold_accents(text: str) -> str:
+    """`text` with each letter's accent dropped, one character for one ("retrásala" ->
+    "retrasala"), so offsets into the folded text are offsets into `text`."""
+    return "".join(unicodedata.normalize("NFD", ch)[0] for ch in text)
+
+
+def _shift_verbs(section: str) -> re.Pattern[str]:
+    """The phrases of a [shift_*_before] section, matched on accent-folded text: a one-word
+    verb with the pronoun a Romance verb takes on ("repousse-la", "retrásala", "anticipalo"),
+    then what is moved, an article and its noun ("retrasa el médico una hora", not "push
+    through the 30 min workout"), then [shift_by]."""
+    alternatives = []
+    for phrase in sorted(data.phrases("times", section), key=len, reverse=True):
+        words = fold_accents(phrase).split()
+        body = r"\s+".join(r"[^\s.,;!?]+" if w == "*" else re.escape(w) for w in words)
+        alternatives.append(body + (r"(?:-?[^\W\d_]{1,4})?" if len(words) == 1 else ""))
+    return re.compile(
+        rf"(?<!\w)(?:{'|'.join(alternatives)})"
+        rf"(?:\s+(?:{data.alternation('labels', 'definite_articles')})\s+[^\s.,;!?]+)?{_SHIFT_BY}",
+        re.IGNORECASE,
+    )
+
+
+SHIFT_LATER_BEFORE_RE = _shift_verbs("shift_later_before")
+SHIFT_EARLIER_BEFORE_RE = _shift_verbs("shift_earlier_before")
 # The rest of a clause after "30 min later" may hold a word or two ("30 min later then?"); more
 # is another clause ("it takes 30 min, later I have gym" ends the clause first anyway).
 SHIFT_CLAUSE_END_RE = re.compile(r"[.!?,;\n]")

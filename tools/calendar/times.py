@@ -721,7 +721,7 @@ def _moves_as_lengths(
 def _shift_before(clean: str, at: int) -> tuple[int, int]:
     """+1 or -1 when the words ending at `at` move a plan later or earlier ("push it back",
     "bring it forward by"), and where those words start; (0, at) when they do not."""
-    before = clean[max(0, at - 40) : at]
+    before = lang.fold_accents(clean[max(0, at - 40) : at])
     for pattern, sign in ((lang.SHIFT_LATER_BEFORE_RE, 1), (lang.SHIFT_EARLIER_BEFORE_RE, -1)):
         found = pattern.search(before)
         if found:
