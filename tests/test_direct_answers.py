@@ -119,6 +119,20 @@ def test_when_is_finds_the_event_by_its_title_words(store: CalendarStore) -> Non
     assert "nothing called “dentist”" in _answer("when is the dentist?", store)
 
 
+def test_when_is_finds_the_event_the_most_of_its_words_name(store: CalendarStore) -> None:
+    """Words the title lacks ("my mother's") do not hide the event the others name, in any
+    language; the event more of them name comes first; a word no title holds finds nothing."""
+    berlin = ZoneInfo(TZ)
+    store.add(CalendarEvent.new("Aniversário", datetime(2026, 12, 20, tzinfo=berlin), tz=TZ,
+                                all_day=True))  # fmt: skip
+    store.add(CalendarEvent.new("Lunch with Bo", datetime(2026, 11, 28, 13, tzinfo=berlin), tz=TZ))
+    assert _answer("when is my mother's aniversário again?", store).startswith(
+        "Aniversário is on Sun 20 Dec"
+    )
+    assert _answer("when is lunch with sam?", store).startswith("Lunch with Sam is on Fri 27 Nov")
+    assert "nothing called" in _answer("when is the dentist again?", store)
+
+
 @pytest.mark.parametrize(
     ("request_text", "act", "text"),
     [
