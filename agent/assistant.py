@@ -48,6 +48,7 @@ from agent.planner import PlanInput, Planner
 from agent.prompts import load_prompt
 from agent.synthesis import facts, write_reply
 from lang import exports
+from lang.activities import ACTIVITY_RE
 from lang.fold import unmask_roles
 from lang.text import clean_text, has_forged_label
 from memory.calendar import CalendarStore
@@ -60,7 +61,7 @@ from tools.calendar.ics import import_ics
 from tools.calendar.slots import MEAL_DURATIONS
 from tools.calendar.times import TimeMention, TimeParser
 from tools.registry import builtin_registry
-from understanding.acts import read_act, reads_as
+from understanding.acts import read_act, reads_as, reply_agrees
 from understanding.start_hours import rare_start
 
 logger = logging.getLogger(__name__)
@@ -337,6 +338,19 @@ class Assistant:
                 events, found, request=request, thread=quiet, gateway=self.gateway, guard=guard,
                 session=turn.session,
             )  # fmt: skip
+            if offered and not thread.strip() and _answers_proposal(request):
+                # "thursday morning works" after Veil offered times for a coffee: the coffee,
+                # at what the answer says (free times again if it says no clock), not "Works"
+                asked_about = offered[0]
+                for event in events:
+                    event.title = redactor.redact(str(asked_about.get("title") or "")).text
+                    event.attendees = [
+                        redactor.redact(str(a)).text for a in asked_about.get("attendees") or []
+                    ]
+                    event.location = (
+                        event.location
+                        or redactor.redact(str(asked_about.get("location") or "")).text
+                    )
             blank = not request.strip()
             unasked = intent == "other" and not reads_as(request, "add")
             if thread.strip() and (intent == "question" or blank or unasked):
@@ -525,6 +539,16 @@ class Assistant:
             and read_act(turn.request, "request").act == "recall"
         ):
             return answer_from_recall(self._recall(turn.request, RECALL_K, memory))
+        if not turn.thread.strip() and _calls_off_nothing(turn.request, mentions):
+            reply = (
+                "Nothing ahead in this chat's calendar matches that, so nothing was cancelled "
+                "or added."
+            )
+            return TurnBundle(
+                reply=reply,
+                plan=[PlanItem("cancel_event", {}, "call off the chat's event the user named")],
+                steps=[StepOutcome("cancel_event", "blocked", 1, "no event of the chat matches")],
+            )
         return None
 
     def _out_dir(self, turn: Turn) -> Path:
@@ -648,6 +672,28 @@ def _said_in_another_zone(start: datetime, mentions: list[TimeMention], zone: Zo
 
 def _count(number: int, noun: str) -> str:
     return f"{number:,} {noun}" + ("" if number == 1 else "s")
+
+
+# A request that does one of these after Veil's proposal answers it.
+_ANSWER_ACTS = frozenset({"accept", "counter", "confirm", "move", "schedule"})
+
+
+def _answers_proposal(request: str) -> bool:
+    """Whether a request after Veil's proposal answers it: it agrees, counters with another
+    time or asks to add (act model), naming no activity and nobody of its own ("friday is
+    better for me"; "lunch with <PERSON_1> tomorrow" is a plan of its own)."""
+    if ACTIVITY_RE.search(request) or PLACEHOLDER_RE.search(request) or not request.strip():
+        return False
+    act = read_act(request, "request").act
+    return act in _ANSWER_ACTS or reply_agrees(request) or reads_as(request, "add")
+
+
+def _calls_off_nothing(request: str, mentions: list[TimeMention]) -> bool:
+    """Whether a request calls a plan off (act model) and says no new time: the follow-up found
+    no event of the chat it names ("scrap dinner, something came up" with no dinner ahead), so
+    it is answered as such, never read as a new plan ("Scrap dinner" at the free times)."""
+    said = any(m.source == "request" and m.has_clock_time for m in mentions)
+    return not said and reads_as(request, "call_off") and not reads_as(request, "add")
 
 
 def _moves_something(

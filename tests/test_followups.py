@@ -406,3 +406,24 @@ def test_a_follow_up_acts_on_the_event_it_names_not_the_last_one(
     assert starts() == ["Call Wed 09:00", "Dinner Fri 20:00"]
     assert say(chat, session, "forget dinner, something came up").events[0].status == "cancelled"
     assert starts() == ["Call Wed 09:00"]
+
+
+def test_an_answer_with_no_clock_keeps_the_proposal_and_a_call_off_of_nothing_adds_nothing(
+    tmp_path: Path,
+) -> None:
+    """After Veil offers times for a coffee, "thursday morning works" offers Thursday morning
+    for that coffee (with its person), never a plan called "Works"; "scrap dinner, something
+    came up" with no dinner in the chat cancels nothing and proposes no "Scrap dinner"."""
+    _, answers = _page_chat(
+        tmp_path,
+        [
+            "coffee with Sam Lee sometime next week",
+            "thursday morning works",
+            "scrap dinner, something came up",
+        ],
+    )
+    offered = [e for e in answers[1]["events"] if e["status"] == "proposed"]
+    assert offered and all(e["title"] == "Coffee with Sam Lee" for e in offered)
+    assert all(e["start"][11:13] < "12" for e in offered)  # the morning asked for
+    assert answers[2]["events"] == [] and "nothing was cancelled" in answers[2]["reply"]
+    assert _month(tmp_path) == []
