@@ -30,6 +30,7 @@ from zoneinfo import ZoneInfo
 
 from agent.bundle import BundleEvent, BundleFile, PlanItem, StepOutcome, TurnBundle, in_zone
 from agent.calendar_answers import event_time
+from agent.extraction.cue import NEGATION_RE
 from agent.naming import (
     LETTERS_RE,
     content_words,
@@ -51,7 +52,7 @@ from tools.calendar.ics import export_event
 from tools.calendar.lang import states_date, weekday_only
 from tools.calendar.slots import Schedule
 from tools.calendar.times import TimeMention
-from understanding.acts import Group, act_words, read_act, reads_as, reply_agrees
+from understanding.acts import Group, act_words, counter_words, read_act, reads_as, reply_agrees
 
 _WORD_RE = re.compile(r"[^\W\d_][\w'’-]*")
 _POINTERS = data.words("acts", "event_pointers")
@@ -66,11 +67,22 @@ _NOT_ANSWERS = frozenset(
 
 
 @dataclass(frozen=True)
+class Meant:
+    """The chat's event a request is about, whether the request names it, and the events it
+    names alike when it cannot tell them apart (then `event` is None)."""
+
+    event: CalendarEvent | None
+    named: bool
+    alike: tuple[CalendarEvent, ...] = ()
+
+
+@dataclass(frozen=True)
 class FollowUp:
     """A follow-up act on the chat's last event."""
 
-    act: Literal["cancel", "move", "answer", "confirm"]
+    act: Literal["cancel", "move", "answer", "confirm", "ask_cancel", "ask_which"]
     event: CalendarEvent
+    alike: tuple[CalendarEvent, ...] = ()  # "ask_which": the events the words name alike
 
 
 def find_follow_up(
@@ -109,21 +121,51 @@ def find_follow_up(
     ahead = store.upcoming_of_chat(session, now)
     follow: Literal["cancel", "move"] | None = None
     people = people_named(request, value_of)
-    event, named = _meant(request, ahead, said, tz, people)
-    if pending is not None and not named:
-        return None  # after Veil's own proposal, "cancel it" is about the proposal
-    # "forget drinks" with drinks ahead in the chat calls them off; with none, it is memory's
-    calls_off = reads_as(request, "call_off") or (act == "forget" and named)
-    if event and _names_no_other_time(said, event, tz) and calls_off:
+    meant = _meant(request, ahead, said, tz, people)
+    event, named = meant.event, meant.named
+    offer = _proposal(pending, tz=tz, session=session) if pending is not None else None
+    if pending is not None and (
+        not named or (offer and _meant(request, [offer], [], tz, people).named)
+    ):
+        return None  # after Veil's own proposal, "cancel it" / "cancel the meeting" is its
+    if event and _names_no_other_time(said, event, tz) and reads_as(request, "call_off"):
         follow = "cancel"  # the user declining their own chat's event calls it off
     elif (said or shifts) and reads_as(request, "change"):
-        follow, event = "move", _meant(request, ahead, [], tz, people)[0]  # the day is the new one
+        meant = _meant(request, ahead, [], tz, people)  # the day said is the new one
+        follow, event = "move", meant.event
+    if meant.alike and (reads_as(request, "call_off") or reads_as(request, "change")):
+        return FollowUp("ask_which", meant.alike[0], meant.alike)
     if follow is None or event is None:
         return None
     group: Group = "call_off" if follow == "cancel" else "change"
-    if not named and not _about(request, event, [*said, *shifts], group, value_of):
-        return None
+    if _negated(request, group) or not _about(request, event, [*said, *shifts], group, value_of):
+        return None  # "don't cancel dinner", "n'annule pas le dîner"
+    if follow == "cancel" and request.rstrip().endswith("?"):
+        return FollowUp("ask_cancel", event)  # "should I cancel the meeting?" asks back
     return FollowUp(follow, event)
+
+
+def _negated(request: str, group: Group) -> bool:
+    """Whether a negation stands right beside a word that alone reads as the act, in one
+    clause: "don't cancel dinner", "n'annule pas", "nicht absagen", "no canceles" (and not "I
+    can't make it, cancel dinner", where the act's word is not negated)."""
+    for clause in re.split(r"[.,;:!?\n]", request):
+        tokens = re.findall(r"[^\W\d_]+(?:['’][^\W\d_]+)?", clause)  # "don't" is one
+        for at, token in enumerate(tokens):
+            if not NEGATION_RE.fullmatch(token) and not re.search(r"n['’]t$", token, re.I):
+                continue
+            beside = tokens[max(0, at - 2) : at] + tokens[at + 1 : at + 3]
+            if any(reads_as(word, group) for word in content_words(" ".join(beside))):
+                return True
+    return False
+
+
+def _starts(event: CalendarEvent) -> datetime:
+    return event.start
+
+
+def _title_key(event: CalendarEvent) -> str:
+    return " ".join(title_words(event))
 
 
 def _answer_to(
@@ -171,7 +213,7 @@ def _meant(
     said: list[TimeMention],
     tz: str,
     people: list[str],
-) -> tuple[CalendarEvent | None, bool]:
+) -> Meant:
     """Which of the chat's events still ahead (changed last first) the follow-up is about, and
     whether the request names it.
 
@@ -198,7 +240,10 @@ def _meant(
         if m.value is not None and not m.has_clock_time and states_date(m.text)
     }
     on_day = [e for e in ahead if e.start.astimezone(zone).date() in days]
-    return (on_day or ahead or [None])[0], named
+    picked = on_day or ahead
+    if named and len(picked) > 1 and len({_title_key(e) for e in picked}) < len(picked):
+        return Meant(None, named, tuple(picked))  # two dentist visits ahead: which one?
+    return Meant((picked or [None])[0], named)
 
 
 def _picked_option(
@@ -285,11 +330,12 @@ def _about(
     ("ela mudou para as 11h"; "cancel my newsletter subscription" says more)."""
     title = title_words(event)
     named = [m.group().casefold() for m in ACTIVITY_RE.finditer(request)]
-    if named:
-        return all(names_word(word, title) for word in named)
+    if not all(names_word(word, title) for word in named):
+        return False
     # a placeholder whose person the event does not have ("et <PERSON_1> mardi à 11h15" adds a
     # plan with them; a word read as a name is one too) is one more word of something else
-    strangers = [p for p in people_named(request, value_of) if not holds_person(event, p)]
+    people = people_named(request, value_of)
+    strangers = [p for p in people if not holds_person(event, p)]
     strangers += [p for p in placeholders(request) if not value_of(p)]
     spans = [(m.start, m.end) for m in said]
     blanked = PLACEHOLDER_RE.sub(lambda m: " " * len(m.group()), request)
@@ -298,15 +344,22 @@ def _about(
         for w in LETTERS_RE.finditer(blanked)
         if not any(s <= w.start() < e for s, e in spans)
     ]
-    if any(w in _POINTERS for w in words):
+    if strangers:
+        return False  # "cancel dinner with <PERSON_2>": another dinner than <PERSON_1>'s
+    if any(w in _POINTERS for w in words) and not named:
         return True
     everyday = set(words) - set(content_words(request))
-    doing = act_words(request, group)
+    doing, against = act_words(request, group), counter_words(request, group)
     other = [
         w for w in words
-        if w not in everyday and w not in doing and len(w) >= 3 and not names_word(w, title)
+        if w not in everyday and w not in doing and len(w) >= 3
+        and not names_word(w, title) and w not in named
     ]  # fmt: skip
-    return len(other) + len(strangers) <= MAX_UNNAMED_WORDS
+    if named or people or any(names_word(w, title) for w in set(words) - everyday):
+        # the event is named: the rest may say why or when ("lunch needs to move to friday"),
+        # unless it argues against the act ("cancel my gym membership")
+        return not any(w in against for w in other)
+    return len(other) <= MAX_UNNAMED_WORDS
 
 
 def carry_out(
@@ -320,6 +373,25 @@ def carry_out(
 ) -> TurnBundle:
     """Cancel or move the event; the bundle says what happened, or asks."""
     event = follow.event
+    if follow.act == "ask_which":
+        listed = " or ".join(event_time(e, tz) for e in sorted(follow.alike, key=_starts))
+        question = f"Which {event.title} do you mean: {listed}? Say it with its day."
+        return TurnBundle(
+            reply=question,
+            question=question,
+            plan=[PlanItem("move_event", {}, "change the chat's event the user named")],
+            steps=[StepOutcome("move_event", "blocked", 1, "the words name more than one event")],
+            planner="rules",
+        )
+    if follow.act == "ask_cancel":
+        question = f"Should I cancel {_said(event)}? Say “cancel {event.title}” and I will."
+        return TurnBundle(
+            reply=question,
+            question=question,
+            plan=[PlanItem("cancel_event", {}, "call off the chat's event the user asked about")],
+            steps=[StepOutcome("cancel_event", "blocked", 1, "asked as a question: confirm")],
+            planner="rules",
+        )
     if follow.act == "cancel":
         store.remove(event)
         gone = replace(event, sequence=event.sequence + 1)

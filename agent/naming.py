@@ -56,7 +56,8 @@ def content_words(text: str) -> list[str]:
     languages = detect_languages(text)[:2]
     return [
         w.casefold() for w in LETTERS_RE.findall(PLACEHOLDER_RE.sub(" ", text))
-        if len(w) >= 3 and w.casefold() not in _FILLER
+        if ACTIVITY_RE.fullmatch(w)  # "call" is as common as "time", and names a plan
+        or len(w) >= 3 and w.casefold() not in _FILLER
         and max(zipf(w.casefold(), language) for language in languages) < EVERYDAY_ZIPF
         and max(zipf(w.casefold(), language) for language in LANGUAGES) < EVERYDAY_ANYWHERE
     ]  # fmt: skip
@@ -89,6 +90,8 @@ def naming_count(words: list[str], event: CalendarEvent) -> int:
 def most_named(words: list[str], events: list[CalendarEvent]) -> list[CalendarEvent]:
     """The events (in their order) that the most of `words` name; none when no word names any:
     "when is my mother's birthday again?" finds "Birthday", "Mum's birthday" over "Dinner"."""
+    activities = [w for w in words if ACTIVITY_RE.fullmatch(w)]  # "Tom's birthday": a birthday
+    events = [e for e in events if all(names_word(a, title_words(e)) for a in activities)]
     counts = [naming_count(words, event) for event in events]
     best = max(counts, default=0)
     return [e for e, n in zip(events, counts, strict=True) if best and n == best]

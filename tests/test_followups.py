@@ -427,3 +427,40 @@ def test_an_answer_with_no_clock_keeps_the_proposal_and_a_call_off_of_nothing_ad
     assert all(e["start"][11:13] < "12" for e in offered)  # the morning asked for
     assert answers[2]["events"] == [] and "nothing was cancelled" in answers[2]["reply"]
     assert _month(tmp_path) == []
+
+
+@pytest.mark.parametrize(
+    "request_text",
+    [
+        "don't cancel dinner",  # a negated act
+        "n'annule pas le dîner",
+        "das Abendessen bitte nicht absagen",
+        "cancel dinner with Paul",  # a person the dinner does not have
+        "forget what I said about Anna being vegetarian",  # memory's, not the calendar's
+        "should I cancel dinner?",  # a question asks back
+        "Anna's dinner party got cancelled, but ours is still on",  # news, not an act
+    ],
+)
+def test_words_that_name_an_event_but_do_not_call_it_off_leave_it(
+    chat: tuple[Assistant, MemoryStore], request_text: str
+) -> None:
+    session = chat[1].create_session("keep").id
+    say(chat, session, "dinner with Anna Weber on Friday at 7pm")
+    say(chat, session, "dentist on Monday at 9am")
+    answer = say(chat, session, request_text)
+    assert not any(e.status in ("cancelled", "updated") for e in answer.events)
+    ahead = CalendarStore(Database(chat[0].data_dir / "veil.db")).upcoming_of_chat(session, NOW)
+    assert sorted(e.title for e in ahead) == ["Dentist", "Dinner with Anna Weber"]
+    if request_text.endswith("?"):
+        assert answer.question and "Dinner with Anna Weber" in answer.question
+
+
+def test_two_events_named_alike_are_asked_about(chat: tuple[Assistant, MemoryStore]) -> None:
+    session = chat[1].create_session("gym").id
+    say(chat, session, "gym on Thursday at 7am")
+    say(chat, session, "gym on Friday at 7am")
+    asked = say(chat, session, "cancel gym")
+    assert asked.question and "Thu 26 Nov" in asked.question and "Fri 27 Nov" in asked.question
+    assert say(chat, session, "cancel gym on friday").events[0].status == "cancelled"
+    [left] = CalendarStore(Database(chat[0].data_dir / "veil.db")).upcoming_of_chat(session, NOW)
+    assert left.start.strftime("%a %H:%M") == "Thu 07:00"

@@ -233,20 +233,22 @@ ACT_WORD_DROP = 0.5
 # A text with more words than this is read for none (about 7 ms a word on 2 cores); a
 # follow-up that long says more than its act anyway.
 ACT_WORDS_MAX = 40
+# A word without which a group's log-odds rise by this much argues against the reading: the
+# text tells of the act ("cancelled on me last time") more than it does it.
+COUNTER_WORD_RISE = 1.0
 
 
 @functools.lru_cache(maxsize=256)
-def act_words(text: str, group: Group, context: Context = "request") -> frozenset[str]:
-    """The words (case-folded) that carry the group's reading of `text`: left out one at a
-    time, each whose absence lowers the log-odds of the group's summed probability by
-    ACT_WORD_DROP. They say
-    what is done ("l'hanno spostata alle 21": moved), so a follow-up's check of what it is
-    about reads the other words, in any language the model was fitted on."""
+def act_evidence(text: str, group: Group, context: Context = "request") -> dict[str, float]:
+    """How much each word (case-folded) carries the group's reading of `text`: left out one at
+    a time, by how much the log-odds of the group's summed probability fall without it (a word
+    that argues against the reading rises it: negative). A text of more than ACT_WORDS_MAX
+    words is read for none."""
     reader = model()
     acts = [reader.labels.index(act) for act in ACT_GROUPS[group]]
     words = list(re.finditer(r"[^\W\d_]+", text))  # "l'hanno" is "l" and "hanno"
     if len(words) > ACT_WORDS_MAX:
-        return frozenset()  # each word is one more reading: a long text pays for none
+        return {}  # each word is one more reading: a long text pays for none
     variants = [text, *((text[: w.start()] + text[w.end() :]).strip() for w in words)]
     logits = np.stack(
         [linear_logits(reader.buckets, reader.weights, reader.bias, *featurise(v, context))
@@ -256,10 +258,27 @@ def act_words(text: str, group: Group, context: Context = "request") -> frozense
         logits = logits + embed(variants) @ reader.dense
     summed = np.clip([softmax(row)[acts].sum() for row in logits], 1e-6, 1 - 1e-6)
     odds = np.log(summed / (1 - summed))
+    evidence: dict[str, float] = {}
+    for word, without in zip(words, odds[1:], strict=True):
+        key = word.group().casefold()  # a word said twice keeps its weaker reading
+        evidence[key] = min(evidence.get(key, np.inf), float(odds[0] - without))
+    return evidence
+
+
+def act_words(text: str, group: Group, context: Context = "request") -> frozenset[str]:
+    """The words that carry the group's reading of `text` (ACT_WORD_DROP or more of
+    `act_evidence`). They say what is done ("l'hanno spostata alle 21": moved), so a
+    follow-up's check of what it is about reads the other words, in any language the model was
+    fitted on."""
+    return frozenset(w for w, e in act_evidence(text, group, context).items() if e >= ACT_WORD_DROP)
+
+
+def counter_words(text: str, group: Group, context: Context = "request") -> frozenset[str]:
+    """The words that argue against the group's reading (COUNTER_WORD_RISE or more): "last
+    time", "party" in "<PERSON_1>'s dinner party got cancelled, but ours is still on"."""
     return frozenset(
-        w.group().casefold() for w, o in zip(words, odds[1:], strict=True)
-        if odds[0] - o >= ACT_WORD_DROP
-    )  # fmt: skip
+        w for w, e in act_evidence(text, group, context).items() if e <= -COUNTER_WORD_RISE
+    )
 
 
 def _in_group(reading: ActReading, group: Group, thresholds: dict[str, float]) -> bool:

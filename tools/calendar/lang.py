@@ -482,6 +482,14 @@ _PRONOUN_ONE_RE = re.compile(
 _ONE_ON_ONE_RE = re.compile(r"(?<![\w:.])1:1(?![\w:.])")
 
 
+_GREETING_RE = data.phrase_pattern("times", "greetings")
+
+
+def blank_greetings(text: str) -> str:
+    """`text` with its greetings (times.toml [greetings]) blanked, offsets kept."""
+    return _GREETING_RE.sub(lambda m: " " * len(m.group()), text)
+
+
 def blank_counts(text: str, today: date | None = None) -> str:
     """`text` with the party sizes before a time, codes like "30C1", "1:1" meetings, the numbers
     of rooms and seats ("Room 2.01"), hours after a day ("dec 10 9-5") and numbers with no

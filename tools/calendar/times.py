@@ -1147,11 +1147,14 @@ class TimeParser:
             return []
         ref = (sent_at or self.now).astimezone(self.zone)
         # Same length, so offsets still point into `text`; lingua and Duckling are native code.
+        t = text
         clean = lang.unwrap_zones(
             lang.respell_offsets(
                 respell_minutes_to(
                     lang.blank_counts(
-                        lang.fix_typing_slips(lang.fix_ocr_digits(_NATIVE_UNSAFE.sub(" ", text))),
+                        lang.blank_greetings(
+                            lang.fix_typing_slips(lang.fix_ocr_digits(_NATIVE_UNSAFE.sub(" ", t)))
+                        ),
                         ref.date(),
                     )
                 )
@@ -2439,8 +2442,9 @@ def _half_asked(request: str, bodies: list[str]) -> tuple[str, bool] | None:
     if len(answers) == 1:
         return ("pm" if answers == {"p"} else "am"), True
     # a meal or a part of the day the thread (or the request over it) says, and never the other
-    # half ("Dinner this Saturday?" ... "8?"); a bar or a party says no hour ("the bar mitzvah")
-    said = _THANKED_FOR_RE.sub(" ", " ".join([request, *bodies]))  # "thanks for dinner!": past
+    # half ("Dinner this Saturday?" ... "8?"); a bar or a party says no hour ("the bar mitzvah");
+    # a meal thanked for ("thanks for dinner!") and a greeting ("good evening!") say none
+    said = lang.blank_greetings(_THANKED_FOR_RE.sub(" ", " ".join([request, *bodies])))
     evening = lang.LATE_EVENING_RE.search(said)
     morning = lang.MORNING_RE.search(said)
     if bool(evening) != bool(morning):
