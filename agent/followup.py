@@ -1,18 +1,22 @@
-"""Follow-ups in a chat: "cancel it", "actually make it 8:30", "move it to Friday", and an
-answer to Veil's own proposal ("make it 20:30" after "dinner sometime next week").
+"""Follow-ups in a chat: "cancel it", "actually make it 8:30", "forget dinner", "Diego lo
+cambió a las 3", and an answer to Veil's own proposal ("make it 20:30" after "dinner sometime
+next week").
 
 A chat has state, and code decides what a follow-up changes, never the language model. What the
 request does is read by the learned act model (understanding.acts), in any wording and language
 it was fitted on; a reading under its act's fitted threshold is no follow-up. A follow-up is
-recognised only in a chat, with nothing pasted, and only when it is about the event meant: the
-activities it names all name that event, or it points back at it ("that", "it"), or it says
-little else (at most MAX_UNNAMED_WORDS words that are neither filler nor time):
+recognised only in a chat, with nothing pasted, and acts on the chat's event still ahead that it
+names (agent/naming.py: an activity, a title word, a person the event has, a day), else on the
+one changed last when it names nothing and says nothing else (MAX_UNNAMED_WORDS words besides
+the act's own words, read by the act model, everyday words and times):
 - after a turn that proposed a time, a request stating a clock time answers that proposal (the
   proposed event is created at the stated time, the day the proposal's unless said), unless the
   model reads it as something else entirely (a cancel, a question, a draft, a memory act); after
   Veil asked which of two readings was meant, a stated day or time is the pick;
-- otherwise a cancel act (or the user's decline of their own event), or a move act with a new
-  time or shift, acts on the chat's last created event, if it is still ahead.
+- otherwise a cancel act, or a move act with a new time or shift, acts on the event meant;
+  a negated act ("don't cancel dinner"), a person the event lacks, a word that argues against
+  the act ("my gym membership") change nothing; a cancel asked as a question, or words that name
+  two events alike, are asked back.
 New times come only from the request (tools/calendar/gate.moved_start); a reading with two
 answers is a question. The calendar keeps one event per UID: a move rewrites it with SEQUENCE
 + 1 and a new .ics, a cancel removes it and writes a METHOD:CANCEL .ics.
@@ -78,7 +82,7 @@ class Meant:
 
 @dataclass(frozen=True)
 class FollowUp:
-    """A follow-up act on the chat's last event."""
+    """A follow-up act on one of the chat's events (or a question back about it)."""
 
     act: Literal["cancel", "move", "answer", "confirm", "ask_cancel", "ask_which"]
     event: CalendarEvent
