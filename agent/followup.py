@@ -379,23 +379,15 @@ def carry_out(
     event = follow.event
     if follow.act == "ask_which":
         listed = " or ".join(event_time(e, tz) for e in sorted(follow.alike, key=_starts))
-        question = f"Which {event.title} do you mean: {listed}? Say it with its day."
-        return TurnBundle(
-            reply=question,
-            question=question,
-            plan=[PlanItem("move_event", {}, "change the chat's event the user named")],
-            steps=[StepOutcome("move_event", "blocked", 1, "the words name more than one event")],
-            planner="rules",
-        )
+        return _asked(
+            f"Which {event.title} do you mean: {listed}? Say it with its day.",
+            "move_event", "the words name more than one event",
+        )  # fmt: skip
     if follow.act == "ask_cancel":
-        question = f"Should I cancel {_said(event)}? Say “cancel {event.title}” and I will."
-        return TurnBundle(
-            reply=question,
-            question=question,
-            plan=[PlanItem("cancel_event", {}, "call off the chat's event the user asked about")],
-            steps=[StepOutcome("cancel_event", "blocked", 1, "asked as a question: confirm")],
-            planner="rules",
-        )
+        return _asked(
+            f"Should I cancel {_said(event)}? Say “cancel {event.title}” and I will.",
+            "cancel_event", "asked as a question: confirm",
+        )  # fmt: skip
     if follow.act == "cancel":
         store.remove(event)
         gone = replace(event, sequence=event.sequence + 1)
@@ -413,15 +405,7 @@ def carry_out(
         return _answer(event, start, reason, store=store, tz=tz, now=now, out_dir=out_dir)
     if start is None:
         question = f"What time should I move {_said(event)} to? ({reason})"
-        return TurnBundle(
-            reply=question,
-            question=question,
-            events=[],
-            files=[],
-            plan=[PlanItem("move_event", {}, "move the chat's last event")],
-            steps=[StepOutcome("move_event", "blocked", 1, reason)],
-            planner="rules",
-        )
+        return _asked(question, "move_event", reason)
     try:
         moved = store.move(event, start, start + event.duration)
     except StoreError as error:
@@ -440,6 +424,17 @@ def carry_out(
         "calendar; it replaces the earlier one.",
         moved, "updated", path, "move_event", f"moved to {reason}", _conflicts(store, moved),
     )  # fmt: skip
+
+
+def _asked(question: str, tool: str, why: str) -> TurnBundle:
+    """A follow-up that changes nothing and asks one question (`why` is the step's detail)."""
+    return TurnBundle(
+        reply=question,
+        question=question,
+        plan=[PlanItem(tool, {}, f"{tool.replace('_', ' ')} of the chat's event, once answered")],
+        steps=[StepOutcome(tool, "blocked", 1, why)],
+        planner="rules",
+    )
 
 
 def _answer(
