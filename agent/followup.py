@@ -43,6 +43,7 @@ from agent.naming import (
     naming_count,
     people_named,
     placeholders,
+    roles_lacked,
     title_words,
 )
 from lang import data
@@ -341,6 +342,7 @@ def _about(
     people = people_named(request, value_of)
     strangers = [p for p in people if not holds_person(event, p)]
     strangers += [p for p in placeholders(request) if not value_of(p)]
+    strangers += roles_lacked(request, event)  # "forget the dinner with my boss"
     spans = [(m.start, m.end) for m in said]
     blanked = PLACEHOLDER_RE.sub(lambda m: " " * len(m.group()), request)
     words = [

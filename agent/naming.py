@@ -50,6 +50,22 @@ def holds_person(event: CalendarEvent, person: str) -> bool:
     return any(len(part) >= 3 and part in held for part in LETTERS_RE.findall(person))
 
 
+_ROLES = data.words("names", "roles")
+
+
+def roles_lacked(text: str, event: CalendarEvent) -> list[str]:
+    """The words of `text` that say who someone is to the user ("my boss", "Anna's sister")
+    and that the event's title, people and place do not hold; a role that is also an activity
+    ("the dentist") names the plan, not a person."""
+    held = set(LETTERS_RE.findall(" ".join([event.title, *event.attendees, event.location])
+                                  .casefold()))  # fmt: skip
+    return [
+        w
+        for w in (w.casefold() for w in LETTERS_RE.findall(PLACEHOLDER_RE.sub(" ", text)))
+        if len(w) >= 3 and w in _ROLES and w not in held and not ACTIVITY_RE.fullmatch(w)
+    ]
+
+
 def content_words(text: str) -> list[str]:
     """The words of `text` that can name something: not filler, not everyday words of its
     language (pronouns, articles: "with" must not name "Lunch with Tom"), three letters up."""
