@@ -541,8 +541,8 @@ class Assistant:
             return answer_from_recall(self._recall(turn.request, RECALL_K, memory))
         if not turn.thread.strip() and _calls_off_nothing(turn.request, mentions):
             reply = (
-                "Nothing ahead in this chat's calendar matches that, so nothing was cancelled "
-                "or added."
+                "This reads as calling something off, but it names no event ahead in this chat "
+                "that it calls off, so nothing was cancelled or added."
             )
             return TurnBundle(
                 reply=reply,

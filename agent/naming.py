@@ -10,12 +10,13 @@ compounds: "Meeting" in "Teammeeting"), or when both are the same meal in two la
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Callable
 
 from lang import data
 from lang.activities import ACTIVITY_RE
-from lang.frequency import LANGUAGES, zipf
+from lang.frequency import LANGUAGES, WORD_CACHE_SIZE, zipf
 from memory.event import CalendarEvent
 from privacy.entity_map import PLACEHOLDER_RE
 from tools.calendar.lang import detect_languages, meal_of
@@ -66,17 +67,23 @@ def roles_lacked(text: str, event: CalendarEvent) -> list[str]:
     ]
 
 
-def content_words(text: str) -> list[str]:
-    """The words of `text` that can name something: not filler, not everyday words of its
-    language (pronouns, articles: "with" must not name "Lunch with Tom"), three letters up."""
+@functools.lru_cache(maxsize=WORD_CACHE_SIZE)
+def _content_words(text: str) -> tuple[str, ...]:
     languages = detect_languages(text)[:2]
-    return [
+    return tuple(
         w.casefold() for w in LETTERS_RE.findall(PLACEHOLDER_RE.sub(" ", text))
         if ACTIVITY_RE.fullmatch(w)  # "call" is as common as "time", and names a plan
         or len(w) >= 3 and w.casefold() not in _FILLER
         and max(zipf(w.casefold(), language) for language in languages) < EVERYDAY_ZIPF
         and max(zipf(w.casefold(), language) for language in LANGUAGES) < EVERYDAY_ANYWHERE
-    ]  # fmt: skip
+    )  # fmt: skip
+
+
+def content_words(text: str) -> list[str]:
+    """The words of `text` that can name something: not filler, not everyday words of its
+    language (pronouns, articles: "with" must not name "Lunch with Tom"), three letters up, or
+    an activity. Read once per text: a question asks it of every title in a year."""
+    return list(_content_words(text))
 
 
 def title_words(event: CalendarEvent) -> list[str]:

@@ -143,3 +143,18 @@ def sentence_breaks(text: str) -> list[re.Match[str]]:
             continue  # "Thursday Dec. 24": a month's short form before its day
         breaks.append(match)
     return breaks
+
+
+def fold_accents(text: str) -> str:
+    """`text` with accents taken off letter by letter, at the same length, so a match in the
+    folded text has the same offsets in the original ("Zoë" -> "Zoe", "retrásala" ->
+    "retrasala")."""
+    return text if text.isascii() else "".join(map(_fold_char, text))
+
+
+@functools.cache
+def _fold_char(char: str) -> str:
+    if char.isascii():
+        return char
+    base = "".join(c for c in unicodedata.normalize("NFD", char) if not unicodedata.combining(c))
+    return base if len(base) == 1 else char

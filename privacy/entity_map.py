@@ -6,11 +6,11 @@ the life of the session (and after a restart, through `to_dict`/`from_dict`).
 
 from __future__ import annotations
 
-import functools
 import re
-import unicodedata
 from collections.abc import Iterator
 from dataclasses import dataclass, field
+
+from lang.text import fold_accents
 
 # <PERSON_1>, <PHONE_12>: the closing ">" makes <PERSON_1> unable to match inside <PERSON_12>.
 PLACEHOLDER_RE = re.compile(r"<([A-Z][A-Z_]*?)_(\d+)>")
@@ -20,20 +20,6 @@ def normalize_value(value: str) -> str:
     """Key under which two spellings of one value are the same value: any case, any accents
     ("Karthik" == "karthik", "José" == "jose", "Zoë" == "Zoe")."""
     return " ".join(fold_accents(value).split()).casefold()
-
-
-def fold_accents(text: str) -> str:
-    """`text` with accents taken off letter by letter, at the same length, so a match in the
-    folded text has the same offsets in the original ("Zoë" -> "Zoe")."""
-    return text if text.isascii() else "".join(map(_fold_char, text))
-
-
-@functools.cache
-def _fold_char(char: str) -> str:
-    if char.isascii():
-        return char
-    base = "".join(c for c in unicodedata.normalize("NFD", char) if not unicodedata.combining(c))
-    return base if len(base) == 1 else char
 
 
 @dataclass

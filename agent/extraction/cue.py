@@ -7,6 +7,7 @@ import re
 
 from lang import data
 from lang.thread import BUTTONS_RE
+from tools.calendar.lang import THANKED_FOR
 
 RESCHEDULE_RE = re.compile(
     r"\b(?:actually|instead|make\s+it\s+(?:at\s+)?\d|move|moved|push(?:ed)?|change|changed|rather|how\s+about"
@@ -156,11 +157,7 @@ _RECAP_AFTER_RE = re.compile(
     rf"[ \t]*(?:{data.phrases_alternation(data.phrases('acts', 'recap_after'))})\b",
     re.IGNORECASE,
 )
-_RECAP_BEFORE_RE = re.compile(
-    rf"\b(?:{data.phrases_alternation(data.phrases('acts', 'recap_before'))})"
-    rf"[ \t]+(?:(?:the|our|your|that)[ \t]+)?(?:[^\W\d_]+[ \t]+)?$",
-    re.IGNORECASE,
-)
+_RECAP_BEFORE_RE = re.compile(rf"{THANKED_FOR}(?:[^\W\d_]+[ \t]+)?$", re.IGNORECASE)
 
 
 def told_as_past(text: str, start: int, end: int) -> bool:

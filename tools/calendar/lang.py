@@ -9,13 +9,13 @@ from __future__ import annotations
 
 import functools
 import re
-import unicodedata
 from datetime import date, timedelta
 
 from lang import data, zones
 from lang.frequency import LANGUAGES, zipf
 from lang.once import once
 from lang.spelling import misspelt_weekday
+from lang.text import fold_accents
 
 DEFAULT_LANGUAGE = "en"  # parsed alongside any detected language, and preferred on a tie
 # The grammars times are read in: the word-frequency languages and Italian, whose frequencies
@@ -482,6 +482,12 @@ _PRONOUN_ONE_RE = re.compile(
 _ONE_ON_ONE_RE = re.compile(r"(?<![\w:.])1:1(?![\w:.])")
 
 
+# A thanks or a look back right before the plan it names, and its article ("thanks for the
+# dinner", "loved brunch"; acts.toml [recap_before]): that plan is told of as past.
+THANKED_FOR = (
+    rf"(?<![^\W\d_])(?:{data.phrases_alternation(data.phrases('acts', 'recap_before'))})"
+    r"[ \t]+(?:(?:the|our|your|that|a|an)[ \t]+)?"
+)
 _GREETING_RE = data.phrase_pattern("times", "greetings")
 
 
@@ -696,12 +702,6 @@ MOVE_TO_RE = re.compile(rf"\s(?:{data.alternation('times', 'move_to')})\s", re.I
 SHIFT_LATER_AFTER_RE = data.phrase_pattern("times", "shift_later_after")
 SHIFT_EARLIER_AFTER_RE = data.phrase_pattern("times", "shift_earlier_after")
 _SHIFT_BY = rf"(?:\s+(?:{data.alternation('times', 'shift_by')}))?\s*$"
-
-
-def fold_accents(text: str) -> str:
-    """`text` with each letter's accent dropped, one character for one ("retrásala" ->
-    "retrasala"), so offsets into the folded text are offsets into `text`."""
-    return "".join(unicodedata.normalize("NFD", ch)[0] for ch in text)
 
 
 def _shift_verbs(section: str) -> re.Pattern[str]:

@@ -37,6 +37,7 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 from lang import data, zones
 from lang.activities import ACTIVITY_RE
 from lang.once import once
+from lang.text import fold_accents
 from lang.thread import ZERO_LED_CLOCK_RE, age_order, is_self, messages, speaker_note
 from tools import worker
 from tools.calendar import lang
@@ -721,7 +722,7 @@ def _moves_as_lengths(
 def _shift_before(clean: str, at: int) -> tuple[int, int]:
     """+1 or -1 when the words ending at `at` move a plan later or earlier ("push it back",
     "bring it forward by"), and where those words start; (0, at) when they do not."""
-    before = lang.fold_accents(clean[max(0, at - 40) : at])
+    before = fold_accents(clean[max(0, at - 40) : at])
     for pattern, sign in ((lang.SHIFT_LATER_BEFORE_RE, 1), (lang.SHIFT_EARLIER_BEFORE_RE, -1)):
         found = pattern.search(before)
         if found:
@@ -2427,11 +2428,7 @@ _HALF_ANSWER_RE = re.compile(
 
 
 # A meal thanked for or looked back on ("thanks for dinner!", "loved brunch") is no plan's.
-_THANKED_FOR_RE = re.compile(
-    rf"(?<![^\W\d_])(?:{data.phrases_alternation(data.phrases('acts', 'recap_before'))})"
-    r"(?:\s+(?:the|our|your|a|an))?\s+[^\W\d_]+",
-    re.IGNORECASE,
-)
+_THANKED_FOR_RE = re.compile(rf"{lang.THANKED_FOR}[^\W\d_]+", re.IGNORECASE)
 
 
 def _half_asked(request: str, bodies: list[str]) -> tuple[str, bool] | None:
