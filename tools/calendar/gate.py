@@ -174,6 +174,10 @@ def moved_start(
         return (None, past) if past else (new, f"{new:%Y-%m-%d %H:%M}: {shifts[0].text!r} moved")
     if not clocks and not days:
         return None, "the request states no new day or time"
+    # "sam can't do friday, shift it to saturday", "the court's taken at 9, now it's 10:30":
+    # a day or clock that is the event's own names what moves, not where to
+    days = [m for m in days if _wall(m.value, zone).date() != old.date()] or days  # type: ignore[arg-type]
+    clocks = [m for m in clocks if not _is_old_clock(m, old, zone)] or clocks
     if len({_wall(m.value, zone).date() for m in days if m.value}) > 1 or len(clocks) > 1:
         return None, "the request states more than one new time"
     day = old.date()
@@ -200,6 +204,17 @@ def moved_start(
     if past is not None:
         return None, past
     return new, f"{new:%Y-%m-%d %H:%M} as the request states"
+
+
+def _is_old_clock(mention: TimeMention, old: datetime, zone: ZoneInfo) -> bool:
+    """Whether a clock said in a move is the event's own start (its day too, if it says one)."""
+    said = _wall(mention.value, zone)  # type: ignore[arg-type]
+    if states_date(mention.text) and said.date() != old.date():
+        return False
+    return any(
+        (_wall(v, zone).hour, _wall(v, zone).minute) == (old.hour, old.minute)
+        for v in (mention.value, *mention.alternatives) if v is not None
+    )  # fmt: skip
 
 
 def _other_week(text: str, said: date, old: datetime) -> str | None:
