@@ -809,3 +809,16 @@ def test_a_word_that_looks_like_a_zone_is_a_word_in_lower_case(
     local = TimeParser(tz="Europe/Berlin", now=datetime(2026, 11, 23, 8, 0, tzinfo=berlin))
     found = [m for m in local.parse(text, language=language) if m.has_clock_time]
     assert [m.value.astimezone(berlin).hour for m in found] == [hour]  # type: ignore[union-attr]
+
+
+@pytest.mark.parametrize(
+    "text", ["yes! ok now what time?", "si! a che ora?", "¿y ahora a qué hora?"]
+)
+def test_the_moment_a_thread_line_was_written_is_no_time_of_it(
+    parser: TimeParser, text: str
+) -> None:
+    """ "now" (and Italian "a che ora?", which Duckling reads as "ora") in a pasted message is
+    when it was written: no plan's time, and no day for a clock said after it ("padel
+    thursday?" - "ok now what time?" - "18:30?" is Thursday's 18:30)."""
+    assert not parser.parse(text, source="thread")
+    assert parser.parse("can you call me now?", source="request")  # the user's own word stays

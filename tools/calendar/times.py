@@ -531,6 +531,15 @@ def _wrong_start(entity: dict[str, Any], clean: str) -> bool:
     )
 
 
+def _moment_of_writing(mention: TimeMention, ref: datetime) -> bool:
+    """Whether a thread's mention is the instant its message was written ("now", Italian "a
+    che ora?" read as "ora"): no plan's time, and no day for the clocks said after it."""
+    return (
+        mention.grain == "second" and mention.end_value is None and mention.value is not None
+        and abs(mention.value - ref) < timedelta(minutes=1)
+    )  # fmt: skip
+
+
 def _unread(first: list[dict[str, Any]], second: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """The times of a first reading that no time of a second reading overlaps."""
     return [
@@ -1186,6 +1195,7 @@ class TimeParser:
                     self._clashing_day(self._same_weekday(self._next_weekday(m, ref), ref), ref)
                 )
                 for m in best
+                if source == "request" or not _moment_of_writing(m, ref)
             ],
         )
 
