@@ -17,6 +17,7 @@ from collections.abc import Callable
 from lang import data
 from lang.activities import ACTIVITY_RE
 from lang.frequency import LANGUAGES, WORD_CACHE_SIZE, zipf
+from lang.spelling import one_edit
 from memory.event import CalendarEvent
 from privacy.entity_map import PLACEHOLDER_RE
 from tools.calendar.lang import detect_languages, meal_of
@@ -31,6 +32,11 @@ EVERYDAY_ZIPF = 5.5
 EVERYDAY_ANYWHERE = 6.5
 # A word this long inside another names it: "Meeting" in "Teammeeting", "Kino" not in "Kinobar"
 COMPOUND_PART = 5
+# A word this long one keystroke from a title's word names it ("moive" typed for "movie"), when
+# one of the two is no word of any of Veil's languages (Zipf below this): "match" and "watch"
+# are two words, not a slip.
+SLIP_LETTERS = 5
+SLIP_ZIPF = 2.0
 
 
 def placeholders(text: str) -> list[str]:
@@ -95,13 +101,37 @@ def title_words(event: CalendarEvent) -> list[str]:
 def names_word(word: str, title: list[str]) -> bool:
     """Whether `word` names a word of the title, allowing for endings ("dinners", "Dinner"),
     compounds ("Meeting" in "Teammeeting"), or the same meal in another language
-    ("Mittagessen" for a "Lunch with ..." event)."""
+    ("Mittagessen" for a "Lunch with ..." event), or a slip of the keyboard in either ("movie"
+    for the "moive night" the user typed before)."""
     meal = meal_of(word)
     return any(
         t.startswith(word[:4]) or word.startswith(t[:4]) or (meal and meal == meal_of(t))
         or (min(len(word), len(t)) >= COMPOUND_PART and (word in t or t in word))
+        or _slip(word, t)
         for t in title
     )  # fmt: skip
+
+
+def _slip(word: str, other: str) -> bool:
+    """Whether one of two words is the other mistyped by a key (see SLIP_LETTERS)."""
+    return (
+        min(len(word), len(other)) >= SLIP_LETTERS and one_edit(word, other)
+        and min(_known(word), _known(other)) < SLIP_ZIPF
+    )  # fmt: skip
+
+
+@functools.lru_cache(maxsize=WORD_CACHE_SIZE)
+def _known(word: str) -> float:
+    """How common a word is in the language where it is commonest."""
+    return max(zipf(word, language) for language in LANGUAGES)
+
+
+def named_by(activities: list[str], events: list[CalendarEvent]) -> list[CalendarEvent]:
+    """The events (in their order) whose title the most of `activities` name, one at least:
+    "cancel the flight, trip's off" names the flight, though the trip is no event of its own."""
+    counts = [sum(names_word(a, title_words(e)) for a in activities) for e in events]
+    best = max(counts, default=0)
+    return [e for e, n in zip(events, counts, strict=True) if best and n == best]
 
 
 def naming_count(words: list[str], event: CalendarEvent) -> int:
@@ -114,7 +144,7 @@ def most_named(words: list[str], events: list[CalendarEvent]) -> list[CalendarEv
     """The events (in their order) that the most of `words` name; none when no word names any:
     "when is my mother's birthday again?" finds "Birthday", "Mum's birthday" over "Dinner"."""
     activities = [w for w in words if ACTIVITY_RE.fullmatch(w)]  # "Tom's birthday": a birthday
-    events = [e for e in events if all(names_word(a, title_words(e)) for a in activities)]
+    events = named_by(activities, events) if activities else events
     counts = [naming_count(words, event) for event in events]
     best = max(counts, default=0)
     return [e for e, n in zip(events, counts, strict=True) if best and n == best]

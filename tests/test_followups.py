@@ -464,3 +464,39 @@ def test_two_events_named_alike_are_asked_about(chat: tuple[Assistant, MemorySto
     assert say(chat, session, "cancel gym on friday").events[0].status == "cancelled"
     [left] = CalendarStore(Database(chat[0].data_dir / "veil.db")).upcoming_of_chat(session, NOW)
     assert left.start.strftime("%a %H:%M") == "Thu 07:00"
+
+
+def test_a_move_that_names_the_old_day_or_clock_moves_to_the_new_one(
+    chat: tuple[Assistant, MemoryStore],
+) -> None:
+    """ "Sam can't do friday, shift it to saturday same time": the event's own day (or clock)
+    in a move names what moves, and the other one is where to."""
+    session = chat[1].create_session("old").id
+    calendar = CalendarStore(Database(chat[0].data_dir / "veil.db"))
+    say(chat, session, "drinks with Sam Okafor on Friday at 7pm")
+    moved = say(chat, session, "sam can't do friday anymore, shift it to saturday same time")
+    assert [e.status for e in moved.events] == ["updated"]
+    assert moved.events[0].start.startswith("2026-11-28T19:00")
+    moved = say(chat, session, "the 7pm slot is gone, make it 8:30")
+    assert moved.events[0].start.startswith("2026-11-28T20:30")
+    [left] = calendar.upcoming_of_chat(session, NOW)
+    assert left.start.strftime("%a %H:%M") == "Sat 20:30"
+
+
+@pytest.mark.parametrize(
+    ("made", "request_text"),
+    [
+        ("my flight to Lisbon on Friday at 6:40am", "cancel the flight, trip's off"),
+        ("moive night with the kids on Friday at 7pm", "call off movie night"),  # a slip
+    ],
+)
+def test_a_cancel_names_its_event_beside_a_reason_or_through_a_typo(
+    chat: tuple[Assistant, MemoryStore], made: str, request_text: str
+) -> None:
+    session = chat[1].create_session("named").id
+    assert say(chat, session, made).events[0].status == "created"
+    say(chat, session, "dentist on Monday at 9am")  # changed last: the cancel must name its own
+    cancelled = say(chat, session, request_text)
+    assert [e.status for e in cancelled.events] == ["cancelled"]
+    [left] = CalendarStore(Database(chat[0].data_dir / "veil.db")).upcoming_of_chat(session, NOW)
+    assert left.title == "Dentist"
