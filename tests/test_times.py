@@ -822,3 +822,20 @@ def test_the_moment_a_thread_line_was_written_is_no_time_of_it(
     thursday?" - "ok now what time?" - "18:30?" is Thursday's 18:30)."""
     assert not parser.parse(text, source="thread")
     assert parser.parse("can you call me now?", source="request")  # the user's own word stays
+
+
+@pytest.mark.parametrize(
+    ("tz", "text"),
+    [
+        ("America/Santiago", "el jueves a las 6 de la tarde"),
+        ("America/Santiago", "a las 6 de la tarde"),  # too short to detect: the zone's language
+        ("America/Sao_Paulo", "às 6 da tarde"),
+        ("Europe/Rome", "domani alle 6 del pomeriggio"),
+        ("Europe/Berlin", "morgen um 6 am Nachmittag"),
+        ("America/Chicago", "tomorrow at 6 in the afternoon"),
+    ],
+)
+def test_an_afternoon_word_puts_a_bare_hour_after_noon(tz: str, text: str) -> None:
+    parser = TimeParser(tz=tz, now=datetime(2027, 1, 18, 10, 0, tzinfo=ZoneInfo(tz)))
+    [mention] = parser.parse(text)
+    assert mention.value is not None and mention.value.hour == 18 and not mention.alternatives

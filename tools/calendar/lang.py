@@ -41,6 +41,18 @@ def locale_for_zone(tz: str, zoneinfo_dir: str) -> str:
     return "en_US" if country in _MONTH_FIRST_COUNTRIES else "en_GB"
 
 
+def language_of_zone(tz: str, zoneinfo_dir: str) -> str | None:
+    """The first official language of the zone's country that Veil reads times in (Spanish for
+    America/Santiago, German for Europe/Zurich), or None (English, or none of them): a short
+    line ("a las 6 de la tarde") is too short for its own language to be detected, and a user
+    there likely writes it."""
+    from babel.languages import get_official_languages
+
+    country = zones.zone_countries(zoneinfo_dir).get(tz)
+    official = get_official_languages(country) if country else ()
+    return next((code for code in official if code in TIME_LANGUAGES and code != "en"), None)
+
+
 @once
 def _detector():  # -> lingua.LanguageDetector
     # Low-accuracy mode reads trigrams only: 19 MB and 0.04 s to load instead of 160 MB and
@@ -569,8 +581,14 @@ EVENING_RE = re.compile(
 LATE_MORNING_HOURS = frozenset({10, 11})
 
 
+AFTERNOON_RE = data.phrase_pattern("times", "afternoon")
+
+
 def evening_holds(hour: int, context: str) -> bool:
-    """Whether the words around a bare `hour` (1..12) put it in the evening."""
+    """Whether the words around a bare `hour` (1..12) put it after noon: in the evening, or,
+    from 1 to 7, in the afternoon ("a las 6 de la tarde")."""
+    if 1 <= hour <= 7 and AFTERNOON_RE.search(context):
+        return True
     if not 5 <= hour <= 11 or not EVENING_RE.search(context):
         return False
     return hour not in LATE_MORNING_HOURS or bool(LATE_EVENING_RE.search(context))

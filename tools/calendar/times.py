@@ -1125,6 +1125,7 @@ class TimeParser:
         self.now = now.astimezone(self.zone)
         self._engine = _engine()
         self.locale = locale or lang.locale_for_zone(tz, self._engine.zoneinfo_dir)
+        self.zone_language = lang.language_of_zone(tz, self._engine.zoneinfo_dir)
 
     # ------------------------------------------------------------------ public API
     def parse(
@@ -1176,6 +1177,8 @@ class TimeParser:
             candidates = list(context)
         else:
             candidates = lang.detect_languages(clean)
+            if self.zone_language and self.zone_language not in candidates:
+                candidates.append(self.zone_language)  # the language of where the user is
         # More text read wins; on a tie the surrounding text's language does, else the default
         # one, since a short line ("7a", "tmrw at 3") is where detection is least sure.
         preferred = context[0] if context and not language else lang.DEFAULT_LANGUAGE
