@@ -531,6 +531,13 @@ def _wrong_start(entity: dict[str, Any], clean: str) -> bool:
     )
 
 
+def _said_in_words(mention: TimeMention) -> bool:
+    """Whether a mention is more than a two-letter word: read in the language of the user's
+    zone into a line detected as another, German finds Thursday in an English "can we do 3?"
+    ("Do")."""
+    return len(re.sub(r"[\W_]", "", mention.text)) > 2
+
+
 def _moment_of_writing(mention: TimeMention, ref: datetime) -> bool:
     """Whether a thread's mention is the instant its message was written ("now", Italian "a
     che ora?" read as "ora"): no plan's time, and no day for the clocks said after it."""
@@ -1177,8 +1184,11 @@ class TimeParser:
             candidates = list(context)
         else:
             candidates = lang.detect_languages(clean)
-            if self.zone_language and self.zone_language not in candidates:
-                candidates.append(self.zone_language)  # the language of where the user is
+        # the language of where the user is: a line too short for its own to be detected
+        # ("a las 6 de la tarde" reads as German to lingua) is likely written in it
+        zone_only = self.zone_language not in candidates and not language and not context
+        if zone_only and self.zone_language is not None:
+            candidates.append(self.zone_language)
         # More text read wins; on a tie the surrounding text's language does, else the default
         # one, since a short line ("7a", "tmrw at 3") is where detection is least sure.
         preferred = context[0] if context and not language else lang.DEFAULT_LANGUAGE
@@ -1188,6 +1198,8 @@ class TimeParser:
             mentions = self._parse_language(
                 text, clean, code, ref, source, speaker, changes=changes
             )
+            if zone_only and code == self.zone_language:
+                mentions = [m for m in mentions if _said_in_words(m)]
             key = (sum(m.end - m.start for m in mentions), code == preferred)
             if key > best_key:
                 best, best_key = mentions, key
