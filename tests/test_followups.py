@@ -439,6 +439,7 @@ def test_an_answer_with_no_clock_keeps_the_proposal_and_a_call_off_of_nothing_ad
         "forget what I said about Anna being vegetarian",  # memory's, not the calendar's
         "should I cancel dinner?",  # a question asks back
         "Anna's dinner party got cancelled, but ours is still on",  # news, not an act
+        "cancela la peluquería",  # a plan the chat does not hold, beside the act's verb
     ],
 )
 def test_words_that_name_an_event_but_do_not_call_it_off_leave_it(

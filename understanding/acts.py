@@ -230,6 +230,10 @@ def reads_as(text: str, group: Group, context: Context = "request") -> bool:
 # done to ("ophtalmo" -1.2, "newsletter" -1.0). Log-odds, not probability: a reading of 0.99
 # loses little probability to any one word.
 ACT_WORD_DROP = 0.5
+# ... and at least this share of what the strongest word carries: beside "cancela" (+6.1),
+# "peluquería" (+0.65) is what is cancelled, not how; idioms spread their weight over their
+# words ("knock" +1.0 and "head" +0.7 in "knock it on the head") and keep both.
+ACT_WORD_SHARE = 0.25
 # A text with more words than this is read for none (about 7 ms a word on 2 cores); a
 # follow-up that long says more than its act anyway.
 ACT_WORDS_MAX = 40
@@ -267,10 +271,12 @@ def act_evidence(text: str, group: Group, context: Context = "request") -> dict[
 
 def act_words(text: str, group: Group, context: Context = "request") -> frozenset[str]:
     """The words that carry the group's reading of `text` (ACT_WORD_DROP or more of
-    `act_evidence`). They say what is done ("l'hanno spostata alle 21": moved), so a
-    follow-up's check of what it is about reads the other words, in any language the model was
-    fitted on."""
-    return frozenset(w for w, e in act_evidence(text, group, context).items() if e >= ACT_WORD_DROP)
+    `act_evidence`, and ACT_WORD_SHARE of the strongest word's). They say what is done
+    ("l'hanno spostata alle 21": moved), so a follow-up's check of what it is about reads the
+    other words, in any language the model was fitted on."""
+    evidence = act_evidence(text, group, context)
+    cut = max(ACT_WORD_DROP, ACT_WORD_SHARE * max(evidence.values(), default=0.0))
+    return frozenset(w for w, e in evidence.items() if e >= cut)
 
 
 def counter_words(text: str, group: Group, context: Context = "request") -> frozenset[str]:
