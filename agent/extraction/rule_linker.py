@@ -83,6 +83,7 @@ from agent.extraction.title import (
     reminder_title,
     request_subject,
     request_title,
+    role_in,
     stems,
     words_around,
 )
@@ -1733,6 +1734,7 @@ class RuleLinker:
             events = _the_one(events)
         kept: list[ProposedEvent] = []
         timed = any(e.schedulable for e in events)
+        role = role_in(request)
         self.called_off = []
         for event in events:
             if event.cancelled and (event.start is not None or event.day is not None):
@@ -1748,6 +1750,13 @@ class RuleLinker:
             event.attendees = list(dict.fromkeys([*event.attendees, *people]))[:8]
             if event.kind == "event" and event.attendees and not PLACEHOLDER_RE.search(event.title):
                 event.title = f"{event.title} with {' and '.join(event.attendees[:2])}"
+            elif (
+                event.kind == "event"
+                and role
+                and role.split()[-1].casefold() not in (event.title.casefold().split())
+            ):  # "lunch with my boss": the role is who it is with ("Lunch", and a follow-up
+                # about "the accountant" could not find the "Meeting" it was)
+                event.title = f"{event.title} with {role}"
             kept.append(event)
         return kept[:MAX_EVENTS]
 

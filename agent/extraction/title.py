@@ -652,6 +652,39 @@ def place_in(text: str, mentions: list[TimeMention], offset: int) -> str:
     return ""
 
 
+_ROLE_WITH = data.alternation("names", "role_with")
+_ROLE_DETERMINERS = data.alternation("names", "role_determiners")
+# A role the plan is with: after "with" (a determiner and a word maybe between: "with the new
+# intern"), or after an activity and a determiner ("meeting the accountant"); never one whose
+# plan it is ("my sister's party").
+_ROLE = rf"(?P<word>{data.alternation('names', 'roles')})\b(?!['’])"
+_ROLE_AFTER_WITH_RE = re.compile(
+    rf"\b(?:{_ROLE_WITH})\s+(?P<role>(?:(?:{_ROLE_DETERMINERS})\s+)?(?:[^\W\d_]+\s+)??{_ROLE})",
+    re.IGNORECASE,
+)
+_ROLE_AFTER_ACTIVITY_RE = re.compile(
+    rf"\b(?P<activity>[^\W\d_]+)\s+(?P<role>(?:{_ROLE_DETERMINERS})\s+{_ROLE})", re.IGNORECASE
+)
+# Words of the roles table that say no one in particular ("lunch with all of them").
+_NOBODY_IN_PARTICULAR = data.words("names", "roles_of_nobody")
+
+
+def role_in(text: str) -> str | None:
+    """Who the plan is with when the text names them by role alone ("lunch with my boss", "call
+    with the landlord", "meeting the accountant"), as said; None when it names no role. A role
+    that is itself the plan ("the dentist") is its activity, not its company, and one after any
+    other word ("pick up my sister") is none."""
+    found = [
+        *_ROLE_AFTER_WITH_RE.finditer(text),
+        *(m for m in _ROLE_AFTER_ACTIVITY_RE.finditer(text) if ACTIVITY_RE.fullmatch(m[1])),
+    ]
+    for match in sorted(found, key=lambda m: m.start("role")):
+        word = match.group("word").casefold()
+        if word not in _NOBODY_IN_PARTICULAR and not ACTIVITY_RE.fullmatch(word):
+            return match.group("role")
+    return None
+
+
 def people_in(text: str) -> list[str]:
     return list(
         dict.fromkeys(m.group(0) for m in PLACEHOLDER_RE.finditer(text) if "PERSON" in m.group(1))
