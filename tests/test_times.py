@@ -452,6 +452,8 @@ def test_a_stamp_a_little_ahead_of_the_clock_is_now(
         ("eine Stunde früher?", -60),
         ("can we push it 30 min?", 30),
         ("oops can we push it a day?", 1440),
+        ("push the board meeting back a day", 1440),  # what is moved, three words
+        ("bring the team sync forward 30 minutes", -30),
         # must not fire
         ("it takes 30 min, later I have gym", None),
         ("push through the 30 min workout", None),
@@ -839,3 +841,13 @@ def test_an_afternoon_word_puts_a_bare_hour_after_noon(tz: str, text: str) -> No
     parser = TimeParser(tz=tz, now=datetime(2027, 1, 18, 10, 0, tzinfo=ZoneInfo(tz)))
     [mention] = parser.parse(text)
     assert mention.value is not None and mention.value.hour == 18 and not mention.alternatives
+
+
+def test_a_two_letter_word_read_in_the_zones_language_is_no_time() -> None:
+    """English in Berlin is also read as German (a short line's language is often not
+    detected), where "do" is Thursday: "can we do 3?" is 3 o'clock, never Thursday."""
+    berlin = TimeParser(
+        tz="Europe/Berlin", now=datetime(2026, 11, 24, 10, tzinfo=ZoneInfo("Europe/Berlin"))
+    )
+    assert all(m.grain != "day" for m in berlin.parse("can we do 3?"))
+    assert not berlin.parse("what do you know about the Okafors?")

@@ -722,6 +722,11 @@ SHIFT_EARLIER_AFTER_RE = data.phrase_pattern("times", "shift_earlier_after")
 _SHIFT_BY = rf"(?:\s+(?:{data.alternation('times', 'shift_by')}))?\s*$"
 
 
+# A "*" of a shift phrase before its particle: what is moved, one to three words ("push the
+# board meeting back"); a "*" that ends one is one word ("push it", not "push through the").
+_GAP = r"[^\s.,;!?]+(?:\s+[^\s.,;!?]+){0,2}?"
+
+
 def _shift_verbs(section: str) -> re.Pattern[str]:
     """The phrases of a [shift_*_before] section, matched on accent-folded text: a one-word
     verb with the pronoun a Romance verb takes on ("repousse-la", "retrásala", "anticipalo"),
@@ -730,7 +735,10 @@ def _shift_verbs(section: str) -> re.Pattern[str]:
     alternatives = []
     for phrase in sorted(data.phrases("times", section), key=len, reverse=True):
         words = fold_accents(phrase).split()
-        body = r"\s+".join(r"[^\s.,;!?]+" if w == "*" else re.escape(w) for w in words)
+        body = r"\s+".join(
+            re.escape(w) if w != "*" else _GAP if at < len(words) - 1 else r"[^\s.,;!?]+"
+            for at, w in enumerate(words)
+        )
         alternatives.append(body + (r"(?:-?[^\W\d_]{1,4})?" if len(words) == 1 else ""))
     return re.compile(
         rf"(?<!\w)(?:{'|'.join(alternatives)})"
