@@ -62,6 +62,7 @@ from understanding.acts import Group, act_words, counter_words, read_act, reads_
 
 _WORD_RE = re.compile(r"[^\W\d_][\w'’-]*")
 _POINTERS = data.words("acts", "event_pointers")
+_PERSON_POINTERS = data.words("acts", "person_pointers")
 # A follow-up that names no activity and points at nothing may say this many other words
 # ("push to friday", "cancel pls"); "cancel my newsletter subscription" says more.
 MAX_UNNAMED_WORDS = 0
@@ -354,7 +355,8 @@ def _about(
     ]
     if strangers:
         return False  # "cancel dinner with <PERSON_2>": another dinner than <PERSON_1>'s
-    if any(w in _POINTERS for w in words) and not named:
+    pointers = _POINTERS | _PERSON_POINTERS if event.attendees else _POINTERS
+    if any(w in pointers for w in words) and not named:
         return True
     everyday = set(words) - set(content_words(request))
     doing, against = act_words(request, group), counter_words(request, group)
@@ -400,7 +402,10 @@ def carry_out(
             f"Cancelled {_said(event)}. Import the .ics to take it off your calendar.",
             gone, "cancelled", path, "cancel_event", f"cancelled uid {event.uid}",
         )  # fmt: skip
-    start, reason = moved_start(event.start, mentions=mentions, tz=tz, now=now)
+    # an answer to Veil's offer speaks of the days offered: "thursday at 1" after a lunch was
+    # offered for next week is next week's Thursday, not this one's
+    answering = follow.act == "answer"
+    start, reason = moved_start(event.start, mentions=mentions, tz=tz, now=now, near=answering)
     if follow.act == "confirm":
         start, reason = event.start, "the proposed start, confirmed"
         if start <= now:

@@ -501,3 +501,19 @@ def test_a_cancel_names_its_event_beside_a_reason_or_through_a_typo(
     assert [e.status for e in cancelled.events] == ["cancelled"]
     [left] = CalendarStore(Database(chat[0].data_dir / "veil.db")).upcoming_of_chat(session, NOW)
     assert left.title == "Dentist"
+
+
+def test_an_answer_that_names_the_person_by_a_pronoun_takes_the_offered_week(
+    tmp_path: Path,
+) -> None:
+    """A lunch offered for next week, then "he says thursday at 1 works": the lunch with its
+    person on next week's Thursday (the week offered; NOW is a Tuesday, so this week's
+    Thursday is two days off), not an event titled "Says" this week."""
+    _, answers = _page_chat(
+        tmp_path, ["lunch with Omar Haddad sometime next week", "he says thursday at 1 works"]
+    )
+    [made] = [e for e in answers[1]["events"] if e["status"] == "created"]
+    assert made["title"] == "Lunch with Omar Haddad"
+    assert made["start"].startswith("2026-12-03T13:00")
+    [held] = _month(tmp_path)
+    assert held.start.astimezone(ZoneInfo(TZ)).strftime("%a %d %H:%M") == "Thu 03 13:00"

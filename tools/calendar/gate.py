@@ -151,10 +151,13 @@ def moved_start(
     mentions: Sequence[TimeMention],
     tz: str,
     now: datetime | None = None,
+    near: bool = False,
 ) -> tuple[datetime | None, str]:
     """The new start of a follow-up move of an event the chat made ("make it 8:30", "move it
     to Friday", "friday at 9 instead"), and why; None (with the reason) when the request does
-    not state one unambiguously.
+    not state one unambiguously. With `near` (an answer to Veil's offer, `old` its first
+    option), a weekday said without its date is the first on or after `old`, where the offer
+    was.
 
     Only the user's request counts. Its day, if it states one, replaces the event's day; its
     clock time, if it states one, the event's clock. A clock that reads two ways (8:30 or
@@ -184,7 +187,9 @@ def moved_start(
     if days and days[0].value:
         day = _wall(days[0].value, zone).date()
         other = _other_week(days[0].text, day, old)
-        if other:
+        if other and near:
+            day = _from(day, old)
+        elif other:
             return None, other
     if clocks:
         clock = clocks[0]
@@ -192,7 +197,10 @@ def moved_start(
         if not states_date(clock.text):  # "8:30": the day is the stated one or the event's
             readings = [r.replace(year=day.year, month=day.month, day=day.day) for r in readings]
         elif readings and (other := _other_week(clock.text, readings[0].date(), old)):
-            return None, other
+            if not near:
+                return None, other
+            offered = _from(readings[0].date(), old)
+            readings = [r + (offered - readings[0].date()) for r in readings]
         starts = sorted(set(readings), key=lambda r: abs(r - old))
         if len(starts) > 1 and abs(starts[1] - old) - abs(starts[0] - old) < MOVE_CLOSER_BY:
             listed = " or ".join(f"{r:%H:%M}" for r in starts[:2])
@@ -217,11 +225,22 @@ def _is_old_clock(mention: TimeMention, old: datetime, zone: ZoneInfo) -> bool:
     )  # fmt: skip
 
 
+def _from(said: date, old: datetime) -> date:
+    """The first day of `said`'s weekday on or after the event's: where an offer that starts
+    there meant it."""
+    return old.date() + timedelta(days=(said.weekday() - old.weekday()) % 7)
+
+
+def _beside(said: date, old: datetime) -> date:
+    """The day of `said`'s weekday within three days of the event's."""
+    return old.date() + timedelta(days=(said.weekday() - old.weekday() + 3) % 7 - 3)
+
+
 def _other_week(text: str, said: date, old: datetime) -> str | None:
     """Why a weekday said without its date ("friday", "thursday at 7pm") is unclear for an
     event on another week: the coming one, or the same weekday next to the event; None when
     both are one day or the date is said."""
-    near = old.date() + timedelta(days=(said.weekday() - old.weekday() + 3) % 7 - 3)
+    near = _beside(said, old)
     if _DATED_RE.search(text) or near == said:
         return None
     return f"{text!r} could be {said:%a %d %b} or {near:%a %d %b}"
