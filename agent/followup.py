@@ -137,7 +137,9 @@ def find_follow_up(
         return None  # after Veil's own proposal, "cancel it" / "cancel the meeting" is its
     if event and _names_no_other_time(said, event, tz) and reads_as(request, "call_off"):
         follow = "cancel"  # the user declining their own chat's event calls it off
-    elif (said or shifts) and reads_as(request, "change"):
+    elif (shifts and not said) or ((said or shifts) and reads_as(request, "change")):
+        # a time moved by an amount ("media hora más tarde", "eine halbe Stunde früher") is a
+        # change whatever else the sentence reports
         meant = _meant(request, ahead, [], tz, people)  # the day said is the new one
         follow, event = "move", meant.event
     if meant.alike and (reads_as(request, "call_off") or reads_as(request, "change")):
@@ -359,7 +361,11 @@ def _about(
     if any(w in pointers for w in words) and not named:
         return True
     everyday = set(words) - set(content_words(request))
-    doing, against = act_words(request, group), counter_words(request, group)
+    # words that argue against the act model's reading argue for nothing when the model does
+    # not read the act (a move by an amount in reported words: "me ha escrito el fisio, que
+    # vaya media hora más tarde")
+    against = counter_words(request, group) if reads_as(request, group) else frozenset()
+    doing = act_words(request, group)
     other = [
         w for w in words
         if w not in everyday and w not in doing and len(w) >= 3

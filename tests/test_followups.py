@@ -139,6 +139,9 @@ def test_follow_ups_that_must_not_change_the_event(
         # words ("make it 2" is one by its own phrasing)
         ("shift that to 2", "updated", "2026-12-03T14:00"),
         ("rück das auf 3", "updated", "2026-12-03T15:00"),
+        # a move by an amount that the sentence reports, however the act model reads it
+        ("make the lunch an hour later", "updated", "2026-12-03T14:00"),
+        ("me ha escrito, que el almuerzo sea media hora más tarde", "updated", "2026-12-03T13:30"),
     ],
 )
 def test_follow_ups_in_a_persons_own_words(
