@@ -843,6 +843,18 @@ def test_an_afternoon_word_puts_a_bare_hour_after_noon(tz: str, text: str) -> No
     assert mention.value is not None and mention.value.hour == 18 and not mention.alternatives
 
 
+@pytest.mark.parametrize(
+    "text",
+    ["at 7 tomorrow morning, then afternoon golf", "school run at 7 tomorrow, afternoon free"],
+)
+def test_an_afternoon_said_for_another_plan_leaves_the_hour(text: str) -> None:
+    parser = TimeParser(
+        tz="Europe/Berlin", now=datetime(2027, 1, 18, 10, tzinfo=ZoneInfo("Europe/Berlin"))
+    )
+    first = parser.parse(text)[0]
+    assert first.value is not None and first.value.hour == 7
+
+
 def test_a_two_letter_word_read_in_the_zones_language_is_no_time() -> None:
     """English in Berlin is also read as German (a short line's language is often not
     detected), where "do" is Thursday: "can we do 3?" is 3 o'clock, never Thursday."""
@@ -851,3 +863,13 @@ def test_a_two_letter_word_read_in_the_zones_language_is_no_time() -> None:
     )
     assert all(m.grain != "day" for m in berlin.parse("can we do 3?"))
     assert not berlin.parse("what do you know about the Okafors?")
+
+
+@pytest.mark.parametrize("tz", ["Europe/Berlin", "Europe/Paris", "Europe/Rome", "America/Toronto"])
+def test_a_meal_and_a_clock_stay_english_in_any_zone(tz: str) -> None:
+    """The zone's language replaces an English reading only where it reads all of it and more:
+    German "dinner" is no time beside English "at 8", French "mer 3" not "3pm"."""
+    parser = TimeParser(tz=tz, now=datetime(2027, 2, 8, 8, tzinfo=ZoneInfo(tz)))
+    [dinner] = [m for m in parser.parse("dinner at 8") if m.value is not None]
+    assert dinner.value.astimezone(ZoneInfo(tz)).strftime("%d %H:%M") == "08 20:00"
+    assert all(m.language == "en" for m in parser.parse("mer 3pm?"))

@@ -43,9 +43,9 @@ def locale_for_zone(tz: str, zoneinfo_dir: str) -> str:
 
 def language_of_zone(tz: str, zoneinfo_dir: str) -> str | None:
     """The first official language of the zone's country that Veil reads times in (Spanish for
-    America/Santiago, German for Europe/Zurich), or None (English, or none of them): a short
-    line ("a las 6 de la tarde") is too short for its own language to be detected, and a user
-    there likely writes it."""
+    America/Santiago, German for Europe/Zurich, French for America/Toronto), or None (none but
+    English): a short line ("a las 6 de la tarde") is too short for its own language to be
+    detected, and a user there likely writes it."""
     from babel.languages import get_official_languages
 
     country = zones.zone_countries(zoneinfo_dir).get(tz)
@@ -584,11 +584,15 @@ LATE_MORNING_HOURS = frozenset({10, 11})
 AFTERNOON_RE = data.phrase_pattern("times", "afternoon")
 
 
+def afternoon_said(hour: int, span: str) -> bool:
+    """Whether a time's own words put a bare `hour` from 1 to 7 in the afternoon ("a las 6 de
+    la tarde", "at 6 in the afternoon"); an afternoon said elsewhere in the line ("at 7
+    tomorrow morning, then afternoon golf") is another plan's."""
+    return 1 <= hour <= 7 and AFTERNOON_RE.search(span) is not None
+
+
 def evening_holds(hour: int, context: str) -> bool:
-    """Whether the words around a bare `hour` (1..12) put it after noon: in the evening, or,
-    from 1 to 7, in the afternoon ("a las 6 de la tarde")."""
-    if 1 <= hour <= 7 and AFTERNOON_RE.search(context):
-        return True
+    """Whether the words around a bare `hour` (1..12) put it in the evening."""
     if not 5 <= hour <= 11 or not EVENING_RE.search(context):
         return False
     return hour not in LATE_MORNING_HOURS or bool(LATE_EVENING_RE.search(context))

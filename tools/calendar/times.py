@@ -1186,9 +1186,6 @@ class TimeParser:
             candidates = lang.detect_languages(clean)
         # the language of where the user is: a line too short for its own to be detected
         # ("a las 6 de la tarde" reads as German to lingua) is likely written in it
-        zone_only = self.zone_language not in candidates and not language and not context
-        if zone_only and self.zone_language is not None:
-            candidates.append(self.zone_language)
         # More text read wins; on a tie the surrounding text's language does, else the default
         # one, since a short line ("7a", "tmrw at 3") is where detection is least sure.
         preferred = context[0] if context and not language else lang.DEFAULT_LANGUAGE
@@ -1198,11 +1195,12 @@ class TimeParser:
             mentions = self._parse_language(
                 text, clean, code, ref, source, speaker, changes=changes
             )
-            if zone_only and code == self.zone_language:
-                mentions = [m for m in mentions if _said_in_words(m)]
             key = (sum(m.end - m.start for m in mentions), code == preferred)
             if key > best_key:
                 best, best_key = mentions, key
+        zone = self.zone_language
+        if zone is not None and zone not in candidates and not language and not context:
+            best = self._in_zone_language(text, clean, zone, best, ref, source, speaker, changes)
         return join_ranges(
             text,
             [
@@ -1213,6 +1211,34 @@ class TimeParser:
                 if source == "request" or not _moment_of_writing(m, ref)
             ],
         )
+
+    def _in_zone_language(
+        self,
+        text: str,
+        clean: str,
+        code: str,
+        best: list[TimeMention],
+        ref: datetime,
+        source: str,
+        speaker: Speaker,
+        changes: bool,
+    ) -> list[TimeMention]:
+        """`best`, or the reading of the text in the language of the user's zone where that
+        reads more of the same: a line too short for its own language to be detected ("a las
+        6 de la tarde" reads as German to lingua, and as nothing in English) is likely written
+        in it. Only a reading that holds every time `best` read, and states a day or a clock
+        beyond it, replaces it: German "dinner" is no time beside English "at 8", and French
+        "mer 3" (Wednesday the 3rd) not "3pm"; nor does a two-letter word ("do" is Thursday)."""
+        read = self._parse_language(text, clean, code, ref, source, speaker, changes=changes)
+        mentions = [
+            m for m in read
+            if _said_in_words(m) and m.value is not None
+            and (m.has_clock_time or lang.states_date(m.text))
+        ]  # fmt: skip
+        timed = [m for m in best if m.value is not None]  # a meal word alone states no time
+        holds_all = all(any(o.start <= m.start and m.end <= o.end for o in mentions) for m in timed)
+        more = sum(m.end - m.start for m in mentions) > sum(m.end - m.start for m in timed)
+        return mentions if mentions and holds_all and more else best
 
     def _clashing_day(self, mention: TimeMention, ref: datetime) -> TimeMention:
         """ "Friday the 12th" when the coming 12th is a Saturday: Duckling finds a Friday 12th
@@ -2100,7 +2126,7 @@ class TimeParser:
         if lang.FOUR_DIGIT_CLOCK_RE.search(span):  # "0907", "at 1600": the hour as written
             return starts[0]
         hour = first.hour % 12 or 12
-        if lang.evening_holds(hour, context):
+        if lang.evening_holds(hour, context) or lang.afternoon_said(hour, span):
             pm = True
         elif lang.MORNING_RE.search(context):
             pm = hour == 12
@@ -2136,6 +2162,7 @@ class TimeParser:
             and not lang.DAYTIME_RE.search(context)
             and open_hour
             and not lang.evening_holds(hour, context)
+            and not lang.afternoon_said(hour, span)
         ):
             twin = [s for s in starts if s != chosen and abs(s - chosen) == timedelta(hours=12)]
             others.append(twin[0] if twin else chosen + timedelta(hours=12 if local.hour < 12
