@@ -1734,7 +1734,9 @@ class RuleLinker:
             events = _the_one(events)
         kept: list[ProposedEvent] = []
         timed = any(e.schedulable for e in events)
-        role = role_in(request)
+        # a role said for one plan: with two ("lunch with my boss and gym on tuesday"), which
+        # one it goes with is not read
+        role = role_in(request) if sum(not e.cancelled for e in events) == 1 else None
         self.called_off = []
         for event in events:
             if event.cancelled and (event.start is not None or event.day is not None):
@@ -1756,7 +1758,7 @@ class RuleLinker:
                 and role.split()[-1].casefold() not in (event.title.casefold().split())
             ):  # "lunch with my boss": the role is who it is with ("Lunch", and a follow-up
                 # about "the accountant" could not find the "Meeting" it was)
-                event.title = f"{event.title} with {role}"
+                event.title = f"{event.title} {role}"
             kept.append(event)
         return kept[:MAX_EVENTS]
 

@@ -657,9 +657,11 @@ _ROLE_DETERMINERS = data.alternation("names", "role_determiners")
 # A role the plan is with: after "with" (a determiner and a word maybe between: "with the new
 # intern"), or after an activity and a determiner ("meeting the accountant"); never one whose
 # plan it is ("my sister's party").
-_ROLE = rf"(?P<word>{data.alternation('names', 'roles')})\b(?!['’])"
+_ROLES = data.alternation("names", "roles")
+_ROLE = rf"(?P<word>{_ROLES})(?:\s+(?:{_ROLES}))?\b(?!['’])"  # "the team lead", "lead investor"
 _ROLE_AFTER_WITH_RE = re.compile(
-    rf"\b(?:{_ROLE_WITH})\s+(?P<role>(?:(?:{_ROLE_DETERMINERS})\s+)?(?:[^\W\d_]+\s+)??{_ROLE})",
+    rf"\b(?P<with>{_ROLE_WITH})\s+"
+    rf"(?P<role>(?:(?:{_ROLE_DETERMINERS})\s+)?(?:[^\W\d_]+\s+)??{_ROLE})",
     re.IGNORECASE,
 )
 _ROLE_AFTER_ACTIVITY_RE = re.compile(
@@ -670,10 +672,11 @@ _NOBODY_IN_PARTICULAR = data.words("names", "roles_of_nobody")
 
 
 def role_in(text: str) -> str | None:
-    """Who the plan is with when the text names them by role alone ("lunch with my boss", "call
-    with the landlord", "meeting the accountant"), as said; None when it names no role. A role
-    that is itself the plan ("the dentist") is its activity, not its company, and one after any
-    other word ("pick up my sister") is none."""
+    """Who the plan is with when the text names them by role alone, in its own words with its
+    preposition ("with my boss", "con mi jefe"; "with the accountant" for "meeting the
+    accountant"); None when it names no role. A role that is itself the plan ("the dentist")
+    is its activity, not its company, and one after any other word ("pick up my sister") is
+    none."""
     found = [
         *_ROLE_AFTER_WITH_RE.finditer(text),
         *(m for m in _ROLE_AFTER_ACTIVITY_RE.finditer(text) if ACTIVITY_RE.fullmatch(m[1])),
@@ -681,7 +684,8 @@ def role_in(text: str) -> str | None:
     for match in sorted(found, key=lambda m: m.start("role")):
         word = match.group("word").casefold()
         if word not in _NOBODY_IN_PARTICULAR and not ACTIVITY_RE.fullmatch(word):
-            return match.group("role")
+            said = match.groupdict().get("with") or "with"
+            return f"{said} {match.group('role')}"
     return None
 
 
