@@ -873,3 +873,5 @@ def test_a_meal_and_a_clock_stay_english_in_any_zone(tz: str) -> None:
     [dinner] = [m for m in parser.parse("dinner at 8") if m.value is not None]
     assert dinner.value.astimezone(ZoneInfo(tz)).strftime("%d %H:%M") == "08 20:00"
     assert all(m.language == "en" for m in parser.parse("mer 3pm?"))
+    for said in ("drinks with Anna, let's do 18:30", "family dim sum 10:30"):  # "Do", "dim"
+        assert all(m.language == "en" and m.grain != "day" for m in parser.parse(said))

@@ -957,6 +957,10 @@ def weekday_of(name: str) -> int | None:
 WEEKDAY_NEXT_RE = re.compile(rf"[ \t]*(?:on[ \t]+)?(?P<day>{DAY_NAMES})(?![\w-])", re.IGNORECASE)
 
 
+# "this Wednesday", "diese Woche Mittwoch": the coming one, said (times.toml [this_words]).
+THIS_RE = re.compile(rf"(?<!\w)(?:{data.alternation('times', 'this_words')})(?!\w)", re.IGNORECASE)
+
+
 def weekday_only(span: str) -> bool:
     """Whether a mention names its day by a weekday alone ("Wednesday at 11"), with no date,
     "next" or week word that would fix which one."""

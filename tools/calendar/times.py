@@ -531,6 +531,11 @@ def _wrong_start(entity: dict[str, Any], clean: str) -> bool:
     )
 
 
+# Letters a reading in the zone's language must add to the detected one's: weekday
+# abbreviations ("do", "mer", "dim", "sam") are English words or parts of them.
+ZONE_WORD_LETTERS = 4
+
+
 def _said_in_words(mention: TimeMention) -> bool:
     """Whether a mention is more than a two-letter word: read in the language of the user's
     zone into a line detected as another, German finds Thursday in an English "can we do 3?"
@@ -1227,8 +1232,10 @@ class TimeParser:
         reads more of the same: a line too short for its own language to be detected ("a las
         6 de la tarde" reads as German to lingua, and as nothing in English) is likely written
         in it. Only a reading that holds every time `best` read, and states a day or a clock
-        beyond it, replaces it: German "dinner" is no time beside English "at 8", and French
-        "mer 3" (Wednesday the 3rd) not "3pm"; nor does a two-letter word ("do" is Thursday)."""
+        beyond it in a word of ZONE_WORD_LETTERS or more (any, where `best` read no time),
+        replaces it: German "dinner" is no
+        time beside English "at 8", French "mer 3" (Wednesday the 3rd) not "3pm", and German
+        "do 18:30" (Thursday) nor French "dim" (Sunday) in "dim sum 10:30" English ones."""
         read = self._parse_language(text, clean, code, ref, source, speaker, changes=changes)
         mentions = [
             m for m in read
@@ -1237,8 +1244,12 @@ class TimeParser:
         ]  # fmt: skip
         timed = [m for m in best if m.value is not None]  # a meal word alone states no time
         holds_all = all(any(o.start <= m.start and m.end <= o.end for o in mentions) for m in timed)
-        more = sum(m.end - m.start for m in mentions) > sum(m.end - m.start for m in timed)
-        return mentions if mentions and holds_all and more else best
+        added = list(text)
+        for m in timed:
+            added[m.start : m.end] = " " * (m.end - m.start)
+        letters = sum(ch.isalpha() for m in mentions for ch in added[m.start : m.end])
+        adds_a_word = letters >= ZONE_WORD_LETTERS or not timed  # "às 18h" when English read none
+        return mentions if mentions and holds_all and adds_a_word else best
 
     def _clashing_day(self, mention: TimeMention, ref: datetime) -> TimeMention:
         """ "Friday the 12th" when the coming 12th is a Saturday: Duckling finds a Friday 12th
@@ -1283,7 +1294,7 @@ class TimeParser:
             mention.value is None
             or mention.kind not in ("datetime", "date")
             or not lang.weekday_only(mention.text)
-            or _THIS_RE.search(mention.text)
+            or lang.THIS_RE.search(mention.text)
             or mention.value.astimezone(self.zone).date() != ref.astimezone(self.zone).date()
         ):
             return mention
@@ -2387,7 +2398,6 @@ def _phrase_then_place(section: str) -> re.Pattern[str]:
 _TIMES_ARE_IN_RE = _phrase_then_place("times_are_in")
 _TIMES_LOCAL_RE = data.phrase_pattern("times", "times_local")
 _LOCATED_IN_RE = _phrase_then_place("located_in")
-_THIS_RE = re.compile(rf"(?<!\w)(?:{data.alternation('times', 'this_words')})(?!\w)", re.IGNORECASE)
 _WEEK_AFTER_RE = re.compile(
     rf"[ \t]+(?:{data.phrase_pattern('times', 'week_after').pattern})", re.IGNORECASE
 )
