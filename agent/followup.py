@@ -226,8 +226,8 @@ def _meant(
     """Which of the chat's events still ahead (changed last first) the follow-up is about, and
     whether the request names it.
 
-    The activities it names pick the events whose title the most of them name ("forget
-    dinner" with a lunch and a dinner ahead; an activity no event has names none: "cancel the
+    The activities it names pick the events whose title all of them name ("forget dinner"
+    with a lunch and a dinner ahead; an activity no event has names none: "cancel the
     dentist"); with none named, its other words pick the events whose title one of them names
     ("annulla l'aperitivo"), and so do the `people` it names ("Diego lo cambió a las 3"); a day
     it names alone picks the events on that day ("cancel thursday"); of those, or of all when it
@@ -333,14 +333,14 @@ def _about(
     group: Group,
     value_of: Callable[[str], str | None],
 ) -> bool:
-    """Whether the request is about `event`: an activity it names names the event (another may
-    say why: "cancel the flight, trip's off"), and it names one, points back at the chat's
-    event, or says little else besides filler, times, the words that do the act (`group`, read
-    by the act model) and everyday words of its language ("ela mudou para as 11h"; "cancel my
-    newsletter subscription" says more)."""
+    """Whether the request is about `event`: every activity it names names the event ("cancel
+    the meeting, lunch is still on" is about no one event), and it names one, points back at
+    the chat's event, or says little else besides filler, times, the words that do the act
+    (`group`, read by the act model) and everyday words of its language ("ela mudou para as
+    11h"; "cancel my newsletter subscription" says more)."""
     title = title_words(event)
     named = [m.group().casefold() for m in ACTIVITY_RE.finditer(request)]
-    if named and not any(names_word(word, title) for word in named):
+    if not all(names_word(word, title) for word in named):
         return False
     # a placeholder whose person the event does not have ("et <PERSON_1> mardi à 11h15" adds a
     # plan with them; a word read as a name is one too) is one more word of something else

@@ -127,16 +127,10 @@ def _known(word: str) -> float:
 
 
 def named_by(activities: list[str], events: list[CalendarEvent]) -> list[CalendarEvent]:
-    """The events (in their order) whose title the most of `activities` name, one at least:
-    "cancel the flight, trip's off" names the flight, though the trip is no event of its own.
-    None when different activities name different events as often ("cancel the gym, not the
-    dinner", "move dinner, the flight is late"): which one the words mean is not said."""
-    naming = [frozenset(a for a in activities if names_word(a, title_words(e))) for e in events]
-    best = max(map(len, naming), default=0)
-    chosen = [(e, n) for e, n in zip(events, naming, strict=True) if best and len(n) == best]
-    # "lunch" names two lunches alike (other words tell them apart); "gym" and "dinner" name
-    # two events each their own, and nothing says which is meant
-    return [e for e, _ in chosen] if len({n for _, n in chosen}) <= 1 else []
+    """The events (in their order) whose title every one of `activities` names: "cancel the
+    meeting, lunch is still on" names no event, though the lunch is one (which the act is
+    about is not read)."""
+    return [e for e in events if all(names_word(a, title_words(e)) for a in activities)]
 
 
 def naming_count(words: list[str], event: CalendarEvent) -> int:
@@ -149,7 +143,7 @@ def most_named(words: list[str], events: list[CalendarEvent]) -> list[CalendarEv
     """The events (in their order) that the most of `words` name; none when no word names any:
     "when is my mother's birthday again?" finds "Birthday", "Mum's birthday" over "Dinner"."""
     activities = [w for w in words if ACTIVITY_RE.fullmatch(w)]  # "Tom's birthday": a birthday
-    events = named_by(activities, events) if activities else events
+    events = named_by(activities, events)
     counts = [naming_count(words, event) for event in events]
     best = max(counts, default=0)
     return [e for e, n in zip(events, counts, strict=True) if best and n == best]

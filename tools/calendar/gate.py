@@ -19,7 +19,7 @@ from zoneinfo import ZoneInfo
 
 from lang.fold import fold
 from lang.thread import CHAT_ROLES, ORDER_FILLERS, TURN_LABELS, reported_speech, split_thread
-from tools.calendar.lang import MONTHS, states_date
+from tools.calendar.lang import MONTHS, THIS_RE, states_date, weekday_only
 from tools.calendar.times import MOVE_CLOSER_BY, TimeMention
 
 _USER_SOURCES = frozenset({"request", "thread", "ocr"})
@@ -187,7 +187,7 @@ def moved_start(
     if days and days[0].value:
         day = _wall(days[0].value, zone).date()
         other = _other_week(days[0].text, day, old)
-        if other and near:
+        if other and near and _weekday_alone(days[0].text):
             day = _from(day, old)
         elif other:
             return None, other
@@ -197,7 +197,7 @@ def moved_start(
         if not states_date(clock.text):  # "8:30": the day is the stated one or the event's
             readings = [r.replace(year=day.year, month=day.month, day=day.day) for r in readings]
         elif readings and (other := _other_week(clock.text, readings[0].date(), old)):
-            if not near:
+            if not (near and _weekday_alone(clock.text)):
                 return None, other
             offered = _from(readings[0].date(), old)
             readings = [r + (offered - readings[0].date()) for r in readings]
@@ -223,6 +223,12 @@ def _is_old_clock(mention: TimeMention, old: datetime, zone: ZoneInfo) -> bool:
         (_wall(v, zone).hour, _wall(v, zone).minute) == (old.hour, old.minute)
         for v in (mention.value, *mention.alternatives) if v is not None
     )  # fmt: skip
+
+
+def _weekday_alone(text: str) -> bool:
+    """A weekday with nothing that says which week ("thursday at 1", not "this thursday" nor
+    "tomorrow")."""
+    return weekday_only(text) and THIS_RE.search(text) is None
 
 
 def _from(said: date, old: datetime) -> date:
