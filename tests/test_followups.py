@@ -532,3 +532,11 @@ def test_an_answer_that_says_which_week_is_not_moved_into_the_offer(
     _, answers = _page_chat(tmp_path, ["coffee with Ana Ruiz sometime next week", answer])
     made = [e for e in answers[1]["events"] if e["status"] == "created"]
     assert all(e["start"][:10] not in ("2026-12-02", "2026-12-03") for e in made)
+
+
+def test_a_meal_in_another_language_is_offered_at_its_hours(tmp_path: Path) -> None:
+    """ "Mittagessen" is a lunch: its free times are offered around noon, as "lunch" is, not
+    from 09:00."""
+    _, answers = _page_chat(tmp_path, ["irgendwann nächste Woche Mittagessen mit Lena Vogel"])
+    offered = [e for e in answers[0]["events"] if e["status"] == "proposed"]
+    assert offered and all("11" <= e["start"][11:13] <= "14" for e in offered)

@@ -696,11 +696,9 @@ def people_in(text: str) -> list[str]:
 
 
 def meal_in(text: str) -> str | None:
-    for word, meal in (("breakfast", "breakfast"), ("brunch", "brunch"), ("lunch", "lunch"),
-                       ("dinner", "dinner"), ("supper", "dinner")):  # fmt: skip
-        if re.search(rf"\b{word}\b", text, re.IGNORECASE):
-            return meal
-    return None
+    """The first meal the text names, in any of Veil's languages ("Mittagessen" is a lunch):
+    its length and the hours its free times are offered at."""
+    return next((m for w in re.findall(r"[^\W\d_]+", text) if (m := lang.meal_of(w))), None)
 
 
 _REMIND_RE = re.compile(
