@@ -81,7 +81,7 @@ def _content_words(text: str) -> tuple[str, ...]:
         if ACTIVITY_RE.fullmatch(w)  # "call" is as common as "time", and names a plan
         or len(w) >= 3 and w.casefold() not in _FILLER
         and max(zipf(w.casefold(), language) for language in languages) < EVERYDAY_ZIPF
-        and max(zipf(w.casefold(), language) for language in LANGUAGES) < EVERYDAY_ANYWHERE
+        and _known(w.casefold()) < EVERYDAY_ANYWHERE
     )  # fmt: skip
 
 

@@ -216,13 +216,10 @@ def moved_start(
 
 def _is_old_clock(mention: TimeMention, old: datetime, zone: ZoneInfo) -> bool:
     """Whether a clock said in a move is the event's own start (its day too, if it says one)."""
-    said = _wall(mention.value, zone)  # type: ignore[arg-type]
-    if states_date(mention.text) and said.date() != old.date():
+    if states_date(mention.text) and _wall(mention.value, zone).date() != old.date():  # type: ignore[arg-type]
         return False
-    return any(
-        (_wall(v, zone).hour, _wall(v, zone).minute) == (old.hour, old.minute)
-        for v in (mention.value, *mention.alternatives) if v is not None
-    )  # fmt: skip
+    walls = (_wall(v, zone) for v in (mention.value, *mention.alternatives) if v is not None)
+    return any((w.hour, w.minute) == (old.hour, old.minute) for w in walls)
 
 
 def _weekday_alone(text: str) -> bool:
@@ -237,16 +234,11 @@ def _from(said: date, old: datetime) -> date:
     return old.date() + timedelta(days=(said.weekday() - old.weekday()) % 7)
 
 
-def _beside(said: date, old: datetime) -> date:
-    """The day of `said`'s weekday within three days of the event's."""
-    return old.date() + timedelta(days=(said.weekday() - old.weekday() + 3) % 7 - 3)
-
-
 def _other_week(text: str, said: date, old: datetime) -> str | None:
     """Why a weekday said without its date ("friday", "thursday at 7pm") is unclear for an
     event on another week: the coming one, or the same weekday next to the event; None when
     both are one day or the date is said."""
-    near = _beside(said, old)
+    near = old.date() + timedelta(days=(said.weekday() - old.weekday() + 3) % 7 - 3)
     if _DATED_RE.search(text) or near == said:
         return None
     return f"{text!r} could be {said:%a %d %b} or {near:%a %d %b}"

@@ -41,6 +41,7 @@ def locale_for_zone(tz: str, zoneinfo_dir: str) -> str:
     return "en_US" if country in _MONTH_FIRST_COUNTRIES else "en_GB"
 
 
+@functools.lru_cache(maxsize=64)
 def language_of_zone(tz: str, zoneinfo_dir: str) -> str | None:
     """The first official language of the zone's country that Veil reads times in (Spanish for
     America/Santiago, German for Europe/Zurich, French for America/Toronto), or None (none but

@@ -1189,8 +1189,6 @@ class TimeParser:
             candidates = list(context)
         else:
             candidates = lang.detect_languages(clean)
-        # the language of where the user is: a line too short for its own to be detected
-        # ("a las 6 de la tarde" reads as German to lingua) is likely written in it
         # More text read wins; on a tie the surrounding text's language does, else the default
         # one, since a short line ("7a", "tmrw at 3") is where detection is least sure.
         preferred = context[0] if context and not language else lang.DEFAULT_LANGUAGE
@@ -1233,9 +1231,9 @@ class TimeParser:
         6 de la tarde" reads as German to lingua, and as nothing in English) is likely written
         in it. Only a reading that holds every time `best` read, and states a day or a clock
         beyond it in a word of ZONE_WORD_LETTERS or more (any, where `best` read no time),
-        replaces it: German "dinner" is no
-        time beside English "at 8", French "mer 3" (Wednesday the 3rd) not "3pm", and German
-        "do 18:30" (Thursday) nor French "dim" (Sunday) in "dim sum 10:30" English ones."""
+        replaces it: German "dinner" is no time beside English "at 8", French "mer 3"
+        (Wednesday the 3rd) not "3pm", and German "do 18:30" (Thursday) nor French "dim"
+        (Sunday) in "dim sum 10:30" English ones."""
         read = self._parse_language(text, clean, code, ref, source, speaker, changes=changes)
         mentions = [
             m for m in read
