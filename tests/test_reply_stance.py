@@ -65,8 +65,7 @@ def rules(tmp_path: Path) -> Assistant:
 @pytest.mark.parametrize(
     "reply",
     [
-        "that was never settled",  # none of these reads as a no to the act model
-        "who said I'd be there? we didn't talk about it",
+        "who said I'd be there? we didn't talk about it",  # none reads as a no to the act model
         "on n'a jamais parlé de ça",
         "nein",  # the act model's call-off reading catches what the head leaves between cuts
         "no, I can't",
@@ -119,8 +118,20 @@ def test_the_two_cuts_read_yes_no_and_neither() -> None:
     assert not reply_agrees("") and not reply_disagrees("  ")  # nothing said decides nothing
 
 
-@pytest.mark.parametrize("reply", ["Listo, gracias", "we'll bring the potato salad"])
+@pytest.mark.parametrize("reply", ["Listo, gracias", "we'll bring the potato salad", "¡Obvio!"])
 def test_a_reply_that_agrees_without_a_yes_word_still_creates(rules: Assistant, reply: str) -> None:
     thread = f"Kofi: the audit walkthrough is Thursday 14:00 in room 4\nMe: {reply}"
     bundle = rules.ask(Turn(request="add this", thread=thread, now=NOW, tz=TZ))
     assert [e.status for e in bundle.events] == ["created"]
+
+
+@pytest.mark.parametrize("reply", ["I never said yes", "maybe, let me check"])
+def test_the_heads_no_outweighs_the_act_models_yes(rules: Assistant, reply: str) -> None:
+    """The act model reads a yes word ("yes", "check") over all kinds of message; the head
+    fitted on replies alone reads these as a no, and on a reply its no is the one that holds."""
+    from understanding.acts import reads_as
+
+    assert reads_as(reply, "add", "thread") and reply_disagrees(reply)
+    thread = f"Kofi: the audit walkthrough is Thursday 14:00 in room 4\nMe: {reply}"
+    bundle = rules.ask(Turn(request="add this", thread=thread, now=NOW, tz=TZ))
+    assert [(e.status, e.held) for e in bundle.events] == [("proposed", "unagreed")]

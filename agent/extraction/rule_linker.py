@@ -444,10 +444,13 @@ def _passed_over(
     mine = [i for i in later if _who(segments[i]) == "me"]
     if not mine:
         return False
-    if any(
-        reads_as(segments[i].text, "add", "thread") or reply_agrees(segments[i].text) for i in mine
-    ):
-        return False  # a yes anywhere stands ("great, thanks!" - ... - "which ones?")
+    if "me" in event.offers.get(event.start, set()) or any(
+        reply_agrees(segments[i].text)
+        or (reads_as(segments[i].text, "add", "thread") and not reply_disagrees(segments[i].text))
+        for i in mine
+    ):  # the user backed the start (picked it, "yes, ..."), or a yes anywhere stands
+        return False  # ("great, thanks!" - ... - "which ones?")
+
     day = event.start.date()
 
     def only_this_day(index: int) -> bool:
@@ -693,6 +696,7 @@ class RuleLinker:
                 event.pending, event.awaiting = True, "them"
             elif _passed_over(event, segments, found, others_heard(event)):
                 event.pending, event.awaiting = True, "me"
+                event.held_because = "your own reply in the thread is no yes to it"
         talkers = {w for w in map(_who, segments) if w is not None}
         for event in events:  # a booking dialogue: the user's request says yes to the service
             # ("Agent: how about Wednesday at 4:30 pm?"); a person's change waits for the user's
