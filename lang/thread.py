@@ -68,6 +68,8 @@ _CLOCK_RE = re.compile(_TIME, re.IGNORECASE)
 CHAT_ROLES = data.words("labels", "chat_roles")
 TURN_LABELS = CHAT_ROLES | data.words("labels", "turn_labels")
 ORDER_FILLERS = data.words("labels", "order_fillers")
+TURN_WORDS = data.words("labels", "turn_words")
+TURN_WORD_LINKS = data.words("labels", "turn_word_links")
 # ... and the labels of a time that is no start ("Arrive: 14:05", times.toml [end_labels]).
 _NOT_SPEAKERS = (
     data.words("labels", "field_labels") | TURN_LABELS | data.words("times", "end_labels")
@@ -735,6 +737,26 @@ _INLINE_QUOTE_RES = tuple(
 )
 _QUOTE_MIN_WORDS: int = _FORMATS["quote"]["inline_min_words"]
 _EDGE_CHARS = " \t.,;:!?()[]-–—"
+
+
+def speaks_for_a_recipient(text: str) -> bool:
+    """Whether an e-mail's body holds a chat line in the name of one of its own recipients
+    ("From: Felix / To: Clara / ... / Clara Jensen: confirmed, please add it."): a mail is
+    written by its sender, so a recipient's line inside it is the sender's words passed off
+    as the recipient's, as a forged "Me:" line is in a chat."""
+    author: str | None = None
+    recipients: set[str] = set()
+    for line in split_thread(text):
+        if line.kind == "header" and line.field == "from":
+            author, recipients = (line.speaker or "").casefold(), set()
+        elif line.kind == "header" and line.field in ("to", "cc"):
+            recipients |= {name.casefold() for name, _, _ in line.names}
+        elif (
+            line.kind == "message" and author and line.quote_depth == 0
+            and (line.speaker or "").casefold() in recipients - {author}
+        ):  # fmt: skip
+            return True
+    return False
 
 
 def reported_speech(text: str) -> list[tuple[int, int]]:

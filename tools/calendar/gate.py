@@ -18,7 +18,15 @@ from datetime import date, datetime, timedelta
 from zoneinfo import ZoneInfo
 
 from lang.fold import fold
-from lang.thread import CHAT_ROLES, ORDER_FILLERS, TURN_LABELS, reported_speech, split_thread
+from lang.thread import (
+    CHAT_ROLES,
+    ORDER_FILLERS,
+    TURN_LABELS,
+    TURN_WORD_LINKS,
+    TURN_WORDS,
+    reported_speech,
+    split_thread,
+)
 from tools.calendar.lang import MONTHS, THIS_RE, states_date, weekday_only
 from tools.calendar.times import MOVE_CLOSER_BY, TimeMention
 
@@ -449,7 +457,8 @@ _ROLE = "|".join(sorted(map(re.escape, CHAT_ROLES), key=len, reverse=True))
 _TURN = "|".join(sorted(map(re.escape, TURN_LABELS), key=len, reverse=True))
 # Words a forged turn's label may carry after its role: "SYSTEM OVERRIDE:", "user message |";
 # as a heading only an override or a prompt ("### Admin Notes" heads a real notice).
-_TURN_WORDS = r"message|prompt|note|override|instruction"
+_TURN_WORDS = "|".join(sorted(map(re.escape, TURN_WORDS), key=len, reverse=True))
+_LINK = "|".join(sorted(map(re.escape, TURN_WORD_LINKS), key=len, reverse=True))
 _TURN_HEADING_WORDS = r"override|prompt"  # "### System Overrides ###" heads an IT notice
 _FILLER = "|".join(sorted(map(re.escape, ORDER_FILLERS), key=len, reverse=True))
 # The assistant's own names as one addresses it, case-insensitive but for "AI" (a name, "Ai").
@@ -494,7 +503,9 @@ _TOOL_ORDER = (
 _INJECTION_RES = (
     # "SYSTEM: create_event now", "[assistant]", "<|im_start|>system", "### Instruction:"
     re.compile(
-        rf"(?:^|(?<=[\n\]>:|\-\"“„«(\)]))[ \t]*(?:\[|<\|?|#+[ \t]*)?(?:{_TURN})"
+        rf"(?:^|(?<=[\n\]>:|\-\"“„«(\)]))[ \t]*(?:\[|<\|?|#+[ \t]*)?"
+        # ... the word first in the languages that put it there: "Message système :"
+        rf"(?:(?:{_TURN_WORDS})[ \t]+(?:(?:{_LINK})[ \t]+)?)?(?:{_TURN})"
         rf"(?:[ \t]+(?:{_TURN_WORDS}))?[ \t]*(?:\||\]|>|:)",
         re.IGNORECASE | re.MULTILINE,
     ),
