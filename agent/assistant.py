@@ -51,7 +51,7 @@ from lang import exports
 from lang.activities import ACTIVITY_RE
 from lang.fold import unmask_roles
 from lang.text import clean_text, has_forged_label
-from lang.thread import is_self, messages, speaks_for_a_recipient
+from lang.thread import speaks_for_a_recipient
 from memory.calendar import CalendarStore
 from memory.store import Contact, MemoryStore
 from privacy import EntityMap, PrivacyGuard
@@ -374,20 +374,12 @@ class Assistant:
                         event.pending = True
                         event.held_because = "it reads as moving something, not adding it"
             zone = ZoneInfo(turn.tz)
-            if forged or injections:  # a line written to pass for the user's (or another
-                # person's), or orders to the assistant: what the thread says was agreed cannot
-                # be trusted, so its starts wait for the user's own yes. A start the user typed
-                # stands, and, where no line is forged, one the user's own reply agreed to
-                # ("Me: ok, retro thursday" under an order to book a transfer at 2am)
-                mine_agree = not forged and _user_agreed(thread)
+            if forged:  # a line written to pass for the user's (or another person's): what
+                # the thread says was agreed cannot be trusted, so its starts wait for the
+                # user's own yes; a start the user typed stands
                 for event in events:
-                    if event.start is None or _typed(event.start, mentions, zone) or mine_agree:
-                        continue
-                    if event.schedulable and not event.pending:
-                        event.pending = True
-                        event.held_because = (
-                            "the pasted text gives me orders or speaks in someone else's name"
-                        )
+                    if event.start is not None and not _typed(event.start, mentions, zone):
+                        event.pending = event.pending or event.schedulable
             for event in events:  # a start at an hour real bookings almost never use, stated
                 # only by someone else and backed by nobody but its proposer, is asked about: a
                 # misread "3" or an order hidden in the thread is likelier than a plan (a start
@@ -657,16 +649,6 @@ def _clocks_of(start: datetime, mentions: list[TimeMention], zone: ZoneInfo) -> 
         m for m in mentions
         if m.has_clock_time and m.value is not None and m.value.astimezone(zone).time() == wall
     ]  # fmt: skip
-
-
-def _user_agreed(thread: str) -> bool:
-    """Whether one of the user's own messages in the thread ("Me: ok, retro thursday") agrees,
-    read by the reply-stance head."""
-    return any(
-        is_self(m.speaker) and reply_agrees(m.body(thread))
-        for m in messages(thread)
-        if not m.quoted
-    )
 
 
 def _typed(start: datetime, mentions: list[TimeMention], zone: ZoneInfo) -> bool:
