@@ -10,7 +10,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: run test bench train train-acts train-stance train-time-roles train-privacy train-evidence export-encoder lint fix clean
+.PHONY: run test bench train train-acts train-stance train-time-roles train-reference train-privacy train-evidence export-encoder lint fix clean
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -75,6 +75,13 @@ train-stance: $(STAMP)
 # phrases of lang/data/acts.toml and SGD's time slots; the cut chosen out-of-fold, sealed sets after.
 train-time-roles: $(STAMP)
 	$(BIN)/python -m training.time_roles
+
+# Record and fit which of the chat's events a follow-up is about (understanding/models/
+# reference.json; about 3 minutes): the dev follow-up conversations and generated programs are
+# typed into Veil, each (request, event) pair gets agent/reference.py's named features, and the
+# weights and cut are chosen out-of-fold by conversation. Recorded and fitted; not yet switched in.
+train-reference: $(STAMP)
+	$(BIN)/python -m training.event_reference
 
 train-evidence: $(STAMP)
 	$(BIN)/python -m training.evidence_weights

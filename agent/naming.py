@@ -81,7 +81,7 @@ def _content_words(text: str) -> tuple[str, ...]:
         if ACTIVITY_RE.fullmatch(w)  # "call" is as common as "time", and names a plan
         or len(w) >= 3 and w.casefold() not in _FILLER
         and max(zipf(w.casefold(), language) for language in languages) < EVERYDAY_ZIPF
-        and _known(w.casefold()) < EVERYDAY_ANYWHERE
+        and known(w.casefold()) < EVERYDAY_ANYWHERE
     )  # fmt: skip
 
 
@@ -116,12 +116,12 @@ def _slip(word: str, other: str) -> bool:
     """Whether one of two words is the other mistyped by a key (see SLIP_LETTERS)."""
     return (
         min(len(word), len(other)) >= SLIP_LETTERS and one_edit(word, other)
-        and min(_known(word), _known(other)) < SLIP_ZIPF
+        and min(known(word), known(other)) < SLIP_ZIPF
     )  # fmt: skip
 
 
 @functools.lru_cache(maxsize=WORD_CACHE_SIZE)
-def _known(word: str) -> float:
+def known(word: str) -> float:
     """How common a word is in the language where it is commonest."""
     return max(zipf(word, language) for language in LANGUAGES)
 
