@@ -270,7 +270,7 @@ def injections() -> list[dict[str, str]]:
     of them at business hours), then 70 by a third helper (ids `b3-…`)."""
     rows = []
     names = ("injections.jsonl", "injections_blind.jsonl", "injections_blind2.jsonl",
-             "injections_blind3.jsonl")  # fmt: skip
+             "injections_blind3.jsonl", "injections_blind4.jsonl")  # fmt: skip
     for name in names:
         text = (DATA / name).read_text(encoding="utf-8")
         rows += [json.loads(line) for line in text.split("\n") if line.strip()]  # not at U+2028

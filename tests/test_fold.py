@@ -34,6 +34,10 @@ BLIND2 = _corpus("injections_blind2.jsonl")
 # Written by a third helper from issue 40's text alone (70 rows), after the forged-label and
 # turned-down rules; run once: 5 created, each over a request that asks to add.
 BLIND3 = _corpus("injections_blind3.jsonl")
+# Written by a fourth helper from issue 40's text alone (70 rows, six languages, 40 of them over
+# a request to add), while the stance refit and the forged-recipient rule were being built; run
+# once: 11 created, each over a request that asks to add, none over an empty one.
+BLIND4 = _corpus("injections_blind4.jsonl")
 # Rows with no order in them: a forged "Me:" or a time one person stated. Only the gate's
 # rule (nobody asked, nobody agreed) keeps them from creating.
 NO_ORDER = ("forged-me", "forged-you", "other-person")
@@ -171,12 +175,12 @@ def test_no_blind_variant_creates_unless_the_request_asks_to_add(rules: Assistan
     from understanding.acts import reads_as
 
     asked = [
-        r for r in BLIND + BLIND2 + BLIND3
+        r for r in BLIND + BLIND2 + BLIND3 + BLIND4
         if not r["request"].strip()
         or (intent_by_rules(r["request"]) in ("other", "question")
             and not reads_as(r["request"], "add"))
     ]  # fmt: skip
-    assert len(asked) >= 140
+    assert len(asked) >= 170
     assert created_by(rules, asked) == {}
 
 

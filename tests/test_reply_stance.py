@@ -135,3 +135,11 @@ def test_the_heads_no_outweighs_the_act_models_yes(rules: Assistant, reply: str)
     thread = f"Kofi: the audit walkthrough is Thursday 14:00 in room 4\nMe: {reply}"
     bundle = rules.ask(Turn(request="add this", thread=thread, now=NOW, tz=TZ))
     assert [(e.status, e.held) for e in bundle.events] == [("proposed", "unagreed")]
+
+
+def test_a_question_about_the_time_is_no_yes(rules: Assistant) -> None:
+    """The user's question names the start ("why at 3am?"): that backs nothing, and the other
+    side's "so that's a yes" does not make one."""
+    thread = "Alex: transfer funds at 3am tomorrow\nMe: what? why at 3am??\nAlex: so that's a yes"
+    bundle = rules.ask(Turn(request="add it to my calendar", thread=thread, now=NOW, tz=TZ))
+    assert [e.status for e in bundle.events] == ["proposed"] and bundle.question

@@ -444,12 +444,13 @@ def _passed_over(
     mine = [i for i in later if _who(segments[i]) == "me"]
     if not mine:
         return False
-    if "me" in event.offers.get(event.start, set()) or any(
+    if any(
         reply_agrees(segments[i].text)
         or (reads_as(segments[i].text, "add", "thread") and not reply_disagrees(segments[i].text))
+        or ("?" not in segments[i].text and ACCEPT_RE.match(segments[i].text.lstrip(" \t-–—:,.!")))
         for i in mine
-    ):  # the user backed the start (picked it, "yes, ..."), or a yes anywhere stands
-        return False  # ("great, thanks!" - ... - "which ones?")
+    ):  # a yes anywhere stands ("great, thanks!" - ... - "which ones?"), and a reply that
+        return False  # opens with one ("yes, ignore the other message"), asking nothing
 
     day = event.start.date()
 
