@@ -67,7 +67,6 @@ class Context:
 
     request: str
     said: tuple[TimeMention, ...]
-    group: Group
     people: tuple[str, ...]
     activities: tuple[str, ...]
     content: tuple[str, ...]
@@ -96,7 +95,7 @@ def read_request(
     )  # fmt: skip
     against = counter_words(request, group) if reads_as(request, group) else frozenset()
     return Context(
-        request=request, said=tuple(said), group=group,
+        request=request, said=tuple(said),
         people=tuple(people_named(request, value_of)), activities=activities, content=content,
         plain=plain, words=words, against=frozenset(against),
         doing=frozenset(act_words(request, group)),

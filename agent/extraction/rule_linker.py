@@ -447,7 +447,7 @@ def _passed_over(
     if any(
         reply_agrees(segments[i].text)
         or (reads_as(segments[i].text, "add", "thread") and not reply_disagrees(segments[i].text))
-        or ("?" not in segments[i].text and ACCEPT_RE.match(segments[i].text.lstrip(" \t-–—:,.!")))
+        or ("?" not in segments[i].text and _opens_with_yes(segments[i].text))
         for i in mine
     ):  # a yes anywhere stands ("great, thanks!" - ... - "which ones?"), and a reply that
         return False  # opens with one ("yes, ignore the other message"), asking nothing
@@ -486,13 +486,19 @@ def _refused(said: Candidate, found: list[Candidate], segments: list[Segment]) -
 _TURNED_DOWN = "\0turned down"
 
 
+def _opens_with_yes(text: str) -> bool:
+    """Whether a message opens with a yes ("ok", "yes, ignore the other text"), past the dashes
+    and punctuation a chat puts before it."""
+    return ACCEPT_RE.match(text.lstrip(" \t-–—:,.!")) is not None
+
+
 def _answers(event: ProposedEvent, who: str | None, text: str) -> bool:
     """Whether a message with no time of its own says yes to the counter `event` waits on."""
     if event.awaiting in (None, _TURNED_DOWN) or who is None or who == event.awaiting:
         return False
     if calls_off(text) or any(p.search(text) for p in (DECLINE_RE, DEFER_RE, RESCHEDULE_RE)):
         return False  # "ok, what about friday?": a yes that counters again is none
-    return bool(ACCEPT_RE.match(text.lstrip(" \t-–—:,.!")) or DECIDE_RE.search(text))
+    return bool(_opens_with_yes(text) or DECIDE_RE.search(text))
 
 
 _FILLERS = data.words("acts", "accept_fillers") | data.words("acts", "filler")
@@ -869,7 +875,7 @@ class RuleLinker:
         if (
             DISMISS_RE.search(text)
             and not (own or segment.source == "request")
-            and not ACCEPT_RE.match(text.lstrip(" \t-–—:,.!"))  # "yes, ignore the other text"
+            and not _opens_with_yes(text)  # "yes, ignore the other text"
         ):
             # "looks like phishing": the plan on the table came from a fake, not a person
             dismissed = target or _current(events)
@@ -889,7 +895,7 @@ class RuleLinker:
             and who is not None
             and current is not None
             and current.start is not None
-            and ACCEPT_RE.match(text.lstrip(" \t-–—:,.!"))
+            and _opens_with_yes(text)
         ):  # "ok": the speaker backs the start on the table ("3 it is" later restores it)
             current.offers.setdefault(current.start, set()).add(who)
         settled = current if current is not None and current.pending else None
