@@ -24,11 +24,11 @@ from typing import Any
 from zoneinfo import ZoneInfo
 
 from bench.common import write_table
+from lang.frequency import LANGUAGES
 
 SOURCE = Path(__file__).resolve().parent / "data" / "stance_blind_sealed.jsonl"
 TZ = "Europe/Berlin"
 NOW = datetime(2026, 11, 23, 8, 0, tzinfo=ZoneInfo(TZ))  # a Monday: every weekday is ahead
-LANGUAGES = ("en", "de", "fr", "es", "pt", "it")
 
 
 def run(rows: list[dict[str, Any]]) -> dict[str, tuple[str, bool, str]]:

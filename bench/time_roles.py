@@ -21,9 +21,8 @@ import time
 from pathlib import Path
 
 from bench.common import write_table
+from lang.frequency import LANGUAGES
 from training.time_roles import SEALED, sealed_rows, span_args
-
-LANGUAGES = ("en", "de", "fr", "es", "pt", "it")
 
 
 def _cells(pairs: list[tuple[bool, bool]]) -> list[str]:

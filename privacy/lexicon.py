@@ -44,7 +44,9 @@ LOWER_NOT_NAMES = NOT_NAMES | ACTIVITY_NAMES
 # A form's label in capitals is its acronym, no one's name: "RSVP", "FYI", "TLDR", "NB".
 LABEL_ACRONYMS = words("labels", "label_acronyms")
 # Words that open the unit part of an address ("Apt. 4"): never the end of a name.
-UNIT_WORDS = words("names", "unit_words")
+# English words that open the unit part of an address ("Apt. 4"): never the end of a name. The
+# other languages' unit words ("Stock", "Sala", "Piano") are also surnames, so they stay out.
+UNIT_WORDS = words("places", "unit_words", "en")
 # Lower-case words that may sit inside a name: "María de la Cruz", "Ludwig van Beethoven".
 NAME_PARTICLES = words("labels", "name_particles")
 # Words that make a capitalised phrase an organisation or a venue, which stays visible.

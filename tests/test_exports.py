@@ -17,7 +17,6 @@ from flask import Flask
 from flask.testing import FlaskClient
 
 from agent.assistant import MAX_LINE_CHARS, MAX_THREAD_CHARS, MAX_THREAD_LINES, recent_window
-from lang import data
 from lang.exports import (
     MAX_EXPORT_BYTES,
     Export,
@@ -35,7 +34,6 @@ from tools.exports import thread_text
 DATA = Path(__file__).resolve().parent / "data" / "exports"
 GOLD = {k: v for k, v in json.loads((DATA / "expected.json").read_text("utf-8")).items()
         if not k.startswith("_")}  # fmt: skip
-LANGUAGES = ("en", "de", "fr", "es", "pt", "it")
 
 
 def read(name: str, **kwargs: Any) -> Export:
@@ -348,17 +346,6 @@ def test_unknown_json_and_other_archives_say_so() -> None:
 def test_an_export_over_the_size_limit_is_refused_at_once() -> None:
     with pytest.raises(ExportError, match="over the 64 MB"):
         read_export(b"x" * (MAX_EXPORT_BYTES + 1), "huge.txt")
-
-
-# --- vocabulary lives once, as data ---------------------------------------------------------
-
-
-@pytest.mark.parametrize(
-    "section", ["attachment_omitted", "attachment_tags", "file_attached", "edited",
-                "nothing_said", "system"],
-)  # fmt: skip
-def test_each_vocabulary_section_covers_every_language(section: str) -> None:
-    assert set(data.table("exports")[section]) == set(LANGUAGES)
 
 
 # --- end to end: CLI, page, MCP --------------------------------------------------------------

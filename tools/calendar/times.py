@@ -908,7 +908,8 @@ _NATIVE_UNSAFE = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f\ud800-\udfff]")
 # case: blanked before Duckling reads the text, offsets kept.
 _ZONE_LOOKALIKES = {
     code: re.compile(rf"\b(?:{'|'.join(sorted(data.words('times', 'zone_lookalikes', code)))})\b")
-    for code in data.table("times")["zone_lookalikes"]
+    for code, entry in data.table("times")["zone_lookalikes"].items()
+    if entry  # a language none of whose words Duckling misreads has nothing to blank
 }
 # A number alone that can be an hour ("8", "8:30"), not part of a longer number or a code.
 _BARE_HOUR_RE = re.compile(r"(?<![\w.,:/])(?:[01]?\d|2[0-4])(?::[0-5]\d)?(?![\w.,:/%])")
