@@ -48,7 +48,7 @@ from agent.naming import (
     title_words,
 )
 from lang import data
-from lang.activities import ACTIVITY_RE
+from lang.activities import PLAN_KINDS, named_activities
 from memory.calendar import CalendarStore
 from memory.errors import StoreError
 from memory.event import CalendarEvent
@@ -58,7 +58,15 @@ from tools.calendar.ics import export_event
 from tools.calendar.lang import states_date, weekday_only
 from tools.calendar.slots import Schedule
 from tools.calendar.times import TimeMention
-from understanding.acts import Group, act_words, counter_words, read_act, reads_as, reply_agrees
+from understanding.acts import (
+    Group,
+    act_words,
+    counter_words,
+    forgets_or_calls_off,
+    read_act,
+    reads_as,
+    reply_agrees,
+)
 
 _WORD_RE = re.compile(r"[^\W\d_][\w'’-]*")
 _POINTERS = data.words("acts", "event_pointers")
@@ -135,8 +143,14 @@ def find_follow_up(
         not named or (offer and _meant(request, [offer], [], tz, people).named)
     ):
         return None  # after Veil's own proposal, "cancel it" / "cancel the meeting" is its
-    if event and _names_no_other_time(said, event, tz) and reads_as(request, "call_off"):
-        follow = "cancel"  # the user declining their own chat's event calls it off
+    # forgetting counts only for an event named by its activity: "forget that <PERSON_1> is
+    # vegetarian" forgets a fact about a person whose lunch stays
+    by_activity = event is not None and any(
+        names_word(a, title_words(event)) for a in named_activities(request)
+    )
+    drops = reads_as(request, "call_off") or (by_activity and forgets_or_calls_off(request))
+    if event and _names_no_other_time(said, event, tz) and drops:
+        follow = "cancel"  # the user declining (or forgetting) their own chat's event calls it off
     elif (shifts and not said) or ((said or shifts) and reads_as(request, "change")):
         # a time moved by an amount ("media hora más tarde", "eine halbe Stunde früher") is a
         # change whatever else the sentence reports
@@ -232,7 +246,11 @@ def _meant(
     ("annulla l'aperitivo"), and so do the `people` it names ("Diego lo cambió a las 3"); a day
     it names alone picks the events on that day ("cancel thursday"); of those, or of all when it
     names nothing, the one changed last ("cancel it")."""
-    activities = [m.group().casefold() for m in ACTIVITY_RE.finditer(request)]
+    # a kind any plan can be ("friday's appointment") that no event's title names points, as
+    # "it" does
+    activities = [
+        a for a in named_activities(request) if a not in PLAN_KINDS or named_by([a], ahead)
+    ]
     if activities:
         ahead = named_by(activities, ahead)
     words = content_words(request)
@@ -339,7 +357,7 @@ def _about(
     (`group`, read by the act model) and everyday words of its language ("ela mudou para as
     11h"; "cancel my newsletter subscription" says more)."""
     title = title_words(event)
-    named = [m.group().casefold() for m in ACTIVITY_RE.finditer(request)]
+    named = [a for a in named_activities(request) if a not in PLAN_KINDS or names_word(a, title)]
     if not all(names_word(word, title) for word in named):
         return False
     # a placeholder whose person the event does not have ("et <PERSON_1> mardi à 11h15" adds a
@@ -357,7 +375,7 @@ def _about(
     ]
     if strangers:
         return False  # "cancel dinner with <PERSON_2>": another dinner than <PERSON_1>'s
-    pointers = _POINTERS | _PERSON_POINTERS if event.attendees else _POINTERS
+    pointers = (_POINTERS | _PERSON_POINTERS if event.attendees else _POINTERS) | PLAN_KINDS
     if any(w in pointers for w in words) and not named:
         return True
     everyday = set(words) - set(content_words(request))
@@ -418,6 +436,10 @@ def carry_out(
             start, reason = None, f"{event_time(event, tz)} has passed"
     if follow.act in ("answer", "confirm"):
         return _answer(event, start, reason, store=store, tz=tz, now=now, out_dir=out_dir)
+    if start is not None and start == event.start:
+        # "bump thursday's lunch by half an hour": the day said is the day it has, and no new
+        # clock was read; moving it there would claim a change that changes nothing
+        start, reason = None, "no new time was read"
     if start is None:
         question = f"What time should I move {_said(event)} to? ({reason})"
         return _asked(question, "move_event", reason)

@@ -30,7 +30,7 @@ from agent.naming import (
     title_words,
 )
 from lang import data
-from lang.activities import ACTIVITY_RE
+from lang.activities import named_activities
 from memory.event import CalendarEvent
 from privacy.entity_map import PLACEHOLDER_RE
 from tools.calendar.lang import states_date
@@ -87,7 +87,7 @@ def read_request(
         for w in LETTERS_RE.finditer(blanked)
         if not any(s <= w.start() < e for s, e in spans)
     )
-    activities = tuple(m.group().casefold() for m in ACTIVITY_RE.finditer(request))
+    activities = tuple(named_activities(request))
     content = tuple(w for w in content_words(request) if w not in activities)
     plain = tuple(
         w for w in words if len(w) >= 4 and w not in content and w not in activities

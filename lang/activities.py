@@ -31,6 +31,22 @@ ACTIVITY_RE = re.compile(
     r"(?!(?<=call)\s+(?:it|this|that|the\s+event)\b)",
     re.IGNORECASE,
 )
+# Words that name a kind any plan can be ("appointment", "Termin", "cita"), lower-cased.
+PLAN_KINDS = frozenset(
+    p.casefold() for g in data.table("activities")["plan_kinds"].values() for p in g
+)
+# The phrases that do an act on a plan (acts.toml [cancel], [move]): an activity word that opens
+# one is the act's verb, not the plan ("call off thursday's lunch" names a lunch, and no call;
+# "call the dentist off" still names the dentist).
+_ACT_PHRASES = data.phrases_regex([*data.phrases("acts", "cancel"), *data.phrases("acts", "move")])
+
+
+def named_activities(text: str) -> list[str]:
+    """The activities `text` names, lower-cased, less those that open a phrase doing an act."""
+    verbs = {m.start() for m in _ACT_PHRASES.finditer(text)}
+    return [m.group().casefold() for m in ACTIVITY_RE.finditer(text) if m.start() not in verbs]
+
+
 # A phrase's last word is its head: "Winter Concert", "Parent Teacher Conferences", "Santa
 # Breakfast" and "Book Fair" are events; "Dana Whitfield" and "Mark Jones" are not.
 _EVENT_END_RE = re.compile(

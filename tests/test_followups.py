@@ -410,6 +410,37 @@ def test_a_follow_up_acts_on_the_event_it_names_not_the_last_one(
     assert starts() == ["Call Wed 09:00"]
 
 
+def test_a_verb_that_is_also_an_activity_and_a_kind_of_plan_name_no_event(
+    chat: tuple[Assistant, MemoryStore],
+) -> None:
+    """"call off thursday's lunch" names a lunch, not a call; "friday's appointment" is what
+    friday holds; "can we shift the dinner to 9?" moves it to 21:00; and a move to the time
+    the event already has asks instead of claiming it moved."""
+    session = chat[1].create_session("kinds").id
+    calendar = CalendarStore(Database(chat[0].data_dir / "veil.db"))
+
+    def starts() -> list[str]:
+        ahead = calendar.upcoming_of_chat(session, NOW)
+        return sorted(f"{e.title.split()[0]} {e.start:%a %H:%M}" for e in ahead)
+
+    say(chat, session, "lunch with Ben on Thursday at 1pm")
+    say(chat, session, "dentist on Friday at 4pm")
+    say(chat, session, "dinner with Anna on Saturday at 7:30pm")
+    assert starts() == ["Dentist Fri 16:00", "Dinner Sat 19:30", "Lunch Thu 13:00"]
+    assert say(chat, session, "can we shift the dinner to 9?").events[0].status == "updated"
+    assert starts() == ["Dentist Fri 16:00", "Dinner Sat 21:00", "Lunch Thu 13:00"]
+    asked = say(chat, session, "bump saturday's dinner by a bit")
+    assert not asked.events and asked.question and "What time" in asked.question
+    assert say(chat, session, "call off thursday's lunch").events[0].status == "cancelled"
+    assert starts() == ["Dentist Fri 16:00", "Dinner Sat 21:00"]
+    assert say(chat, session, "get rid of friday's appointment").events[0].status == "cancelled"
+    assert starts() == ["Dinner Sat 21:00"]
+    # a kind of plan with no day that picks one, while an event's title names it, is that one
+    untouched = say(chat, session, "cancel the dentist appointment")
+    assert not any(e.status == "cancelled" for e in untouched.events)
+    assert starts() == ["Dinner Sat 21:00"]
+
+
 def test_an_answer_with_no_clock_keeps_the_proposal_and_a_call_off_of_nothing_adds_nothing(
     tmp_path: Path,
 ) -> None:

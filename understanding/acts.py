@@ -225,6 +225,19 @@ def reads_as(text: str, group: Group, context: Context = "request") -> bool:
     return _in_group(read_act(text, context), group, model().group_thresholds[context])
 
 
+def forgets_or_calls_off(text: str, context: Context = "request") -> bool:
+    """Whether `text` calls a plan off or asks to forget it, against the call-off group's
+    threshold: over an event the chat holds that the words name, forgetting or deleting it
+    ("forget the lunch with <PERSON_1>", "supprime le déjeuner de jeudi") is calling it off,
+    though alone such words read as the memory act."""
+    reading = read_act(text, context)
+    acts = (*ACT_GROUPS["call_off"], "forget")
+    return (
+        sum(reading.scores.get(a, 0.0) for a in acts)
+        >= model().group_thresholds[context]["call_off"]
+    )
+
+
 # A word whose removal lowers a group's log-odds by this much (in nats) is part of how the
 # message does the act ("spostata" +3.7, "annulé", "desmarca"), not a word about what it is
 # done to ("ophtalmo" -1.2, "newsletter" -1.0). Log-odds, not probability: a reading of 0.99

@@ -292,14 +292,15 @@ CHANGED_HOUR_RE = re.compile(
 
 # A bare hour a change names as its new time: after a clock or move preposition (times.toml
 # [clock_prepositions] [move_prepositions]) and before nothing but filler ("shift that to 8
-# please", "rück das auf 3 bitte"); never a noun's number ("table 5", "2 slots later").
+# please", "rück das auf 3 bitte", "can we shift lunch to 2?"); never a noun's number ("table
+# 5", "2 slots later").
 NEW_HOUR_RE = re.compile(
     r"(?<!\w)(?:"
     + data.phrases_alternation(
         data.phrases("times", "clock_prepositions") + data.phrases("times", "move_prepositions")
     )
     + rf")\s+(?P<hour>{_BARE_HOUR})(?![\d:%])"
-    + rf"(?=\s*(?:[.!,;)]|$|(?:{data.alternation('acts', 'filler')})(?!\w)))",
+    + rf"(?=\s*(?:[.!?,;)]|$|(?:{data.alternation('acts', 'filler')})(?!\w)))",
     re.IGNORECASE,
 )
 
