@@ -46,6 +46,7 @@ from agent.memory_answers import (
 from agent.model import ChatModel, Message
 from agent.planner import PlanInput, Planner
 from agent.prompts import load_prompt
+from agent.start_trust import doubtful
 from agent.synthesis import facts, write_reply
 from lang import exports
 from lang.activities import ACTIVITY_RE
@@ -391,6 +392,12 @@ class Assistant:
                     and not _said_in_another_zone(event.start, mentions, zone)
                 ):  # fmt: skip
                     event.pending, event.rare_hour = True, True
+            if thread.strip():  # a start read from pasted text that reads like a deadline,
+                # a listing or someone else's plan rather than the user's is asked about
+                typed = [e for e in events if e.start and _typed(e.start, mentions, zone)]
+                for event in doubtful(events, found, quiet, now=turn.now, zone=zone, typed=typed):
+                    event.pending = True
+                    event.held_because = "the text may not hold a plan of yours at that time"
             if intent in ("other", "question") and thread.strip() and events:
                 intent = "schedule"  # "what do I do with this?" over a pasted plan: the plan
             reply_only = intent == "email" and is_reply_only(request)

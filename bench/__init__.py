@@ -15,6 +15,7 @@ BENCHMARKS = (
     "agent",
     "smcalflow",
     "blind",
+    "emails",
     "followups",
     "stance",
     "time_roles",
