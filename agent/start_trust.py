@@ -33,14 +33,22 @@ from zoneinfo import ZoneInfo
 import numpy as np
 
 from agent.extraction.candidate import Candidate, ProposedEvent
+from lang import data
 from understanding import time_roles
 from understanding.acts import hashed, linear_logits, normalise
 
 # Characters of the thread read on each side of the mention (its clause is cut from them).
 BEFORE, AFTER = 120, 60
-_HEADER_RE = re.compile(r"^\s*(?:>\s*)*(?:from|von|de|da)\s*:", re.IGNORECASE | re.MULTILINE)
-_ORIGINAL_RE = re.compile(r"-{2,}\s*(?:original message|forwarded)", re.IGNORECASE)
-_TO_RE = re.compile(r"^\s*(?:to|cc|an|à|para|a)\s*:(.*)$", re.IGNORECASE | re.MULTILINE)
+_FIELDS = data.table("formats")["header_fields"]
+# A sender line opens a mail (its own, or a quoted or forwarded one); recipient lines list who
+# it went to; a separator line ("-----Original Message-----") opens an older one.
+_HEADER_RE = re.compile(
+    rf"^\s*(?:>\s*)*(?:{data.phrases_alternation(_FIELDS['from'])})\s*:", re.I | re.M
+)
+_TO_RE = re.compile(
+    rf"^\s*(?:{data.phrases_alternation([*_FIELDS['to'], *_FIELDS['cc']])})\s*:(.*)$", re.I | re.M
+)
+_SEPARATORS = [data.format_pattern(row["pattern"]) for row in data.table("formats")["separator"]]
 _PLACEHOLDER_RE = re.compile(r"<[A-Z_]+_\d+>")
 _WORD_RE = re.compile(r"[^\W\d_]+")
 # When set (a list), every weighed start appends its features and start: the fit records
@@ -74,7 +82,9 @@ def feature_names(
     before = thread[:mention_start]
     recipients = max((len(_PLACEHOLDER_RE.findall(m.group(1))) for m in _TO_RE.finditer(thread)),
                      default=0)  # fmt: skip
-    depth = len(_HEADER_RE.findall(before)) + len(_ORIGINAL_RE.findall(before))
+    depth = len(_HEADER_RE.findall(before)) + sum(
+        bool(p.fullmatch(line)) for line in before.splitlines() for p in _SEPARATORS
+    )
     assert event.start is not None
     start = event.start.astimezone(zone)
     ahead = (start - now).total_seconds() / 86400
