@@ -33,7 +33,9 @@ from zoneinfo import ZoneInfo
 import numpy as np
 
 from agent.extraction.candidate import Candidate, ProposedEvent
+from agent.naming import LETTERS_RE
 from lang import data
+from privacy.entity_map import PLACEHOLDER_RE
 from understanding import time_roles
 from understanding.acts import hashed, linear_logits, normalise
 
@@ -49,8 +51,6 @@ _TO_RE = re.compile(
     rf"^\s*(?:{data.phrases_alternation([*_FIELDS['to'], *_FIELDS['cc']])})\s*:(.*)$", re.I | re.M
 )
 _SEPARATORS = [data.format_pattern(row["pattern"]) for row in data.table("formats")["separator"]]
-_PLACEHOLDER_RE = re.compile(r"<[A-Z_]+_\d+>")
-_WORD_RE = re.compile(r"[^\W\d_]+")
 # When set (a list), every weighed start appends its features and start: the fit records
 # what the turn weighed, exactly as it weighed it (training/start_trust.py).
 RECORD: list[dict[str, object]] | None = None
@@ -78,9 +78,9 @@ def feature_names(
     names = time_roles.feature_names(window, (mention_start - lo, mention_end - lo), (), language)
     # the mention's own words: Duckling reads "by 3:00 pm Thursday" whole, its "by" with it
     said = normalise(thread[mention_start:mention_end])
-    names += [f"in={word}" for word in _WORD_RE.findall(said)]
+    names += [f"in={word}" for word in LETTERS_RE.findall(said)]
     before = thread[:mention_start]
-    recipients = max((len(_PLACEHOLDER_RE.findall(m.group(1))) for m in _TO_RE.finditer(thread)),
+    recipients = max((len(PLACEHOLDER_RE.findall(m.group(1))) for m in _TO_RE.finditer(thread)),
                      default=0)  # fmt: skip
     depth = len(_HEADER_RE.findall(before)) + sum(
         bool(p.fullmatch(line)) for line in before.splitlines() for p in _SEPARATORS
