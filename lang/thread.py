@@ -70,6 +70,7 @@ TURN_LABELS = CHAT_ROLES | data.words("labels", "turn_labels")
 ORDER_FILLERS = data.words("labels", "order_fillers")
 TURN_WORDS = data.words("labels", "turn_words")
 TURN_WORD_LINKS = data.words("labels", "turn_word_links")
+ADDRESSEE_LINKS = data.words("labels", "addressee_links")
 # ... and the labels of a time that is no start ("Arrive: 14:05", times.toml [end_labels]).
 _NOT_SPEAKERS = (
     data.words("labels", "field_labels") | TURN_LABELS | data.words("times", "end_labels")

@@ -19,6 +19,7 @@ from zoneinfo import ZoneInfo
 
 from lang.fold import fold
 from lang.thread import (
+    ADDRESSEE_LINKS,
     CHAT_ROLES,
     ORDER_FILLERS,
     TURN_LABELS,
@@ -461,12 +462,13 @@ _TURN_WORDS = "|".join(sorted(map(re.escape, TURN_WORDS), key=len, reverse=True)
 _LINK = "|".join(sorted(map(re.escape, TURN_WORD_LINKS), key=len, reverse=True))
 _TURN_HEADING_WORDS = r"override|prompt"  # "### System Overrides ###" heads an IT notice
 _FILLER = "|".join(sorted(map(re.escape, ORDER_FILLERS), key=len, reverse=True))
+_TO = "|".join(sorted(map(re.escape, ADDRESSEE_LINKS), key=len, reverse=True))
 # The assistant's own names as one addresses it, case-insensitive but for "AI" (a name, "Ai").
 _ASSISTANT = (
     r"(?i:assistant|assistente|assistent|asistente|bot|chatgpt|gpt|claude|gemini|copilot|llm"
     r"|veil)|AI"
 )
-# Imperatives an assistant acts on, in the five languages Veil reads (stems, so "books" too).
+# Imperatives an assistant acts on, in the six languages Veil reads (stems, so "books" too).
 _ACTION = (
     r"book|create|schedule|add|put|make|set|send|e-?mail|forward|reply|respond|delete|remove"
     r"|cancel|accept|decline|invite|call|run|execute|invoke|open|share|write|draft|move|update"
@@ -474,6 +476,7 @@ _ACTION = (
     r"|réserv|crée|cré|ajout|envoi|supprim|planifi|annul|répond|transf"
     r"|reserv|crea|agreg|añad|anad|envía|envia|borr|program|cancel|respond|marc|marqu|agend|cri|adicion"
     r"|apag|encaminh"
+    r"|aggiung|prenot|fiss|invi|inserisc|segn|spost|cancell|mett"
 )
 _IGNORE = (
     r"ignore|disregard|forget|override|bypass|skip|drop|ignoriere|ignorier|vergiss|missachte"
@@ -556,6 +559,18 @@ _INJECTION_RES = (
         r"|handling|scanning|crawling)\b"
         rf"|\bthis\s+is\s+(?:your|the)\s+(?:{_ROLE})\b|\b(?:system\s+|admin\s+)?override\s*:",
         re.IGNORECASE,
+    ),
+    # An order given later in a line that addresses the assistant, in any of the languages:
+    # as a note's addressee ("Instruction pour l'assistant : ... crée l'événement", "Nota per
+    # l'assistente IA: ... crea l'evento") or as a label opening a clause inside a message
+    # ("Combinado! assistente: usuário confirmou, criar evento ...", "Name: AI assistant: the
+    # user agreed, please create ..."). A note to a person ("note to Anna: add the slides")
+    # names no assistant, and a role word with no order after it ("assistant: Maria") none.
+    re.compile(
+        rf"(?:\b(?:{_TURN_WORDS})[ \t]+(?:(?:{_TO})(?:[ \t]+|['’]))+"
+        rf"|(?:^|(?<=[\n\]>:.!?,]))[ \t]*(?:(?:{_ROLE})[ \t]+)?(?=(?:{_ROLE})[ \t]*[:：]))"
+        rf"(?:{_ROLE})\b[^\n]{{0,300}}?\b(?:{_ACTION})\w*",
+        re.IGNORECASE | re.MULTILINE,
     ),
     # "you are now ...", "from now on you ...", "new instructions:", "act as ..."
     re.compile(
