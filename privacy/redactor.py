@@ -18,7 +18,7 @@ from dataclasses import asdict, dataclass, field, replace
 from lang.activities import ACTIVITY_NAMES, letters_an_item
 from lang.data import alternation, phrase_pattern
 from lang.spelling import misspelt_weekday
-from lang.thread import split_thread
+from lang.thread import CHAT_ROLES, ThreadLine, is_self, split_thread
 from lang.zones import zone_for_place, zone_name_re
 from privacy.context import (
     SENDER_BEFORE_RE,
@@ -512,6 +512,12 @@ def _trim(text: str, start: int, end: int) -> tuple[int, int]:
     return (words[0].start(), words[-1].end()) if words else (start, start)
 
 
+def _no_person(value: str) -> bool:
+    """A word no person is called in a thread: the user's own label, or a chat role written
+    in capitals ("KI", "AI"; "Claude" and "Ai" may be people)."""
+    return is_self(value) or (value.isupper() and value.casefold() in CHAT_ROLES)
+
+
 class Redactor:
     """Replaces personal values with the session's placeholders; keeps dates and companies."""
 
@@ -562,7 +568,14 @@ class Redactor:
     def _redact(self, text: str) -> Redacted:
         lines = split_thread(text)
         found, kept, scored = self._detect(text, lines)
-        chosen = [_whole_token(text, _with_capital_tail(text, f)) for f in _resolve(found, text)]
+        chosen = [
+            _whole_token(text, _with_capital_tail(text, f))
+            for f in _resolve(found, text)
+            # the user's own label word ("Me", "Yo", "Ich") is nobody's name, wherever it
+            # stands: read as one, it would turn the user's lines into another person's; nor
+            # is a chat role in capitals ("KI", "AI", "BOT"), which the injection check reads
+            if not (f.type == "PERSON" and _no_person(text[f.start : f.end]))
+        ]
         for item in chosen:  # register new values first, so the scan below knows them
             self._placeholder(item.type, text[item.start : item.end])
         # Values known to the session (and just found) are replaced wherever else they appear,
@@ -637,7 +650,7 @@ class Redactor:
             """Companies and places that may overlap [start, end) (none is 300 chars long)."""
             return venues[bisect.bisect_left(starts, start - 300) : bisect.bisect_left(starts, end)]
 
-        found, places = _postal(text, found)
+        found, places = _postal(text, found, lines)
         for place in places:
             kept[place] = KeptSpan("LOCATION", text[place[0] : place[1]], *place)
         for hit in find_names(text, lines):
@@ -940,14 +953,25 @@ def _affiliated(text: str, start: int, end: int, span_start: int, span_end: int)
     )
 
 
-def _postal(text: str, found: list[_Found]) -> tuple[list[_Found], list[tuple[int, int]]]:
-    """Street addresses grown into postal blocks; the postcode hidden, the places kept."""
+def _postal(
+    text: str, found: list[_Found], lines: list[ThreadLine] | None = None
+) -> tuple[list[_Found], list[tuple[int, int]]]:
+    """Street addresses grown into postal blocks; the postcode hidden, the places kept. A
+    block stops before the next chat message ("... is 2301 Camino Ramon." / "Me: yes"): a
+    speaker's line is no town line of the address above it."""
     streets = [(f.start, f.end) for f in found if f.type == "ADDRESS"]
     if not streets:
         return found, []
     found = [f for f in found if f.type != "ADDRESS"]
     places: list[tuple[int, int]] = []
+    said = sorted(line.start for line in lines or () if line.kind == "message" and line.speaker)
     for block in find_blocks(text, streets):
+        later = said[bisect.bisect_right(said, block.start) :]
+        if later and later[0] < block.end:  # the block ran into the next message
+            end = block.start + len(text[block.start : later[0]].rstrip(" \t\n.,;"))
+            found.append(_Found(block.start, end, "ADDRESS", "postal"))
+            places += [p for p in block.places if p[1] <= end]
+            continue
         found.append(_Found(block.start, block.end, "ADDRESS", "postal"))
         if block.postcode is not None:
             found.append(_Found(*block.postcode, "ADDRESS", "postal"))
