@@ -34,6 +34,7 @@ from agent.drafting import draft_points, is_reply_only, reply_target
 from agent.errors import AgentError, InputError
 from agent.executor import EventOutcome, Executor, TurnState
 from agent.extraction import ProposedEvent, RuleLinker, candidates, link_with_model
+from agent.extraction.cue import ACCEPT_RE
 from agent.followup import carry_out, find_follow_up
 from agent.gateway import ModelGateway
 from agent.intent import intent_by_rules
@@ -52,7 +53,7 @@ from lang import exports
 from lang.activities import ACTIVITY_RE
 from lang.fold import unmask_roles
 from lang.text import clean_text, has_forged_label
-from lang.thread import speaks_for_a_recipient
+from lang.thread import age_order, is_self, messages, speaks_for_a_recipient
 from memory.calendar import CalendarStore
 from memory.store import Contact, MemoryStore
 from privacy import EntityMap, PrivacyGuard
@@ -63,7 +64,7 @@ from tools.calendar.ics import import_ics
 from tools.calendar.slots import MEAL_DURATIONS
 from tools.calendar.times import TimeMention, TimeParser
 from tools.registry import builtin_registry
-from understanding.acts import read_act, reads_as, reply_agrees
+from understanding.acts import read_act, reads_as, reply_agrees, reply_disagrees
 from understanding.start_hours import rare_start
 
 logger = logging.getLogger(__name__)
@@ -381,6 +382,31 @@ class Assistant:
                 for event in events:
                     if event.start is not None and not _typed(event.start, mentions, zone):
                         event.pending = event.pending or event.schedulable
+            elif (injections or any(is_self(m.speaker) for m in messages(thread))) and (
+                not ACCEPT_RE.search(request)
+            ):  # the user wrote in the pasted thread, or it gives the assistant orders: the
+                # request's "add this" is no yes to a time the user's own lines did not take
+                # part in ("let me check with my boss first" - "so Tuesday 15:00 is settled";
+                # an "ok" to a file claimed for a meeting; a notice claiming the user accepted,
+                # beside an order to create it). A start stands when the user typed it, took
+                # part in it in the thread (`_agreed_in_thread`), says yes in the request ("reply
+                # yes and add it") or names the plan there ("add the call": the user picked it
+                # knowing the thread); a notice the user only forwards is theirs to add.
+                asked_for = {a.casefold() for a in ACTIVITY_RE.findall(request)}
+                for event in events:
+                    if (
+                        event.start is not None and event.schedulable and not event.pending
+                        and not _typed(event.start, mentions, zone)
+                        and not _agreed_in_thread(thread, event, mentions, zone)
+                        and not asked_for & {a.casefold() for a in ACTIVITY_RE.findall(event.title)}
+                    ):  # fmt: skip
+                        event.pending = True
+                        event.held_because = (
+                            "the pasted text also gives me orders, and no line of yours in it "
+                            "agrees to that time"
+                            if injections
+                            else "no line of yours in the thread agrees to that time"
+                        )
             for event in events:  # a start at an hour real bookings almost never use, stated
                 # only by someone else and backed by nobody but its proposer, is asked about: a
                 # misread "3" or an order hidden in the thread is likelier than a plan (a start
@@ -656,6 +682,69 @@ def _clocks_of(start: datetime, mentions: list[TimeMention], zone: ZoneInfo) -> 
         m for m in mentions
         if m.has_clock_time and m.value is not None and m.value.astimezone(zone).time() == wall
     ]  # fmt: skip
+
+
+def _agreed_in_thread(
+    thread: str, event: ProposedEvent, mentions: list[TimeMention], zone: ZoneInfo
+) -> bool:
+    """Whether the user's own messages in the pasted thread take part in `event`'s start: the
+    linker read the user's clause as saying or backing it ("lundi oui, mardi non"), one of
+    their messages says its clock time, the clause of one that names its day is no no, or one
+    written after the time was first said (in page order or oldest first: a mail pasted newest
+    first reads either way) is no no by the reply-stance head ("great, I'll be at both",
+    "wouldn't miss it"). An "ok" written before the time was said, or only hedges and noes
+    after it ("let me check first"), take no part."""
+    assert event.start is not None
+    if "me" in event.offers.get(event.start, set()):
+        return True
+    said = [  # an all-day plan is said by its day ("the summit is Oct 8, all day")
+        m for m in mentions
+        if m.source == "thread" and m.value is not None and not m.has_clock_time
+        and m.value.astimezone(zone).date() == event.start.astimezone(zone).date()
+    ] if event.all_day else [
+        m for m in _clocks_of(event.start, mentions, zone) if m.source == "thread"
+    ]  # fmt: skip
+    if not said:
+        return False
+    ordered = messages(thread)
+    first = next(  # the message that first says the time
+        (
+            message for message in sorted(ordered, key=age_order)
+            if message.lines
+            and any(message.lines[0].start <= m.start < message.lines[-1].end for m in said)
+        ),
+        None,
+    )  # fmt: skip
+    for message in ordered:
+        if not is_self(message.speaker) or not message.lines:
+            continue
+        begin, end = message.lines[0].start, message.lines[-1].end
+        if any(begin <= m.start < end for m in said):
+            return True
+        if any(  # "lundi oui, mardi non": the clause that names the day is no no
+            not reply_disagrees(_clause(thread, m.start, m.end, begin, end))
+            for m in mentions
+            if m.source == "thread" and m.value is not None and begin <= m.start < end
+            and m.value.astimezone(zone).date() == event.start.astimezone(zone).date()
+        ):  # fmt: skip
+            return True
+        body = " ".join(thread[line.body_start : line.body_end] for line in message.lines)
+        after = first is not None and (  # page order or age order: a mail thread pasted
+            message.index > first.index or age_order(message) > age_order(first)
+        )  # newest first reads either way
+        if after and not reply_disagrees(body):
+            return True
+    return False
+
+
+_CLAUSE_END = ",;.!?\n"
+
+
+def _clause(text: str, start: int, end: int, begin: int, stop: int) -> str:
+    """The clause of `text[begin:stop]` around `text[start:end]`, between punctuation."""
+    left = max([begin, *(text.rfind(c, begin, start) + 1 for c in _CLAUSE_END)])
+    right = min([stop, *(i for c in _CLAUSE_END if (i := text.find(c, end, stop)) >= 0)])
+    return text[left:right]
 
 
 def _typed(start: datetime, mentions: list[TimeMention], zone: ZoneInfo) -> bool:

@@ -413,7 +413,7 @@ def test_a_follow_up_acts_on_the_event_it_names_not_the_last_one(
 def test_a_verb_that_is_also_an_activity_and_a_kind_of_plan_name_no_event(
     chat: tuple[Assistant, MemoryStore],
 ) -> None:
-    """"call off thursday's lunch" names a lunch, not a call; "friday's appointment" is what
+    """ "call off thursday's lunch" names a lunch, not a call; "friday's appointment" is what
     friday holds; "can we shift the dinner to 9?" moves it to 21:00; and a move to the time
     the event already has asks instead of claiming it moved."""
     session = chat[1].create_session("kinds").id

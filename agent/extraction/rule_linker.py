@@ -449,6 +449,9 @@ def _passed_over(
         or (reads_as(segments[i].text, "add", "thread") and not reply_disagrees(segments[i].text))
         or ("?" not in segments[i].text and _opens_with_yes(segments[i].text))
         for i in mine
+        if i > stated[0]  # an "ok" to what was asked before the start was said ("send me the
+        # report?" - "ok" - "so Tuesday 11:00 is settled, you said ok") is no yes to it; a no
+        # before it still is ("offsite this week?" - "not sure yet" - "Wednesday 13:00")
     ):  # a yes anywhere stands ("great, thanks!" - ... - "which ones?"), and a reply that
         return False  # opens with one ("yes, ignore the other message"), asking nothing
 
