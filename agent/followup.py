@@ -306,15 +306,22 @@ def _picked_option(
     return matches[0] if len(matches) == 1 else None
 
 
+# Grains of a date too coarse to name a day of their own: a call-off that says "this week"
+# points at the event it names, it does not counter with another day.
+_COARSE_GRAINS = frozenset({"week", "month", "quarter", "year"})
+
+
 def _names_no_other_time(said: list[TimeMention], event: CalendarEvent, tz: str) -> bool:
     """Whether the times a call-off says only point at the event ("cancel thursday's lunch" on
-    that Thursday, "le déjeuner" as the meal): no clock time, which would make it a counter
-    ("can't do 1, 3?"), and no day but the event's own."""
+    that Thursday, "le déjeuner" as the meal, "quiz isn't happening this week"): no clock time,
+    which would make it a counter ("can't do 1, 3?"), and no day but the event's own."""
     zone = ZoneInfo(tz)
     day = event.start.astimezone(zone).date()
 
     def other_day(mention: TimeMention) -> bool:
         if not states_date(mention.text) or mention.value is None:
+            return False
+        if mention.grain in _COARSE_GRAINS:  # "this week", "en marzo" name no one day
             return False
         said_day = mention.value.astimezone(zone).date()
         # "thursday" read as this week's names next week's Thursday as well

@@ -571,3 +571,17 @@ def test_a_meal_in_another_language_is_offered_at_its_hours(tmp_path: Path) -> N
     _, answers = _page_chat(tmp_path, ["irgendwann nächste Woche Mittagessen mit Lena Vogel"])
     offered = [e for e in answers[0]["events"] if e["status"] == "proposed"]
     assert offered and all("11" <= e["start"][11:13] <= "14" for e in offered)
+
+
+def test_a_call_off_that_says_this_week_points_at_the_event(
+    chat: tuple[Assistant, MemoryStore],
+) -> None:
+    """ "this week" names no day of its own: a call-off with it is no counter; a day said
+    that is another's still is."""
+    session = chat[1].create_session("quiz").id
+    say(chat, session, "put the pub quiz in for wednesday at 7.30pm")
+    say(chat, session, "and a physio session thursday at 9am")
+    other = say(chat, session, "cancel the quiz on friday")
+    assert not [e for e in other.events if e.status == "cancelled"]
+    called = say(chat, session, "quiz isn't happening this week, take it out")
+    assert [(e.title, e.status) for e in called.events] == [("Pub quiz", "cancelled")]
