@@ -58,8 +58,14 @@ def test_line_styles(
 
 @pytest.mark.parametrize(
     "stamp",
-    ["[03/12/2026, 19:02:11] ", "03/12/2026, 19:02 - ", "[19:02] "],
-    ids=["ios", "android", "clock"],
+    [
+        "[03/12/2026, 19:02:11] ",
+        "03/12/2026, 19:02 - ",
+        "[19:02] ",
+        "03/12/2026 à 19:02 - ",
+        "Dec 3, 2026, 19:02 — ",
+    ],
+    ids=["ios", "android", "clock", "android-fr", "month-name"],
 )
 def test_an_unstamped_label_inside_an_export_is_a_line_of_the_message_above(stamp: str) -> None:
     """An export stamps every message, so a "Me:" line without one, below someone else's
