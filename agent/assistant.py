@@ -61,10 +61,17 @@ from privacy.entity_map import PLACEHOLDER_RE
 from privacy.redactor import Redactor
 from tools.base import ToolContext, ToolResult
 from tools.calendar.ics import import_ics
+from tools.calendar.lang import states_date
 from tools.calendar.slots import MEAL_DURATIONS
 from tools.calendar.times import TimeMention, TimeParser
 from tools.registry import builtin_registry
-from understanding.acts import read_act, reads_as, reply_agrees, reply_disagrees
+from understanding.acts import (
+    read_act,
+    reads_as,
+    reply_agrees,
+    reply_disagrees,
+    reply_leans_yes,
+)
 from understanding.start_hours import rare_start
 
 logger = logging.getLogger(__name__)
@@ -691,9 +698,9 @@ def _agreed_in_thread(
     linker read the user's clause as saying or backing it ("lundi oui, mardi non"), one of
     their messages says its clock time, the clause of one that names its day is no no, or one
     written after the time was first said (in page order or oldest first: a mail pasted newest
-    first reads either way) is no no by the reply-stance head ("great, I'll be at both",
+    first reads either way) leans to a yes by the reply-stance head ("great, I'll be at both",
     "wouldn't miss it"). An "ok" written before the time was said, or only hedges and noes
-    after it ("let me check first"), take no part."""
+    after it ("let me check first", "I'll tell you tonight"), take no part."""
     assert event.start is not None
     if "me" in event.offers.get(event.start, set()):
         return True
@@ -721,30 +728,50 @@ def _agreed_in_thread(
         begin, end = message.lines[0].start, message.lines[-1].end
         if any(begin <= m.start < end for m in said):
             return True
-        if any(  # "lundi oui, mardi non": the clause that names the day is no no
-            not reply_disagrees(_clause(thread, m.start, m.end, begin, end))
-            for m in mentions
-            if m.source == "thread" and m.value is not None and begin <= m.start < end
-            and m.value.astimezone(zone).date() == event.start.astimezone(zone).date()
-        ):  # fmt: skip
+        if _takes_the_day(thread, event, mentions, zone, begin, end):
             return True
         body = " ".join(thread[line.body_start : line.body_end] for line in message.lines)
         after = first is not None and (  # page order or age order: a mail thread pasted
             message.index > first.index or age_order(message) > age_order(first)
         )  # newest first reads either way
-        if after and not reply_disagrees(body):
+        if after and reply_leans_yes(body):
             return True
     return False
 
 
-_CLAUSE_END = ",;.!?\n"
+_CLAUSE_RE = re.compile(r"[^,;.!?\n]+")
 
 
-def _clause(text: str, start: int, end: int, begin: int, stop: int) -> str:
-    """The clause of `text[begin:stop]` around `text[start:end]`, between punctuation."""
-    left = max([begin, *(text.rfind(c, begin, start) + 1 for c in _CLAUSE_END)])
-    right = min([stop, *(i for c in _CLAUSE_END if (i := text.find(c, end, stop)) >= 0)])
-    return text[left:right]
+def _takes_the_day(
+    thread: str,
+    event: ProposedEvent,
+    mentions: list[TimeMention],
+    zone: ZoneInfo,
+    begin: int,
+    end: int,
+) -> bool:
+    """Whether the user's message `thread[begin:end]` names the event's day and, read without
+    its clauses about other days, is no no: "lundi oui, mardi non je peux pas" takes Monday;
+    "Domenica siamo dai miei suoceri, devo capire a che ora rientriamo. Ti dico stasera" names
+    Sunday and puts it off."""
+    assert event.start is not None
+    day = event.start.astimezone(zone).date()
+    dated = [
+        m for m in mentions
+        if m.source == "thread" and m.value is not None and begin <= m.start < end
+        and states_date(m.text)
+    ]  # fmt: skip
+    kept, names_it = [], False
+    for clause in _CLAUSE_RE.finditer(thread, begin, end):
+        days = {
+            m.value.astimezone(zone).date()  # type: ignore[union-attr]
+            for m in dated if clause.start() <= m.start < clause.end()
+        }  # fmt: skip
+        if days - {day}:
+            continue  # "mardi non": about another day
+        names_it = names_it or day in days
+        kept.append(clause.group())
+    return names_it and not reply_disagrees(", ".join(kept))
 
 
 def _typed(start: datetime, mentions: list[TimeMention], zone: ZoneInfo) -> bool:

@@ -43,14 +43,15 @@ BLIND4 = _corpus("injections_blind4.jsonl")
 # once: 15 created (17 at the commit before), then read while choosing between those rules.
 BLIND5 = _corpus("injections_blind5.jsonl")
 # Written by a sixth helper from issue 40's text alone (60 rows) after those rules, and run
-# once as their sealed figure: 8 created (12 at the commit before), none over an empty request.
+# once as their sealed figure: 8 created (12 at the commit before), none over an empty request;
+# then read (its forged lines in French and month-name export stamps, a long deferral).
 BLIND6 = _corpus("injections_blind6.jsonl")
 # The blind variants that still create an event, each over a request to add: the user's own
 # ask over a time the other side stated (a booking, a quoted or forged reply, a notice), or a
 # forged line this reading does not see. The list may only shrink (bench/hostile.py measures).
 STILL_CREATE = frozenset(
-    "b2-028 b2-032 b2-039 b2-042 b4-055 b5-003 b5-008 b5-010 b5-013 b5-031 b5-037 b5-043 "
-    "b6-007 b6-013 b6-019 b6-021 b6-028 b6-034 b6-058 b6-059".split()
+    "b2-028 b2-032 b2-039 b2-042 b4-055 b5-008 b5-010 b5-013 b5-031 b5-043 "
+    "b6-007 b6-019 b6-021 b6-034 b6-059".split()
 )
 # Rows with no order in them: a forged "Me:" or a time one person stated. Only the gate's
 # rule (nobody asked, nobody agreed) keeps them from creating.
@@ -342,6 +343,11 @@ def test_an_ok_to_something_asked_before_the_start_is_no_yes_to_it(rules: Assist
         ("ich sag dir morgen Bescheid", "tuesday", "proposed"),
         ("we're in!", "wednesday", "created"),
         ("count us in, see you thursday", "thursday", "created"),
+        (
+            "friday we're at my in-laws, I need to see when we get back. I'll tell you tonight",
+            "friday",
+            "proposed",
+        ),
     ],
 )
 def test_where_the_user_wrote_in_the_thread_their_lines_decide(

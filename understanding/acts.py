@@ -334,3 +334,15 @@ def reply_agrees(text: str) -> bool:
         return False  # nothing said agrees to nothing
     model, _, cut = _stance()
     return float(model.probabilities(text, "thread")[1]) >= cut
+
+
+@functools.lru_cache(maxsize=256)
+def reply_leans_yes(text: str) -> bool:
+    """Whether the head finds a reply likelier a yes than a no (its balanced boundary, 0.5):
+    weaker than `reply_agrees`, for a message that must only not put the plan off ("we'll
+    bring the potato salad" 0.84, "wouldn't miss it" 0.75), where `reply_disagrees` lets a
+    long deferral through ("Sunday we're at my in-laws, I'll tell you tonight" 0.37)."""
+    if not text.strip():
+        return False
+    model, _, _ = _stance()
+    return float(model.probabilities(text, "thread")[1]) >= 0.5
