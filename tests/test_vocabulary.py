@@ -51,7 +51,7 @@ KNOWN_GAPS = {
     "acts:have_a_clock", "acts:booking_goes_on", "acts:also", "acts:alternative_not",
     "labels:function_words", "labels:subject_verbs", "labels:possessives_others",
     "names:roles_of_nobody", "places:countries", "requests:auxiliary",
-    "requests:to_you", "times:until_words", "times:delayed_until", "times:all_day_not",
+    "requests:to_you", "times:all_day_not",
 }  # fmt: skip
 
 
