@@ -875,3 +875,35 @@ def test_a_meal_and_a_clock_stay_english_in_any_zone(tz: str) -> None:
     assert all(m.language == "en" for m in parser.parse("mer 3pm?"))
     for said in ("drinks with Anna, let's do 18:30", "family dim sum 10:30"):  # "Do", "dim"
         assert all(m.language == "en" and m.grain != "day" for m in parser.parse(said))
+
+
+@pytest.mark.parametrize(
+    ("text", "hour"),
+    [
+        ("thursday at 3:15 at night", 3),
+        ("giovedì alle 3:15 di notte", 3),
+        ("Donnerstag um 3 in der Nacht", 3),
+        ("jeudi à 3h de la nuit", 3),
+        ("jueves a las 2 de la noche", 2),
+        ("thursday at 11 at night", 23),  # late evening, not the small hours
+        ("giovedì alle 10 di notte", 22),
+        ("thursday at 3", 15),  # no night words: the business hour
+    ],
+)
+def test_night_words_put_a_small_hour_after_midnight(
+    parser: TimeParser, text: str, hour: int
+) -> None:
+    [first, *_] = [m for m in parser.parse(text) if m.has_clock_time]
+    assert first.value is not None and first.value.hour == hour
+
+
+@pytest.mark.parametrize(
+    "text", ["thursday 9h30 - 11h00", "thursday 9h30-11h00", "jeudi 9h30 - 11h00"]
+)
+def test_a_range_of_clocks_written_with_h_starts_at_its_first(
+    parser: TimeParser, text: str
+) -> None:
+    """ "9h30 - 11h00" (French-style clocks): the hour written first is 9, not the 30 of its
+    minutes, so the range is trusted and starts at 9:30."""
+    [mention] = [m for m in parser.parse(text) if m.has_clock_time]
+    assert mention.value is not None and (mention.value.hour, mention.value.minute) == (9, 30)

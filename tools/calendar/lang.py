@@ -584,6 +584,14 @@ LATE_MORNING_HOURS = frozenset({10, 11})
 
 
 AFTERNOON_RE = data.phrase_pattern("times", "afternoon")
+SMALL_HOURS_RE = data.phrase_pattern("times", "small_hours")
+SMALL_HOURS = range(1, 5)
+
+
+def small_hours_said(hour: int, context: str) -> bool:
+    """Whether a bare `hour` (1..12) is said with night words that put it after midnight
+    ("at 3 at night", "alle 3:15 di notte"); "at 8 at night" is the evening's."""
+    return hour in SMALL_HOURS and SMALL_HOURS_RE.search(context) is not None
 
 
 def afternoon_said(hour: int, span: str) -> bool:

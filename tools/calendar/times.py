@@ -286,8 +286,8 @@ def _inside(entity: dict[str, Any], others: list[dict[str, Any]]) -> list[dict[s
 
 
 # The clock right before a range's dash or word ([range_connectors]): "10a-1p", "11 to 1pm".
-_DASH_START_RE = re.compile(
-    r"(?<![\d:./])(\d{1,2})(?::(\d{2}))?[ \t]*(?:[ap]\.?m?\.?)?[ \t]*"
+_DASH_START_RE = re.compile(  # "9:30 - 11", "9h30 - 11h00", "10pm-1am"
+    r"(?<![\d:./h])(\d{1,2})(?:[:h](\d{2})|h)?[ \t]*(?:[ap]\.?m?\.?)?[ \t]*"
     rf"(?:{data.alternation('times', 'range_connectors')})[ \t]*\d",
     re.IGNORECASE,
 )
@@ -2117,6 +2117,12 @@ class TimeParser:
         )
         local = [s.astimezone(there) for s in starts]
         first = local[0]
+        if (
+            13 <= first.hour <= 16 and not _MERIDIEM_RE.search(span)
+            and lang.small_hours_said(first.hour - 12, context)
+        ):  # fmt: skip
+            # "alle 3:15 di notte" read as 15:15: the night words put it after midnight
+            return first.replace(hour=first.hour - 12).astimezone(self.zone)
         twin = [s for s in local if s.hour == (first.hour + 12) % 24 and s.minute == first.minute]
         if not twin and (
             _MERIDIEM_RE.search(span)
@@ -2136,7 +2142,9 @@ class TimeParser:
         if lang.FOUR_DIGIT_CLOCK_RE.search(span):  # "0907", "at 1600": the hour as written
             return starts[0]
         hour = first.hour % 12 or 12
-        if lang.evening_holds(hour, context) or lang.afternoon_said(hour, span):
+        if lang.small_hours_said(hour, context):
+            pm = False  # "at 3 at night"
+        elif lang.evening_holds(hour, context) or lang.afternoon_said(hour, span):
             pm = True
         elif lang.MORNING_RE.search(context):
             pm = hour == 12
