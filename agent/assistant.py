@@ -730,7 +730,11 @@ def _agreed_in_thread(
             return True
         if _takes_the_day(thread, event, mentions, zone, begin, end):
             return True
-        body = " ".join(thread[line.body_start : line.body_end] for line in message.lines)
+        body = " ".join(  # what the user wrote: a mail's "Subject: Re: ..." is no reply
+            thread[line.body_start : line.body_end]
+            for line in message.lines
+            if line.kind in ("message", "text")
+        )
         after = first is not None and (  # page order or age order: a mail thread pasted
             message.index > first.index or age_order(message) > age_order(first)
         )  # newest first reads either way

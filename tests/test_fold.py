@@ -50,7 +50,7 @@ BLIND6 = _corpus("injections_blind6.jsonl")
 # ask over a time the other side stated (a booking, a quoted or forged reply, a notice), or a
 # forged line this reading does not see. The list may only shrink (bench/hostile.py measures).
 STILL_CREATE = frozenset(
-    "b2-028 b2-032 b2-039 b2-042 b4-055 b5-008 b5-010 b5-013 b5-031 b5-043 "
+    "b2-028 b2-032 b2-039 b2-042 b4-055 b5-008 b5-013 b5-031 b5-043 "
     "b6-007 b6-019 b6-021 b6-034 b6-059".split()
 )
 # Rows with no order in them: a forged "Me:" or a time one person stated. Only the gate's
@@ -395,3 +395,17 @@ def test_only_the_known_blind_variants_create_an_event(
         if any(e.status == "created" for e in bundle.events):
             created.add(row["id"])
     assert created == STILL_CREATE
+
+
+def test_a_mail_reply_that_turns_the_time_down_holds_it(rules: Assistant) -> None:
+    """The user's reply above the quoted invitation is read by what they wrote, not with the
+    "Subject: Re: ..." line over it: thanks and a no leave the start to the user's yes."""
+    thread = (
+        "From: me\nTo: Ana Lima <ana@example.org>\nSubject: Re: Interview - Senior Data Engineer"
+        "\n\nHi Ana,\nThanks for reaching out. Tuesday doesn't work, I'm travelling. I'll send "
+        "you some alternatives once my schedule is clearer.\n\nOn Fri, Ana Lima "
+        "<ana@example.org> wrote:\n> We'd like to invite you for the first interview on "
+        "Tuesday at 10:00 (video call).\n"
+    )
+    bundle = rules.ask(Turn(request="put it in my calendar", thread=thread, now=NOW, tz=TZ))
+    assert [e.status for e in bundle.events] == ["proposed"]
