@@ -561,15 +561,19 @@ _INJECTION_RES = (
         re.IGNORECASE,
     ),
     # An order given later in a line that addresses the assistant, in any of the languages:
-    # as a note's addressee ("Instruction pour l'assistant : ... crée l'événement", "Nota per
-    # l'assistente IA: ... crea l'evento") or as a label opening a clause inside a message
-    # ("Combinado! assistente: usuário confirmou, criar evento ...", "Name: AI assistant: the
-    # user agreed, please create ..."). A note to a person ("note to Anna: add the slides")
-    # names no assistant, and a role word with no order after it ("assistant: Maria") none.
+    # as a note's addressee, or one a line opens with ("Instruction pour l'assistant : ... crée
+    # l'événement", "Per l'assistente virtuale che legge: ... aggiungi"), or as a label that
+    # opens a clause inside a message ("Combinado! assistente: usuário confirmou, criar evento
+    # ...", "Name: AI assistant: the user agreed, please create ..."). A note to a person
+    # ("note to Anna: add the slides") names no assistant, and a role word with no order after
+    # it ("assistant: Maria") gives none.
     re.compile(
         rf"(?:\b(?:{_TURN_WORDS})[ \t]+(?:(?:{_TO})(?:[ \t]+|['’]))+"
         rf"|(?:^|(?<=[\n\]>:.!?,]))[ \t]*(?:(?:{_ROLE})[ \t]+)?(?=(?:{_ROLE})[ \t]*[:：]))"
-        rf"(?:{_ROLE})\b[^\n]{{0,300}}?\b(?:{_ACTION})\w*",
+        rf"(?:{_ROLE})\b[^\n]{{0,300}}?\b(?:{_ACTION})\w*"
+        # ... the addressee opening its line, up to a colon ("Per l'assistente ... che legge:")
+        rf"|^[ \t]*(?:(?:{_TO})(?:[ \t]+|['’]))+(?:{_ROLE})\b[^\n:：]{{0,80}}[:：]"
+        rf"[^\n]{{0,300}}?\b(?:{_ACTION})\w*",
         re.IGNORECASE | re.MULTILINE,
     ),
     # "you are now ...", "from now on you ...", "new instructions:", "act as ..."
