@@ -53,6 +53,7 @@ from lang import exports
 from lang.activities import ACTIVITY_RE
 from lang.fold import unmask_roles
 from lang.text import clean_text, has_forged_label
+from lang.thread import Message as ThreadMessage
 from lang.thread import age_order, is_self, messages, speaks_for_a_recipient
 from memory.calendar import CalendarStore
 from memory.store import Contact, MemoryStore
@@ -383,13 +384,14 @@ class Assistant:
                         event.pending = True
                         event.held_because = "it reads as moving something, not adding it"
             zone = ZoneInfo(turn.tz)
+            said_in = messages(thread)  # read once: every event below is weighed against it
             if forged:  # a line written to pass for the user's (or another person's): what
                 # the thread says was agreed cannot be trusted, so its starts wait for the
                 # user's own yes; a start the user typed stands
                 for event in events:
                     if event.start is not None and not _typed(event.start, mentions, zone):
                         event.pending = event.pending or event.schedulable
-            elif (injections or any(is_self(m.speaker) for m in messages(thread))) and (
+            elif (injections or any(is_self(m.speaker) for m in said_in)) and (
                 not ACCEPT_RE.search(request)
             ):  # the user wrote in the pasted thread, or it gives the assistant orders: the
                 # request's "add this" is no yes to a time the user's own lines did not take
@@ -404,7 +406,7 @@ class Assistant:
                     if (
                         event.start is not None and event.schedulable and not event.pending
                         and not _typed(event.start, mentions, zone)
-                        and not _agreed_in_thread(thread, event, mentions, zone)
+                        and not _agreed_in_thread(thread, said_in, event, mentions, zone)
                         and not asked_for & {a.casefold() for a in ACTIVITY_RE.findall(event.title)}
                     ):  # fmt: skip
                         event.pending = True
@@ -692,7 +694,11 @@ def _clocks_of(start: datetime, mentions: list[TimeMention], zone: ZoneInfo) -> 
 
 
 def _agreed_in_thread(
-    thread: str, event: ProposedEvent, mentions: list[TimeMention], zone: ZoneInfo
+    thread: str,
+    ordered: list[ThreadMessage],
+    event: ProposedEvent,
+    mentions: list[TimeMention],
+    zone: ZoneInfo,
 ) -> bool:
     """Whether the user's own messages in the pasted thread take part in `event`'s start: the
     linker read the user's clause as saying or backing it ("lundi oui, mardi non"), one of
@@ -713,7 +719,6 @@ def _agreed_in_thread(
     ]  # fmt: skip
     if not said:
         return False
-    ordered = messages(thread)
     first = next(  # the message that first says the time
         (
             message for message in sorted(ordered, key=age_order)

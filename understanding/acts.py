@@ -312,7 +312,17 @@ def _stance() -> tuple[ActModel, float, float]:
     return ActModel.load("stance"), cuts["no_below"], cuts["yes_from"]
 
 
+# The head's balanced boundary: a reply at or above it is likelier a yes than a no.
+LEANS_YES = 0.5
+
+
 @functools.lru_cache(maxsize=256)
+def _yes_probability(text: str) -> float:
+    """The reply-stance head's probability that a reply agrees (one reading per text)."""
+    model, _, _ = _stance()
+    return float(model.probabilities(text, "thread")[1])
+
+
 def reply_disagrees(text: str) -> bool:
     """Whether the user's reply to a plan someone just proposed in a thread does not agree to
     it: a no, a hedge, a question back, a denial that anything was agreed. The act model
@@ -321,28 +331,21 @@ def reply_disagrees(text: str) -> bool:
     probability of a yes its manifest gives (fitted out-of-fold for 0.95 precision)."""
     if not text.strip():
         return False  # nothing said is no reply
-    model, cut, _ = _stance()
-    return float(model.probabilities(text, "thread")[1]) < cut
+    return _yes_probability(text) < _stance()[1]
 
 
-@functools.lru_cache(maxsize=256)
 def reply_agrees(text: str) -> bool:
     """Whether a reply to an offer agrees to it ("wednesday works", "mittwoch passt"), by the
     same head at the probability of a yes its manifest gives (fitted out-of-fold for 0.95
     precision of a yes). Between the two cuts a reply is neither: nothing is decided on it."""
     if not text.strip():
         return False  # nothing said agrees to nothing
-    model, _, cut = _stance()
-    return float(model.probabilities(text, "thread")[1]) >= cut
+    return _yes_probability(text) >= _stance()[2]
 
 
-@functools.lru_cache(maxsize=256)
 def reply_leans_yes(text: str) -> bool:
-    """Whether the head finds a reply likelier a yes than a no (its balanced boundary, 0.5):
-    weaker than `reply_agrees`, for a message that must only not put the plan off ("we'll
-    bring the potato salad" 0.84, "wouldn't miss it" 0.75), where `reply_disagrees` lets a
-    long deferral through ("Sunday we're at my in-laws, I'll tell you tonight" 0.37)."""
-    if not text.strip():
-        return False
-    model, _, _ = _stance()
-    return float(model.probabilities(text, "thread")[1]) >= 0.5
+    """Whether the head finds a reply likelier a yes than a no (LEANS_YES): weaker than
+    `reply_agrees`, for a message that must only not put the plan off ("we'll bring the potato
+    salad" 0.84, "wouldn't miss it" 0.75), where `reply_disagrees` lets a long deferral through
+    ("Sunday we're at my in-laws, I'll tell you tonight" 0.37)."""
+    return bool(text.strip()) and _yes_probability(text) >= LEANS_YES
