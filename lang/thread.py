@@ -369,6 +369,11 @@ def _chat_line(
         if not match:
             continue
         stamp = (match.start("stamp"), match.end("stamp"))
+        if then == "named":  # the speaker, then the stamp, then the body
+            if match.group("speaker").casefold() in _NOT_SPEAKERS:
+                continue
+            speaker = (match.start("speaker"), match.end("speaker"))
+            return _message(text, start, end, stamp, speaker, match.start("rest"))
         if then == "stamped":
             return _stamped(text, start, end, stamp, match.start("rest"))
         label = _PLAIN_LABEL_RE.match(text, match.start("rest"), head_end)

@@ -6,7 +6,7 @@ import time
 
 import pytest
 
-from lang.thread import ThreadLine, split_thread
+from lang.thread import ThreadLine, is_self, messages, split_thread
 
 
 def _first(text: str) -> ThreadLine:
@@ -271,3 +271,28 @@ def test_a_bulletins_capitalised_sections_are_no_speakers() -> None:
     # must not fire: a chat whose people write their names in capitals speak more than once
     chat = "TOM: lunch?\nANA: sure\nTOM: 1pm\nBEA: me too"
     assert [line.speaker for line in split_thread(chat)] == ["TOM", "ANA", "TOM", "BEA"]
+
+
+@pytest.mark.parametrize(
+    ("text", "speakers"),
+    [
+        (  # a name, its stamp in parentheses, a colon (Messenger, Hangouts, LinkedIn copies)
+            "Leilani Kahananui (Nov 28, 2026 4:12 PM): Wakeboard lesson? Saturday 7am\n"
+            "Me (Nov 28, 2026 4:30 PM): Hard pass.",
+            [("Leilani Kahananui", "Nov 28, 2026 4:12 PM"), ("Me", "Nov 28, 2026 4:30 PM")],
+        ),
+        (  # a stamp, a long dash and a name alone on a line, the body below
+            "28 nov. 2026 19:12 — Sanne de Vries\nZullen we donderdag om 19:30 gaan?\n"
+            "28 nov. 2026 19:40 — Ik\nPrima, tot donderdag!",
+            [("Sanne de Vries", "28 nov. 2026 19:12"), ("Ik", "28 nov. 2026 19:40")],
+        ),
+    ],
+)
+def test_more_export_shapes_open_messages(text: str, speakers: list[tuple[str, str]]) -> None:
+    found = [(m.speaker, m.stamp) for m in messages(text)]
+    assert found == speakers
+    assert is_self(found[-1][0])
+
+
+def test_a_note_in_parentheses_is_no_stamp() -> None:
+    assert [(m.speaker, m.stamp) for m in messages("Aiko (Tokyo): hi")] == [("Aiko", None)]
