@@ -515,8 +515,10 @@ _SUBJECT_RE = re.compile(
 _SUBJECT_END_RE = re.compile(
     rf"\s(?:{'|'.join(map(re.escape, data.words('labels', 'subject_ends')))})\s", re.IGNORECASE
 )
+# acts.toml [filler] says nothing of which plan is meant: "eintragen bitte", "adiciona por
+# favor" name no "bitte" or "favor" that a notice's "Bitte ... mitbringen" could pick.
 _NOT_SUBJECT = (
-    _STOP | _GENERIC | _FUNCTION_WORDS
+    _STOP | _GENERIC | _FUNCTION_WORDS | data.words("acts", "filler")
     | data.words("labels", "generic_activities") | data.words("labels", "calendar_words")
 )  # fmt: skip
 _STEM_WORD_RE = re.compile(r"[^\W\d_][\w'’-]*")
