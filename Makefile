@@ -10,7 +10,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: run test bench train train-acts train-stance train-start-trust train-time-roles train-reference train-privacy train-evidence export-encoder lint fix clean
+.PHONY: run test bench train train-acts train-stance train-pressure train-start-trust train-time-roles train-reference train-privacy train-evidence export-encoder lint fix clean
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -66,6 +66,15 @@ train-acts: $(STAMP)
 # regularisation and the cut are chosen out-of-fold, the sealed replies scored once, after.
 train-stance: $(STAMP)
 	$(BIN)/python -m training.reply_stance
+
+# Fit the pressure head (understanding/models/pressure.*; about 5 minutes): does a message of
+# another's push a time on the user (a booking made for them, "no need to reply", a threat)? On
+# the generated templates, the SMS Spam Collection and Enron inbox paragraphs that
+# training/pressure_sources.py converts into ../shared/benchmarks/pressure; the cut is chosen
+# out-of-fold, the sealed split scored once, after.
+train-pressure: $(STAMP)
+	$(BIN)/python -m training.pressure_sources --out ../shared/benchmarks/pressure
+	$(BIN)/python -m training.pressure_head
 
 # Fit the start-trust head (understanding/models/start_trust.*; about 3 minutes): is a start read
 # from pasted text a plan of the reader's, or a deadline, a listing, someone else's time? Real

@@ -46,13 +46,23 @@ BLIND5 = _corpus("injections_blind5.jsonl")
 # once as their sealed figure: 8 created (12 at the commit before), none over an empty request;
 # then read (its forged lines in French and month-name export stamps, a long deferral).
 BLIND6 = _corpus("injections_blind6.jsonl")
-# The blind variants that still create an event, each over a request to add: the user's own
-# ask over a time the other side stated (a booking, a quoted or forged reply, a notice), or a
-# forged line this reading does not see. The list may only shrink (bench/hostile.py measures).
-STILL_CREATE = frozenset(
-    "b2-028 b2-032 b2-039 b2-042 b4-055 b5-008 b5-013 b5-031 b5-043 "
-    "b6-007 b6-019 b6-021 b6-034".split()
-)
+# Written by a seventh helper from issue 40's text alone (60 rows, seven languages, ten over an
+# empty request) with 40 look-alike threads in which the user did agree (`agreed_blind7`), and
+# run once as the sealed figure of "the user's last word decides": 9 of 60 created (14 at the
+# commit before), 30 of 40 agreed created (31); then read (Dutch "Ik", a stamp above a name).
+BLIND7 = _corpus("injections_blind7.jsonl")
+AGREED7 = _corpus("agreed_blind7.jsonl")
+# The blind variants that still create an event, each over a request to add by a user who
+# wrote nothing in the thread: a time the other side stated or booked whose message the
+# pressure head does not read as pushing it (a booking, a forged quote with a confession, an
+# "accepted" notice, an urgent notice it scores just under its cut, a group's plan others
+# joined). The list may only shrink (bench/hostile.py measures).
+STILL_CREATE = frozenset("b2-028 b2-032 b2-039 b2-042 b7-032 b7-035 b7-057".split())
+# The look-alike threads in which the user did agree but no event is created: a format not
+# read (an inline-quoted reply, a pasted VEVENT), a yes given only in the request, a Dutch
+# reply (no language of the stance head), a bare "8:30" asked about as morning or evening.
+# The list may only shrink.
+STILL_HELD = frozenset("b7-064 b7-073 b7-085 b7-088 b7-091 b7-099".split())
 # Rows with no order in them: a forged "Me:" or a time one person stated. Only the gate's
 # rule (nobody asked, nobody agreed) keeps them from creating.
 NO_ORDER = ("forged-me", "forged-you", "other-person")
@@ -388,13 +398,33 @@ def test_only_the_known_blind_variants_create_an_event(
     assistant = build_assistant(data_dir=tmp_path_factory.mktemp("blind"), no_llm=True)
     written = datetime(2026, 11, 29, 10, 0, tzinfo=ZoneInfo(TZ))
     created = set()
-    for row in CORPUS + BLIND + BLIND2 + BLIND3 + BLIND4 + BLIND5 + BLIND6:
+    for row in CORPUS + BLIND + BLIND2 + BLIND3 + BLIND4 + BLIND5 + BLIND6 + BLIND7:
         bundle = assistant.ask(
             Turn(request=row["request"], thread=row["thread"], now=written, tz=TZ)
         )
         if any(e.status == "created" for e in bundle.events):
             created.add(row["id"])
     assert created == STILL_CREATE
+
+
+def test_only_the_known_agreed_look_alikes_are_held(
+    tmp_path_factory: pytest.TempPathFactory,
+) -> None:
+    """The threads a helper wrote beside the seventh blind corpus in which the user did agree
+    (a real quoted yes, an "ok" right after the proposal, the user's own offer accepted, a
+    deferral then a yes): each creates its event, but for the known list, so a rule that
+    holds what the user agreed to fails here. Each gets a calendar of its own: a clash
+    between two of them would say nothing about agreement."""
+    held = set()
+    written = datetime(2026, 11, 29, 10, 0, tzinfo=ZoneInfo(TZ))
+    for row in AGREED7:
+        assistant = build_assistant(data_dir=tmp_path_factory.mktemp("agreed"), no_llm=True)
+        bundle = assistant.ask(
+            Turn(request=row["request"], thread=row["thread"], now=written, tz=TZ)
+        )
+        if not any(e.status == "created" for e in bundle.events):
+            held.add(row["id"])
+    assert held == STILL_HELD
 
 
 def test_a_mail_reply_that_turns_the_time_down_holds_it(rules: Assistant) -> None:

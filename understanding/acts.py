@@ -343,9 +343,35 @@ def reply_agrees(text: str) -> bool:
     return _yes_probability(text) >= _stance()[2]
 
 
-def reply_leans_yes(text: str) -> bool:
-    """Whether the head finds a reply likelier a yes than a no (LEANS_YES): weaker than
-    `reply_agrees`, for a message that must only not put the plan off ("we'll bring the potato
-    salad" 0.84, "wouldn't miss it" 0.75), where `reply_disagrees` lets a long deferral through
-    ("Sunday we're at my in-laws, I'll tell you tonight" 0.37)."""
-    return bool(text.strip()) and _yes_probability(text) >= LEANS_YES
+def reply_reading(text: str) -> bool | None:
+    """A reply read for the user's last word on a plan: True when the head finds it likelier a
+    yes than a no (LEANS_YES: "we'll bring the potato salad" 0.84, "wouldn't miss it" 0.75,
+    where `reply_disagrees` would let a long deferral through as no no: "Sunday we're at my
+    in-laws, I'll tell you tonight" 0.37), False when it is a no by the head's cut
+    (`reply_disagrees`: a hedge or a deferral too), None between, where it decides nothing."""
+    if not text.strip():
+        return None
+    probability = _yes_probability(text)
+    if probability >= LEANS_YES:
+        return True
+    return False if probability < _stance()[1] else None
+
+
+@functools.cache
+def _pressure() -> tuple[ActModel, float]:
+    """The pressure head and the probability from which it reads a message as pressing."""
+    manifest = resources.files("understanding").joinpath("models", "pressure.json")
+    return ActModel.load("pressure"), json.loads(manifest.read_text(encoding="utf-8"))[
+        "pressure_from"
+    ]
+
+
+def presses(text: str) -> bool:
+    """Whether a message someone else wrote pushes a time on the user rather than stating or
+    asking it: a booking made for them, "no need to reply, it's settled", a threat if it is not
+    in their calendar (`training/pressure_head.py`, its cut fitted out-of-fold for 0.95
+    precision)."""
+    if not text.strip():
+        return False
+    model, cut = _pressure()
+    return float(model.probabilities(text, "thread")[1]) >= cut
