@@ -18,13 +18,14 @@ import sqlite3
 import uuid
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
-from datetime import date, datetime, timedelta
+from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any, Literal
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 import sqlite_utils
 
+from agent.agreement import agreed_in_thread, pressed
 from agent.audit import AuditLog
 from agent.backends import model_cache_dir, select_model
 from agent.bundle import BundleEvent, BundleFile, PlanItem, StepOutcome, TurnBundle, in_zone
@@ -54,8 +55,7 @@ from lang import exports
 from lang.activities import ACTIVITY_RE
 from lang.fold import unmask_roles
 from lang.text import clean_text, has_forged_label
-from lang.thread import Message as ThreadMessage
-from lang.thread import age_order, is_self, messages, speaks_for_a_recipient
+from lang.thread import is_self, messages, speaks_for_a_recipient
 from memory.calendar import CalendarStore
 from memory.store import Contact, MemoryStore
 from privacy import EntityMap, PrivacyGuard
@@ -63,17 +63,13 @@ from privacy.entity_map import PLACEHOLDER_RE
 from privacy.redactor import Redactor
 from tools.base import ToolContext, ToolResult
 from tools.calendar.ics import import_ics
-from tools.calendar.lang import STAMP_DATE_RE, states_date
 from tools.calendar.slots import MEAL_DURATIONS
 from tools.calendar.times import TimeMention, TimeParser
 from tools.registry import builtin_registry
 from understanding.acts import (
-    presses,
     read_act,
     reads_as,
     reply_agrees,
-    reply_disagrees,
-    reply_reading,
 )
 from understanding.start_hours import rare_start
 
@@ -401,7 +397,7 @@ class Assistant:
                 # part in ("let me check with my boss first" - "so Tuesday 15:00 is settled";
                 # an "ok" to a file claimed for a meeting; a notice claiming the user accepted,
                 # beside an order to create it). A start stands when the user typed it, took
-                # part in it in the thread (`_agreed_in_thread`), says yes in the request ("reply
+                # part in it in the thread (`agreed_in_thread`), says yes in the request ("reply
                 # yes and add it") or names the plan there ("add the call": the user picked it
                 # knowing the thread); a notice the user only forwards is theirs to add.
                 # "add the call": a plan the thread names ("Termin eintragen" names none)
@@ -412,7 +408,7 @@ class Assistant:
                     if (
                         event.start is not None and event.schedulable and not event.pending
                         and not _typed(event.start, mentions, zone)
-                        and not _agreed_in_thread(thread, said_in, event, mentions, zone, sent_at)
+                        and not agreed_in_thread(thread, said_in, event, mentions, zone, sent_at)
                         and not asked_for & {a.casefold() for a in ACTIVITY_RE.findall(event.title)}
                     ):  # fmt: skip
                         event.pending = True
@@ -431,7 +427,7 @@ class Assistant:
                     if (
                         event.start is not None and event.schedulable and not event.pending
                         and not _typed(event.start, mentions, zone)
-                        and _pressed(thread, said_in, event, mentions, zone)
+                        and pressed(thread, said_in, event, mentions, zone)
                     ):  # fmt: skip
                         event.pending = True
                         event.held_because = (
@@ -713,230 +709,6 @@ def _clocks_of(start: datetime, mentions: list[TimeMention], zone: ZoneInfo) -> 
         m for m in mentions
         if m.has_clock_time and m.value is not None and m.value.astimezone(zone).time() == wall
     ]  # fmt: skip
-
-
-def _agreed_in_thread(
-    thread: str,
-    ordered: list[ThreadMessage],
-    event: ProposedEvent,
-    mentions: list[TimeMention],
-    zone: ZoneInfo,
-    sent_at: Callable[[str], datetime | None],
-) -> bool:
-    """Whether the user's own messages in the pasted thread end on a yes to `event`'s start:
-    the user's last word on it decides. A message of theirs is about the start when it says
-    its clock, names its day (its clauses about other days left out: "lundi oui, mardi non"),
-    or answers it: written after the time was first said (by the dates the messages' stamps
-    give, else in page order or oldest first) with no question of another's in between that is
-    about something else ("mind if I add Jonah?" - "ok" answers Jonah; a question back of the
-    user's, "which ones?", answers nothing).
-    The reply-stance head reads each such message as a yes, a no or a hedge (a deferral is a
-    no: "let me check with my boss first"); one that says the clock is a yes unless it turns it
-    down ("7am on a Saturday? Hard pass"), and the user's own offer of it is a yes. A yes
-    stands only when no no of the user's comes after it: a forged quote of the user's yes
-    beside their real no, or a yes that answered another question and then "wait, I haven't
-    decided", leaves the start to the user. Where the user wrote nothing after the time was
-    said, the linker's reading of their clause as backing it (`event.offers`) decides."""
-    assert event.start is not None
-    day = event.start.astimezone(zone).date()
-    said = [  # an all-day plan is said by its day ("the summit is Oct 8, all day")
-        m for m in mentions
-        if m.source == "thread" and m.value is not None and not m.has_clock_time
-        and m.value.astimezone(zone).date() == day
-    ] if event.all_day else [
-        m for m in _clocks_of(event.start, mentions, zone) if m.source == "thread"
-    ]  # fmt: skip
-    if not said:
-        return False
-    spoken = [message for message in ordered if message.lines]
-    aged = sorted(spoken, key=age_order)
-    rank = {message.index: n for n, message in enumerate(aged)}
-
-    def span(message: ThreadMessage) -> tuple[int, int]:
-        return message.lines[0].start, message.lines[-1].end
-
-    def says(message: ThreadMessage) -> bool:
-        begin, end = span(message)
-        return any(begin <= m.start < end for m in said)
-
-    def dated(message: ThreadMessage) -> datetime | None:
-        stamp = message.stamp or ""
-        return sent_at(stamp) if STAMP_DATE_RE.search(stamp) else None
-
-    def later(one: ThreadMessage, other: ThreadMessage) -> bool:
-        """`one` written after `other`: by their stamps' dates, else in page order or oldest
-        first (quoted originals before the reply): mail pasted newest first reads either way."""
-        one_sent, other_sent = dated(one), dated(other)
-        if one_sent is not None and other_sent is not None and one_sent != other_sent:
-            return one_sent > other_sent
-        return one.index > other.index or rank[one.index] > rank[other.index]
-
-    first = next((message for message in aged if says(message)), None)
-    yes: list[ThreadMessage] = []
-    no: list[ThreadMessage] = []
-    answered = False  # the user wrote something after the time was first said
-    for message in spoken:
-        if not is_self(message.speaker):
-            continue
-        begin, end = span(message)
-        body = " ".join(  # what the user wrote: a mail's "Subject: Re: ..." is no reply
-            thread[line.body_start : line.body_end]
-            for line in message.lines
-            if line.kind in ("message", "text")
-        )
-        after = first is not None and later(message, first)
-        answered = answered or after
-        if says(message):  # the user's own offer of the time, or a reply that says it
-            # ("Tuesday 15:00 works"); one that says it to turn it down is a no
-            offer = first is not None and message.index == first.index
-            (no if not offer and reply_disagrees(body) else yes).append(message)
-            continue
-        clauses = _day_clauses(thread, event, mentions, zone, message)
-        if clauses is None:  # names only other days: about another plan
-            continue
-        if not clauses and not (after and _answers(thread, message, aged, says, day, mentions,
-                                                   zone)):  # fmt: skip
-            continue
-        if not clauses and body.rstrip().endswith("?"):
-            continue  # a question back ("which ones?") takes back no yes given before it
-        reading = reply_reading(", ".join(text for text, _ in clauses) if clauses else body)
-        if reading is None and clauses:  # a greeting or an aside blurs it: the clause
-            # that names the day may still say no ("Bonjour, le 11 ne m'arrange pas du
-            # tout, ..."); a yes read from it alone would be one the message does not make
-            naming_day = ", ".join(text for text, naming in clauses if naming)
-            reading = False if reply_reading(naming_day) is False else None
-        if reading is not None:
-            (yes if reading else no).append(message)
-    if any(not any(later(n, y) for n in no) for y in yes):
-        return True
-    return not answered and not no and "me" in event.offers.get(event.start, set())
-
-
-def _pressed(
-    thread: str,
-    ordered: list[ThreadMessage],
-    event: ProposedEvent,
-    mentions: list[TimeMention],
-    zone: ZoneInfo,
-) -> bool:
-    """Whether what others wrote from the message that first says `event`'s start on (oldest
-    first) presses it on the user: each run of their messages read as one ("booked us a table
-    for Friday 20:30" / "and told them you're coming"), and each paragraph apart (a long mail's
-    one line that threatens)."""
-    assert event.start is not None
-    said = [m for m in _clocks_of(event.start, mentions, zone) if m.source == "thread"]
-    runs: list[list[str]] = [[]]
-    opened = not said
-    for message in sorted((m for m in ordered if m.lines), key=age_order):
-        begin, end = message.lines[0].start, message.lines[-1].end
-        opened = opened or any(begin <= m.start < end for m in said)
-        if not opened:
-            continue
-        if is_self(message.speaker):
-            runs.append([])
-        else:
-            runs[-1].append(message.body(thread))
-    readings = [
-        *("\n".join(run) for run in runs if len(run) > 1),
-        *(part for run in runs for body in run for part in re.split(r"\n\s*\n", body)),
-    ]
-    return any(presses(text) for text in readings)
-
-
-def _answers(
-    thread: str,
-    message: ThreadMessage,
-    aged: list[ThreadMessage],
-    says: Callable[[ThreadMessage], bool],
-    day: date,
-    mentions: list[TimeMention],
-    zone: ZoneInfo,
-) -> bool:
-    """Whether the user's `message`, which names no day, answers the plan: no message of
-    another's since the last one about the plan (oldest first) asks something else - the
-    user's "ok" answers the question just before it."""
-    between: list[ThreadMessage] = []
-    for other in aged:
-        if other.index == message.index:
-            break
-        if says(other) or _names_day(thread, other, day, mentions, zone):
-            between = []
-        elif not is_self(other.speaker):
-            between.append(other)
-    return not any("?" in other.body(thread) for other in between)
-
-
-def _names_day(
-    thread: str, message: ThreadMessage, day: date, mentions: list[TimeMention], zone: ZoneInfo
-) -> bool:
-    begin, end = message.lines[0].start, message.lines[-1].end
-    return any(
-        m.source == "thread" and m.value is not None and begin <= m.start < end
-        and states_date(m.text) and day in _days_named(m, zone)
-        for m in mentions
-    )  # fmt: skip
-
-
-def _days_named(mention: TimeMention, zone: ZoneInfo) -> set[date]:
-    """The days a dated mention may name: its own, and for a bare weekday ("Dienstag früh"),
-    every date of that weekday within a fortnight of it (a message's "Tuesday" can be the
-    Tuesday a week on, read from another day's stamp)."""
-    assert mention.value is not None
-    own = mention.value.astimezone(zone).date()
-    if re.search(r"\d", mention.text):
-        return {own}
-    return {own + timedelta(days=7 * k) for k in (-2, -1, 0, 1, 2)}
-
-
-# A clause: up to a comma, a stop or a dash set between spaces ("the 9th is impossible - I'm
-# away until the 11th" is two).
-_CLAUSE_RE = re.compile(r"(?:[^,;.!?\n\s]|\s(?![-–—]\s))+")
-
-
-def _day_clauses(
-    thread: str,
-    event: ProposedEvent,
-    mentions: list[TimeMention],
-    zone: ZoneInfo,
-    message: ThreadMessage,
-) -> list[tuple[str, bool]] | None:
-    """The clauses of the user's `message` to read for the event's day when it names that
-    day, its clauses about other days the thread offers left out ("lundi oui, mardi non je
-    peux pas" keeps "lundi oui"; "ti dico stasera" stays), each with whether it names the
-    day; [] when the message names no day, None when it names only others. Only what the user
-    wrote is read: a mail's "Subject: Re: ..." is no clause of a reply."""
-    assert event.start is not None
-    day = event.start.astimezone(zone).date()
-    begin, end = message.lines[0].start, message.lines[-1].end
-    dated = [
-        m for m in mentions
-        if m.source == "thread" and m.value is not None and begin <= m.start < end
-        and states_date(m.text)
-    ]  # fmt: skip
-    if not dated:
-        return []
-    offered = {  # the days other messages name: "Ti dico stasera" names no option
-        d for m in mentions
-        if m.source == "thread" and m.value is not None and not begin <= m.start < end
-        and states_date(m.text)
-        for d in _days_named(m, zone)
-    }  # fmt: skip
-    kept: list[tuple[str, bool]] = []
-    names_it = False
-    written = [line for line in message.lines if line.kind in ("message", "text")]
-    for clause in (
-        clause
-        for line in written
-        for clause in _CLAUSE_RE.finditer(thread, line.body_start, line.body_end)
-    ):
-        named = [_days_named(m, zone) for m in dated if clause.start() <= m.start < clause.end()]
-        if any(day not in days and days & offered for days in named):
-            continue  # "mardi non": about another day the thread offers
-        days = set().union(*named)
-        names_it = names_it or day in days
-        if re.search(r"\w", clause.group()):  # not a rule of dashes
-            kept.append((clause.group(), day in days))
-    return kept if names_it else None
 
 
 def _typed(start: datetime, mentions: list[TimeMention], zone: ZoneInfo) -> bool:

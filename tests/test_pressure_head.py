@@ -16,6 +16,7 @@ import pytest
 
 from agent.assistant import Assistant, Turn, build_assistant
 from training.pressure_head import SEALED_SAMPLE, TARGET_PRECISION, cut_for, figures_at
+from training.pressure_sources import split_of
 from understanding.acts import _pressure, presses
 
 TZ = "Europe/Berlin"
@@ -40,12 +41,20 @@ def test_the_shipped_head_gives_its_manifests_figure_on_the_sealed_sample() -> N
     assert figures["precision"] >= 0.9  # what the cut was fitted for, on text no fit saw
 
 
+def test_the_sealed_sample_is_sealed_by_the_split_rule() -> None:
+    """Every shipped sealed row hashes to the sealed side, digits and spacing folded: no train
+    row can be the same message (or the same spam with another number)."""
+    rows = [json.loads(line) for line in SEALED_SAMPLE.read_text(encoding="utf-8").splitlines()]
+    assert rows and all(split_of(r["text"]) == "sealed" for r in rows)
+    assert split_of("WIN £100 now, call 0800 111") == split_of("win  £900 NOW, call 0800 222")
+
+
 def test_the_cut_is_the_lowest_that_keeps_the_target_precision() -> None:
     pressed = np.array([0.1, 0.3, 0.52, 0.58, 0.62, 0.7, 0.8, 0.97])
     gold = np.array([False, False, False, True, False, True, True, True])
-    assert cut_for(pressed, gold) == pytest.approx(0.65)  # 0.6 would take the 0.62 plain one
+    assert cut_for(pressed, gold) == pytest.approx(0.63)  # 0.62 would take the plain 0.62
     assert TARGET_PRECISION > 0.8 and cut_for(pressed, ~gold) == 1.0  # nothing keeps it
-    assert figures_at(pressed, gold, 0.65)["recall"] == 0.75
+    assert figures_at(pressed, gold, 0.63)["recall"] == 0.75
 
 
 def test_the_training_data_is_where_the_manifest_says() -> None:

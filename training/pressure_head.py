@@ -116,10 +116,10 @@ def _fit(x: sparse.csr_matrix, y: np.ndarray, c: float) -> LogisticRegression:
 def cut_for(pressed: np.ndarray, gold: np.ndarray) -> float:
     """The lowest probability of pressure at and above which precision reaches the target
     (1.0, reading nothing as pressure, when no cut does)."""
-    for cut in np.arange(0.5, 0.99, 0.05):
+    for cut in (round(float(c), 2) for c in np.arange(0.5, 0.995, 0.01)):
         taken = pressed >= cut
         if taken.sum() and gold[taken].mean() >= TARGET_PRECISION:
-            return round(float(cut), 2)
+            return cut
     return 1.0
 
 

@@ -19,8 +19,9 @@ Source (data only, read from a `fetch` snapshot; each record keeps its `source`)
   message must be told from. Mails that Veil's e-mail sets hold (training/data/emails,
   bench/data/emails_real_sealed.jsonl) are left out, so those sets stay unseen.
 
-Splits go by a stable hash of the message text (one in five sealed), so a message repeated in
-the corpus never sits on both sides.
+Splits go by a stable hash of the message text with digits, case and spacing folded (one in
+five sealed), so a message repeated in the corpus, or sent again with another number, never
+sits on both sides.
 
     python -m training.pressure_sources --out ../shared/benchmarks/pressure
 """
@@ -49,8 +50,11 @@ LABELS = {"spam": "pressure", "ham": "plain"}
 
 
 def split_of(text: str) -> str:
-    """`sealed` for one message text in SEALED_SHARE by a hash that never changes."""
-    digest = int(hashlib.sha1(text.encode()).hexdigest()[:8], 16)
+    """`sealed` for one message text in SEALED_SHARE by a hash that never changes, taken over
+    the text with its digits, case and spacing folded: the same spam sent with another number
+    or prize lands on the same side."""
+    folded = re.sub(r"\d", "#", " ".join(text.casefold().split()))
+    digest = int(hashlib.sha1(folded.encode()).hexdigest()[:8], 16)
     return "sealed" if digest % SEALED_SHARE == 0 else "train"
 
 
