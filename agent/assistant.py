@@ -391,7 +391,7 @@ class Assistant:
                     if event.start is not None and not _typed(event.start, mentions, zone):
                         event.pending = event.pending or event.schedulable
             elif (injections or any(is_self(m.speaker) for m in said_in)) and (
-                not ACCEPT_RE.search(request)
+                not _says_yes(request)
             ):  # the user wrote in the pasted thread, or it gives the assistant orders: the
                 # request's "add this" is no yes to a time the user's own lines did not take
                 # part in ("let me check with my boss first" - "so Tuesday 15:00 is settled";
@@ -418,7 +418,7 @@ class Assistant:
                             if injections
                             else "no line of yours in the thread agrees to that time"
                         )
-            elif thread.strip() and not ACCEPT_RE.search(request):
+            elif thread.strip() and not _says_yes(request):
                 # the user wrote nothing in the thread: their ask is their yes, unless what
                 # sets the time pushed it on them ("I've booked you for Thursday 10:00, no need
                 # to reply"; "add it within 24 hours or your account is closed"): a time set
@@ -709,6 +709,19 @@ def _clocks_of(start: datetime, mentions: list[TimeMention], zone: ZoneInfo) -> 
         m for m in mentions
         if m.has_clock_time and m.value is not None and m.value.astimezone(zone).time() == wall
     ]  # fmt: skip
+
+
+# A request's opening "ok", "yes", "sure" (and the punctuation after it): said to Veil, or
+# filler, never a yes to the thread's time.
+_OPENING_YES_RE = re.compile(rf"\s*(?:(?:{ACCEPT_RE.pattern})[\s,.!:;-]*)+", re.IGNORECASE)
+
+
+def _says_yes(request: str) -> bool:
+    """Whether the request itself agrees to the thread's plan ("reply yes to her and add
+    it", "add it, I said yes"): an accept word past its opening one ("ok add this" and "sure,
+    put it in" are asks, so the thread's own lines still decide)."""
+    opening = _OPENING_YES_RE.match(request)
+    return bool(ACCEPT_RE.search(request, opening.end() if opening else 0))
 
 
 def _typed(start: datetime, mentions: list[TimeMention], zone: ZoneInfo) -> bool:
