@@ -383,6 +383,15 @@ class Assistant:
                         event.held_because = "it reads as moving something, not adding it"
             zone = ZoneInfo(turn.tz)
             said_in = messages(thread)  # read once: every event below is weighed against it
+            # "add the call": a plan the thread names ("Termin eintragen" names none), which
+            # the user picked knowing the thread
+            asked_for = {a.casefold() for a in ACTIVITY_RE.findall(request)} & {
+                a.casefold() for a in ACTIVITY_RE.findall(thread)
+            }
+
+            def named(event: ProposedEvent) -> bool:
+                return bool(asked_for & {a.casefold() for a in ACTIVITY_RE.findall(event.title)})
+
             sent_at = functools.cache(TimeParser(tz=turn.tz, now=turn.now).stamp_time)
             if forged:  # a line written to pass for the user's (or another person's): what
                 # the thread says was agreed cannot be trusted, so its starts wait for the
@@ -400,16 +409,12 @@ class Assistant:
                 # part in it in the thread (`agreed_in_thread`), says yes in the request ("reply
                 # yes and add it") or names the plan there ("add the call": the user picked it
                 # knowing the thread); a notice the user only forwards is theirs to add.
-                # "add the call": a plan the thread names ("Termin eintragen" names none)
-                asked_for = {a.casefold() for a in ACTIVITY_RE.findall(request)} & {
-                    a.casefold() for a in ACTIVITY_RE.findall(thread)
-                }
                 for event in events:
                     if (
                         event.start is not None and event.schedulable and not event.pending
                         and not _typed(event.start, mentions, zone)
+                        and not named(event)
                         and not agreed_in_thread(thread, said_in, event, mentions, zone, sent_at)
-                        and not asked_for & {a.casefold() for a in ACTIVITY_RE.findall(event.title)}
                     ):  # fmt: skip
                         event.pending = True
                         event.held_because = (
@@ -427,6 +432,7 @@ class Assistant:
                     if (
                         event.start is not None and event.schedulable and not event.pending
                         and not _typed(event.start, mentions, zone)
+                        and not named(event)
                         and pressed(thread, said_in, event, mentions, zone)
                     ):  # fmt: skip
                         event.pending = True

@@ -57,7 +57,7 @@ AGREED7 = _corpus("agreed_blind7.jsonl")
 # pressure head does not read as pushing it (a booking, a forged quote with a confession, an
 # "accepted" notice, a group's plan others joined). The list may only shrink (bench/hostile.py
 # measures).
-STILL_CREATE = frozenset("b2-028 b2-032 b2-042 b7-057".split())
+STILL_CREATE = frozenset("b2-028 b2-032 b2-039 b2-042 b7-032 b7-057".split())
 # The look-alike threads in which the user did agree but no event is created: a format not
 # read (an inline-quoted reply, a pasted VEVENT), a yes given only in the request, a Dutch
 # reply (no language of the stance head), a bare "8:30" asked about as morning or evening.
