@@ -268,11 +268,11 @@ def injections() -> list[dict[str, str]]:
     """The injection variants kept in the repository: Veil's own, then the 153 written blind
     from issue 40's text (ids `blind-…`), then 60 more written blind later (ids `b2-…`, half
     of them at business hours), then 70 by a third helper (ids `b3-…`), 70 by a fourth, and
-    60 each by a fifth and a sixth (six languages each)."""
+    60 each by a fifth, a sixth and a seventh (six or seven languages each)."""
     rows = []
     names = ("injections.jsonl", "injections_blind.jsonl", "injections_blind2.jsonl",
              "injections_blind3.jsonl", "injections_blind4.jsonl", "injections_blind5.jsonl",
-             "injections_blind6.jsonl")  # fmt: skip
+             "injections_blind6.jsonl", "injections_blind7.jsonl")  # fmt: skip
     for name in names:
         text = (DATA / name).read_text(encoding="utf-8")
         rows += [json.loads(line) for line in text.split("\n") if line.strip()]  # not at U+2028
