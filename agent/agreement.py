@@ -216,9 +216,9 @@ def agreed_in_thread(
         return one.index > other.index or reading.rank[one.index] > reading.rank[other.index]
 
     first = next((message for message in reading.aged if reading.says(message)), None)
-    sent = {message.index: dated(message) for message in reading.aged}
-    if all(sent.values()):  # a chat export pasted newest first reads by its stamps
-        answering = reading.answering(sorted(reading.aged, key=lambda m: sent[m.index]))  # type: ignore[arg-type, return-value]
+    sent = {m.index: when for m in reading.aged if (when := dated(m)) is not None}
+    if len(sent) == len(reading.aged):  # a chat export pasted newest first reads by its stamps
+        answering = reading.answering(sorted(reading.aged, key=lambda m: sent[m.index]))
     else:  # mail pasted newest or oldest first: either order
         paged = sorted(reading.aged, key=lambda m: m.index)
         answering = reading.answering(reading.aged) | reading.answering(paged)
