@@ -19,7 +19,7 @@ from zoneinfo import ZoneInfo
 
 from agent.extraction import ProposedEvent
 from lang.thread import Message, age_order, is_self
-from tools.calendar.lang import STAMP_DATE_RE, states_date
+from tools.calendar.lang import HOUR_RE, STAMP_DATE_RE, states_date
 from tools.calendar.times import TimeMention
 from understanding.acts import presses, reply_disagrees, reply_reading
 
@@ -28,11 +28,9 @@ from understanding.acts import presses, reply_disagrees, reply_reading
 _CLAUSE_RE = re.compile(r"(?:[^,;.!?\n\s]|\s(?![-–—]\s))+")
 
 
-# A number in a mention that is no clock's ("9 Dec", "the 9th", "14/12"; not "4pm", "16 Uhr",
-# "10h", "9:40").
-_DATE_NUMBER_RE = re.compile(
-    r"(?<![\d:.])\d{1,4}(?![\d:]|[.h]\d\d|\s*(?:[ap]\.?m\b|uhr\b|h\b|o'?clock\b))", re.IGNORECASE
-)
+# A number standing apart in a mention: a date's ("9 Dec", "the 9th", "14/12") unless it is a
+# clock's hour (`HOUR_RE`: "4pm", "16 Uhr", "10h", "9:40").
+_NUMBER_RE = re.compile(r"(?<![\d:.])\d{1,4}(?!\d)")
 
 
 def written(thread: str, message: Message) -> str:
@@ -51,7 +49,7 @@ def days_named(mention: TimeMention, zone: ZoneInfo) -> set[date]:
     "Tuesday" can be the Tuesday a week on, read from another day's stamp)."""
     assert mention.value is not None
     own = mention.value.astimezone(zone).date()
-    if _DATE_NUMBER_RE.search(mention.text):
+    if any(not HOUR_RE.match(mention.text, n.start()) for n in _NUMBER_RE.finditer(mention.text)):
         return {own}
     return {own + timedelta(days=7 * k) for k in (-2, -1, 0, 1, 2)}
 

@@ -63,6 +63,7 @@ from privacy.entity_map import PLACEHOLDER_RE
 from privacy.redactor import Redactor
 from tools.base import ToolContext, ToolResult
 from tools.calendar.ics import import_ics
+from tools.calendar.lang import HOUR_RE
 from tools.calendar.slots import MEAL_DURATIONS
 from tools.calendar.times import TimeMention, TimeParser
 from tools.registry import builtin_registry
@@ -312,7 +313,8 @@ class Assistant:
             recall = self._recall_for(memory, request)
             guard = PrivacyGuard(entity_map, contacts)
             notify({"stage": "times", "status": "running"})
-            heard = heard_times(TimeParser(tz=turn.tz, now=turn.now), request, thread)
+            parser = TimeParser(tz=turn.tz, now=turn.now)
+            heard = heard_times(parser, request, thread)
             mentions, quiet, injections = heard.mentions, heard.quiet, heard.injections
             offered = _pending_proposals(memory, turn)
             follow = find_follow_up(
@@ -392,7 +394,7 @@ class Assistant:
             def named(event: ProposedEvent) -> bool:
                 return bool(asked_for & {a.casefold() for a in ACTIVITY_RE.findall(event.title)})
 
-            sent_at = functools.cache(TimeParser(tz=turn.tz, now=turn.now).stamp_time)
+            sent_at = functools.cache(parser.stamp_time)
             if forged:  # a line written to pass for the user's (or another person's): what
                 # the thread says was agreed cannot be trusted, so its starts wait for the
                 # user's own yes; a start the user typed stands
@@ -735,17 +737,13 @@ def _typed(start: datetime, mentions: list[TimeMention], zone: ZoneInfo) -> bool
     return any(m.source == "request" for m in _clocks_of(start, mentions, zone))
 
 
-# The hour a clock's words write: "9:30", "4 PM", "15h30", "3 Uhr" (not a bare "at 3").
-_HOUR_RE = re.compile(r"(?<![\d:])(\d{1,2})(?=\s*(?:[:.h]\d\d|[ap]\.?m\b|uhr\b|h\b))", re.I)
-
-
 def _said_in_another_zone(start: datetime, mentions: list[TimeMention], zone: ZoneInfo) -> bool:
     """Whether every clock said for `start` was another zone's ("4:00 PM GMT", 03:00 in the
     user's): its hour was chosen on that clock, where it is no rare hour. A message that also
     says the user's own hour ("that's 3am Monday for you") is judged on the user's clock."""
     hour = start.astimezone(zone).hour % 12
     written = [
-        {int(h) % 12 for h in _HOUR_RE.findall(m.text)} for m in _clocks_of(start, mentions, zone)
+        {int(h) % 12 for h in HOUR_RE.findall(m.text)} for m in _clocks_of(start, mentions, zone)
     ]
     return bool(written) and all(hours and hour not in hours for hours in written)
 

@@ -879,6 +879,8 @@ _DATE_END_RE = re.compile(
 )
 # A month's name alone ("Feb" of "Feb13"): a date written tight, not a code.
 _MONTH_ONLY_RE = re.compile(MONTHS, re.IGNORECASE)
+# The hour a clock's words write: "9:30", "4 PM", "15h30", "3 Uhr" (not a bare "at 3").
+HOUR_RE = re.compile(r"(?<![\d:])(\d{1,2})(?=\s*(?:[:.h]\d\d|[ap]\.?m\b|uhr\b|h\b))", re.I)
 STAMP_DATE_RE = re.compile(
     rf"\d{{1,4}}[./-]\d{{1,2}}[./-]\d{{2,4}}|\d{{1,2}}/\d{{1,2}}(?!\d)"
     rf"|\b(?:today|yesterday|heute|gestern|hier|ayer|hoje|ontem)\b"
